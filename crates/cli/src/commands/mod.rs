@@ -1,0 +1,27 @@
+//! One file per subcommand.
+
+pub mod gen_users;
+pub mod serve;
+pub mod servers;
+pub mod verify;
+
+use tokio::signal::unix::{signal, SignalKind};
+
+/// On Ctrl-C or SIGTERM: stop every server we started, then exit 130 / 143.
+pub fn stop_servers_on_signals() {
+    for (kind, code) in [(SignalKind::interrupt(), 130), (SignalKind::terminate(), 143), (SignalKind::hangup(), 129)] {
+        if let Ok(mut stream) = signal(kind) {
+            tokio::spawn(async move {
+                stream.recv().await;
+                eprintln!("callbench: interrupted, stopping servers");
+                callbench_harness::process::kill_all();
+                std::process::exit(code);
+            });
+        }
+    }
+}
+
+/// The checkout, or a clear error.
+pub fn repo() -> anyhow::Result<callbench_harness::repo::Repo> {
+    callbench_harness::repo::Repo::locate()
+}

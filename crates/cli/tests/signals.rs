@@ -1,0 +1,99 @@
+//! End-to-end: no server outlives callbench, whether it is stopped by Ctrl-C
+//! during `serve` or in the middle of a `verify` flood.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn children_of(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+        // pid (comm) state ppid ...: comm may hold spaces, so split after the last ')'.
+        let Some(after) = stat.rsplit_once(')').map(|(_, rest)| rest) else { continue };
+        if after.split_whitespace().nth(1).and_then(|p| p.parse::<u32>().ok()) == Some(pid) {
+            out.extend(entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()));
+        }
+    }
+    out
+}
+
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| !s.contains(") Z "))
+}
+
+fn wait_for_child(parent: &mut Child, timeout: Duration) -> u32 {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(&pid) = children_of(parent.id()).first() {
+            return pid;
+        }
+        assert!(parent.try_wait().unwrap().is_none(), "callbench ended before starting a server");
+        assert!(Instant::now() < deadline, "no server started within {timeout:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn interrupt(child: &Child) {
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+}
+
+fn wait_exit(child: &mut Child) -> std::process::ExitStatus {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("callbench did not exit within 10 s of SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn ctrl_c_during_serve_stops_the_server() {
+    let mut cli = Command::new(env!("CARGO_BIN_EXE_callbench"))
+        .args(["serve", "rust-axum"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(cli.stderr.take().unwrap());
+    let mut line = String::new();
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while !line.contains("ready at") {
+        line.clear();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "serve ended before it was ready");
+        assert!(Instant::now() < deadline);
+    }
+    let addr = line.split("http://").nth(1).unwrap().split_whitespace().next().unwrap().to_string();
+    let server = children_of(cli.id())[0];
+    assert!(std::net::TcpStream::connect(&addr).is_ok());
+    interrupt(&cli);
+    let status = wait_exit(&mut cli);
+    assert_eq!(status.code(), Some(130));
+    assert!(!alive(server), "server {server} outlived callbench serve");
+    assert!(std::net::TcpStream::connect(&addr).is_err(), "{addr} still accepts connections");
+}
+
+#[test]
+fn ctrl_c_during_verify_stops_the_server() {
+    let mut cli = Command::new(env!("CARGO_BIN_EXE_callbench"))
+        .args(["verify", "rust-tonic", "--flood", "1000000"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let server = wait_for_child(&mut cli, Duration::from_secs(300));
+    std::thread::sleep(Duration::from_millis(1500)); // into the vectors or the flood
+    interrupt(&cli);
+    let status = wait_exit(&mut cli);
+    assert_eq!(status.code(), Some(130));
+    assert!(!alive(server), "server {server} outlived callbench verify");
+}

@@ -1,0 +1,96 @@
+//! End-to-end: the real `callbench verify` against the real reference servers.
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::process::{Command, Output};
+
+fn callbench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_callbench"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("callbench runs")
+}
+
+fn text(output: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
+}
+
+fn verify_passes(server: &str) {
+    let output = callbench(&["verify", server, "--flood", "1000"]);
+    let all = text(&output);
+    assert!(output.status.success(), "verify {server} failed:\n{all}");
+    assert!(all.contains(", 0 failed"), "{all}");
+    // Both modes, the flood and the clean stop were checked.
+    for step in ["vectors, mode preloaded", "vectors, mode per-request", "flood of bad input", "stops-on-sigterm"] {
+        assert!(all.contains(step), "no '{step}' in:\n{all}");
+    }
+}
+
+#[test]
+fn rust_actix_passes_every_vector() {
+    verify_passes("rust-actix");
+}
+
+#[test]
+fn rust_axum_passes_every_vector() {
+    verify_passes("rust-axum");
+}
+
+#[test]
+fn rust_tonic_passes_every_vector() {
+    verify_passes("rust-tonic");
+}
+
+/// A server that answers `200 {}` to everything must fail verification.
+#[test]
+fn a_wrong_server_fails_verification() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut stream = stream;
+                let mut buf = [0u8; 65536];
+                while let Ok(n) = stream.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    let reply = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}";
+                    if stream.write_all(reply.as_bytes()).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+    });
+    let output = callbench(&["verify", &format!("http://{addr}"), "--flood", "0"]);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{all}");
+    assert!(all.contains("FAIL  rest-auth-"), "{all}");
+    assert!(!all.contains(" 0 failed\n"), "{all}");
+}
+
+#[test]
+fn bad_targets_get_a_one_line_error() {
+    for (args, message) in [
+        (vec!["verify", "http://10.1.2.3:80"], "not a loopback address"),
+        (vec!["verify", "no-such-server"], "no server named 'no-such-server'"),
+        (vec!["verify", "ftp://127.0.0.1:1"], "neither a server name"),
+        (vec!["serve", "no-such-server"], "no server named"),
+    ] {
+        let output = callbench(&args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn an_unreachable_address_fails_cleanly() {
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let output = callbench(&["verify", &format!("grpc://127.0.0.1:{port}"), "--flood", "0"]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    assert!(text(&output).contains("cannot connect"), "{}", text(&output));
+}

@@ -1,0 +1,184 @@
+//! `servers/<name>/server.toml`: how to build and start a reference server.
+//! The harness finds servers by listing `servers/`; see servers/_template/.
+
+use crate::repo::Repo;
+use anyhow::{bail, Context, Result};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Protocol {
+    Rest,
+    Grpc,
+}
+
+impl std::fmt::Display for Protocol {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Protocol::Rest => "rest",
+            Protocol::Grpc => "grpc",
+        })
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    pub name: String,
+    pub language: String,
+    pub framework: String,
+    pub protocol: Protocol,
+    #[serde(default)]
+    pub description: String,
+    /// false for a server this machine cannot run; `unsupported_reason` says why.
+    #[serde(default = "yes")]
+    pub supported: bool,
+    #[serde(default)]
+    pub unsupported_reason: String,
+    #[serde(default)]
+    pub build: Option<Command>,
+    pub start: Command,
+    #[serde(default)]
+    pub versions: Versions,
+    /// The folder that holds server.toml (set after loading).
+    #[serde(skip)]
+    pub dir: PathBuf,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Command {
+    /// argv; `{port}`, `{workers}`, `{mode}`, `{users}`, `{host}`, `{root}`, `{target}`, `{dir}` are filled in.
+    pub command: Vec<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Versions {
+    /// A command that prints the language runtime's version.
+    #[serde(default)]
+    pub runtime: Vec<String>,
+    /// Packages whose versions are read from the workspace's Cargo.lock.
+    #[serde(default)]
+    pub cargo_lock: Vec<String>,
+}
+
+/// Values for the placeholders of a manifest command.
+#[derive(Debug, Clone)]
+pub struct Placeholders {
+    pub host: String,
+    pub port: u16,
+    pub workers: usize,
+    pub mode: String,
+    pub users: PathBuf,
+}
+
+impl Manifest {
+    pub fn load(path: &std::path::Path) -> Result<Manifest> {
+        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let mut manifest: Manifest = toml::from_str(&text).with_context(|| format!("{} is not a valid manifest", path.display()))?;
+        manifest.dir = path.parent().unwrap_or(std::path::Path::new(".")).to_path_buf();
+        if manifest.start.command.is_empty() {
+            bail!("{}: start.command is empty", path.display());
+        }
+        Ok(manifest)
+    }
+
+    /// The argv to start this server, placeholders filled in.
+    pub fn start_argv(&self, repo: &Repo, values: &Placeholders) -> Vec<String> {
+        self.start.command.iter().map(|arg| self.fill(repo, arg, Some(values))).collect()
+    }
+
+    pub fn build_argv(&self, repo: &Repo) -> Option<Vec<String>> {
+        self.build.as_ref().map(|b| b.command.iter().map(|arg| self.fill(repo, arg, None)).collect())
+    }
+
+    pub fn fill(&self, repo: &Repo, arg: &str, values: Option<&Placeholders>) -> String {
+        let mut out = arg
+            .replace("{root}", &repo.root.to_string_lossy())
+            .replace("{target}", &repo.target_dir().to_string_lossy())
+            .replace("{dir}", &self.dir.to_string_lossy());
+        if let Some(v) = values {
+            out = out
+                .replace("{host}", &v.host)
+                .replace("{port}", &v.port.to_string())
+                .replace("{workers}", &v.workers.to_string())
+                .replace("{mode}", &v.mode)
+                .replace("{users}", &v.users.to_string_lossy());
+        }
+        out
+    }
+}
+
+/// Every server under `servers/` (folders starting with `_` are templates), by name.
+pub fn discover(repo: &Repo) -> Result<Vec<Manifest>> {
+    let dir = repo.servers_dir();
+    let mut manifests = Vec::new();
+    for entry in std::fs::read_dir(&dir).with_context(|| format!("cannot list {}", dir.display()))? {
+        let path = entry?.path();
+        let hidden = path.file_name().and_then(|n| n.to_str()).is_none_or(|n| n.starts_with('_') || n.starts_with('.'));
+        if !hidden && path.join("server.toml").is_file() {
+            manifests.push(Manifest::load(&path.join("server.toml"))?);
+        }
+    }
+    manifests.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(manifests)
+}
+
+/// The server called `name`, or an error listing the known ones.
+pub fn find(repo: &Repo, name: &str) -> Result<Manifest> {
+    let all = discover(repo)?;
+    let names: Vec<&str> = all.iter().map(|m| m.name.as_str()).collect();
+    match all.iter().find(|m| m.name == name) {
+        Some(m) => Ok(m.clone()),
+        None => bail!("no server named '{name}' (known: {})", names.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_a_manifest_and_fills_placeholders() {
+        let text = r#"
+            name = "x"
+            language = "rust"
+            framework = "f"
+            protocol = "grpc"
+            [start]
+            command = ["{target}/release/x", "--port", "{port}", "--users", "{users}"]
+        "#;
+        let m: Manifest = toml::from_str(text).unwrap();
+        let repo = Repo { root: "/r".into() };
+        let values = Placeholders { host: "127.0.0.1".into(), port: 9, workers: 1, mode: "preloaded".into(), users: "/u.json".into() };
+        let argv = m.start_argv(&repo, &values);
+        assert!(argv[0].ends_with("/release/x"));
+        assert_eq!(&argv[1..], ["--port", "9", "--users", "/u.json"]);
+        assert!(m.supported);
+    }
+
+    #[test]
+    fn rejects_unknown_keys() {
+        let text = "name='x'\nlanguage='l'\nframework='f'\nprotocol='rest'\nspeed='fast'\n[start]\ncommand=['x']";
+        assert!(toml::from_str::<Manifest>(text).is_err());
+    }
+
+    #[test]
+    fn finds_the_repo_servers() {
+        let repo = Repo { root: std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..") };
+        let names: Vec<String> = discover(&repo).unwrap().into_iter().map(|m| m.name).collect();
+        for name in ["rust-actix", "rust-axum", "rust-tonic"] {
+            assert!(names.iter().any(|n| n == name), "{name} missing from {names:?}");
+        }
+        assert!(find(&repo, "nope").unwrap_err().to_string().contains("rust-actix"));
+    }
+}

@@ -1,0 +1,225 @@
+//! Server processes: started in their own process group (optionally pinned to
+//! CPUs), stopped with SIGTERM then SIGKILL when dropped, and all killed by
+//! `kill_all` when callbench itself is interrupted. No server outlives a run.
+
+use crate::manifest::{Manifest, Placeholders};
+use crate::repo::Repo;
+use anyhow::{bail, Context, Result};
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read};
+use std::net::SocketAddr;
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Process groups of the servers alive now, for `kill_all`.
+static LIVE_GROUPS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+/// How to start a server.
+#[derive(Debug, Clone)]
+pub struct StartOptions {
+    pub host: String,
+    /// None: a free port.
+    pub port: Option<u16>,
+    pub workers: usize,
+    pub mode: String,
+    /// CPUs the server is pinned to (sched_setaffinity before exec).
+    pub cpus: Option<Vec<usize>>,
+    /// Pass the server's stdout/stderr through (for `serve`) instead of keeping only the tail.
+    pub echo_output: bool,
+}
+
+impl Default for StartOptions {
+    fn default() -> Self {
+        StartOptions { host: "127.0.0.1".into(), port: None, workers: 1, mode: "preloaded".into(), cpus: None, echo_output: false }
+    }
+}
+
+pub struct ServerProcess {
+    pub name: String,
+    pub addr: SocketAddr,
+    child: Child,
+    output_tail: Arc<Mutex<VecDeque<String>>>,
+    stopped: bool,
+}
+
+impl ServerProcess {
+    /// Spawns the server (does not wait for it to be ready: see `verify::wait_ready`).
+    pub fn start(repo: &Repo, manifest: &Manifest, options: &StartOptions) -> Result<ServerProcess> {
+        if !manifest.supported {
+            bail!("{} is not supported here: {}", manifest.name, manifest.unsupported_reason);
+        }
+        let port = match options.port {
+            Some(port) => port,
+            None => free_port(&options.host)?,
+        };
+        let values = Placeholders {
+            host: options.host.clone(),
+            port,
+            workers: options.workers,
+            mode: options.mode.clone(),
+            users: repo.users_file()?,
+        };
+        let argv = manifest.start_argv(repo, &values);
+        let mut command = Command::new(&argv[0]);
+        command.args(&argv[1..]).current_dir(&repo.root).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        for (key, value) in &manifest.start.env {
+            command.env(key, manifest.fill(repo, value, Some(&values)));
+        }
+        let cpus = options.cpus.clone();
+        // SAFETY: only async-signal-safe calls between fork and exec.
+        unsafe {
+            command.pre_exec(move || {
+                libc::setpgid(0, 0);
+                // Dies with callbench even if callbench is killed with SIGKILL.
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                if let Some(cpus) = &cpus {
+                    let mut set: libc::cpu_set_t = std::mem::zeroed();
+                    for &cpu in cpus {
+                        libc::CPU_SET(cpu, &mut set);
+                    }
+                    if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
+                Ok(())
+            });
+        }
+        let mut child = command.spawn().with_context(|| format!("cannot start {} ({})", manifest.name, argv[0]))?;
+        LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner()).push(child.id() as i32);
+        let output_tail = Arc::new(Mutex::new(VecDeque::new()));
+        if let Some(out) = child.stdout.take() {
+            drain(out, output_tail.clone(), options.echo_output, false);
+        }
+        if let Some(err) = child.stderr.take() {
+            drain(err, output_tail.clone(), options.echo_output, true);
+        }
+        let ip = options.host.parse().with_context(|| format!("host '{}' is not an IP address", options.host))?;
+        Ok(ServerProcess { name: manifest.name.clone(), addr: SocketAddr::new(ip, port), child, output_tail, stopped: false })
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The exit status if the process has ended.
+    pub fn exited(&mut self) -> Option<ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+
+    /// The last lines the server printed (stdout and stderr), for error messages.
+    pub fn output_tail(&self) -> String {
+        let tail = self.output_tail.lock().unwrap_or_else(|e| e.into_inner());
+        tail.iter().cloned().collect::<Vec<_>>().join("\n")
+    }
+
+    /// Resident set size of the server's main process, in KiB.
+    pub fn rss_kib(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    }
+
+    /// SIGTERM to the whole group, SIGKILL after `grace`; waits for the exit.
+    pub fn stop(&mut self, grace: Duration) -> Option<ExitStatus> {
+        if self.stopped {
+            return self.child.try_wait().ok().flatten();
+        }
+        self.stopped = true;
+        let group = self.child.id() as i32;
+        signal_group(group, libc::SIGTERM);
+        let deadline = Instant::now() + grace;
+        let status = loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                break Some(status);
+            }
+            if Instant::now() >= deadline {
+                signal_group(group, libc::SIGKILL);
+                break self.child.wait().ok();
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        signal_group(group, libc::SIGKILL); // anything the server forked and left behind
+        LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner()).retain(|g| *g != group);
+        status
+    }
+
+    /// Waits for the server to end by itself (e.g. in the foreground of `serve`).
+    pub fn wait(&mut self) -> Result<ExitStatus> {
+        Ok(self.child.wait()?)
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        self.stop(Duration::from_secs(5));
+    }
+}
+
+/// Kills every server started by this process (on Ctrl-C, SIGTERM or a fatal
+/// error): SIGTERM, up to two seconds to exit, then SIGKILL.
+pub fn kill_all() {
+    let groups = std::mem::take(&mut *LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner()));
+    for &group in &groups {
+        signal_group(group, libc::SIGTERM);
+    }
+    let deadline = Instant::now() + Duration::from_secs(2);
+    // SAFETY: signal 0 only checks that the group still exists.
+    while Instant::now() < deadline && groups.iter().any(|&g| unsafe { libc::kill(-g, 0) } == 0) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for &group in &groups {
+        signal_group(group, libc::SIGKILL);
+    }
+}
+
+fn signal_group(group: i32, signal: i32) {
+    if group > 0 {
+        // SAFETY: plain syscall; a negative pid addresses the process group.
+        unsafe {
+            libc::kill(-group, signal);
+        }
+    }
+}
+
+/// A port that was free a moment ago on `host`.
+pub fn free_port(host: &str) -> Result<u16> {
+    let listener = std::net::TcpListener::bind((host, 0)).with_context(|| format!("cannot bind {host}:0"))?;
+    Ok(listener.local_addr()?.port())
+}
+
+fn drain(stream: impl Read + Send + 'static, tail: Arc<Mutex<VecDeque<String>>>, echo: bool, is_err: bool) {
+    std::thread::spawn(move || {
+        for line in BufReader::new(stream).lines().map_while(|l| l.ok()) {
+            if echo {
+                if is_err {
+                    eprintln!("{line}");
+                } else {
+                    println!("{line}");
+                }
+            }
+            let mut tail = tail.lock().unwrap_or_else(|e| e.into_inner());
+            if tail.len() == 20 {
+                tail.pop_front();
+            }
+            tail.push_back(line);
+        }
+    });
+}
+
+/// Builds a server with its manifest's build command (output to stderr).
+pub fn build(repo: &Repo, manifest: &Manifest) -> Result<()> {
+    let Some(argv) = manifest.build_argv(repo) else { return Ok(()) };
+    let status = Command::new(&argv[0])
+        .args(&argv[1..])
+        .current_dir(&repo.root)
+        .stdout(Stdio::inherit())
+        .stderr(Stdio::inherit())
+        .status()
+        .with_context(|| format!("cannot run the build of {} ({})", manifest.name, argv.join(" ")))?;
+    if !status.success() {
+        bail!("building {} failed ({}): {}", manifest.name, status, argv.join(" "));
+    }
+    Ok(())
+}

@@ -1,0 +1,54 @@
+//! Where the callbench checkout is: servers, contract, build output.
+
+use anyhow::{bail, Result};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone)]
+pub struct Repo {
+    pub root: PathBuf,
+}
+
+impl Repo {
+    /// `$CALLBENCH_ROOT`, else the nearest ancestor of the working directory or
+    /// of the callbench executable that holds `servers/` and `proto/callbench/`.
+    pub fn locate() -> Result<Repo> {
+        if let Some(root) = std::env::var_os("CALLBENCH_ROOT") {
+            let root = PathBuf::from(root);
+            if is_root(&root) {
+                return Ok(Repo { root });
+            }
+            bail!("CALLBENCH_ROOT={} is not a callbench checkout (no servers/ and proto/callbench/)", root.display());
+        }
+        let starts = [std::env::current_dir().ok(), std::env::current_exe().ok()];
+        for start in starts.into_iter().flatten() {
+            if let Some(root) = start.ancestors().find(|dir| is_root(dir)) {
+                return Ok(Repo { root: root.to_path_buf() });
+            }
+        }
+        bail!("cannot find the callbench checkout: run from inside it or set CALLBENCH_ROOT")
+    }
+
+    pub fn servers_dir(&self) -> PathBuf {
+        self.root.join("servers")
+    }
+
+    /// Cargo's target directory (honours `$CARGO_TARGET_DIR`).
+    pub fn target_dir(&self) -> PathBuf {
+        match std::env::var_os("CARGO_TARGET_DIR") {
+            Some(dir) => self.root.join(dir),
+            None => self.root.join("target"),
+        }
+    }
+
+    /// The users file every server reads, written on first use (same bytes every time).
+    pub fn users_file(&self) -> Result<PathBuf> {
+        let path = self.target_dir().join("callbench").join("users.json");
+        callbench_workloads::users::write_users_json(&path)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        Ok(path)
+    }
+}
+
+fn is_root(dir: &Path) -> bool {
+    dir.join("servers").is_dir() && dir.join("proto/callbench").is_dir()
+}

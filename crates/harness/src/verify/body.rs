@@ -1,0 +1,65 @@
+//! The bytes a vector sends: REST bodies as given, gRPC JSON encoded to protobuf.
+
+use anyhow::{anyhow, Context, Result};
+use base64::Engine;
+use bytes::Bytes;
+use callbench_contract::rest_json;
+use callbench_contract::vectors::{Body, Fill};
+use prost::Message;
+use prost_reflect::{DescriptorPool, MessageDescriptor, MethodDescriptor};
+use std::sync::OnceLock;
+
+/// The contract's descriptors plus grpc.health.v1 (whose proto is not ours).
+pub fn pool() -> &'static DescriptorPool {
+    static POOL: OnceLock<DescriptorPool> = OnceLock::new();
+    POOL.get_or_init(|| {
+        let mut pool = callbench_contract::descriptor_pool().clone();
+        pool.decode_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET).expect("tonic-health's descriptors decode");
+        pool
+    })
+}
+
+/// The method `package.Service/Method`, if the contract (or health) defines it.
+pub fn method(name: &str) -> Option<MethodDescriptor> {
+    let (service, method) = name.split_once('/')?;
+    pool().get_service_by_name(service)?.methods().find(|m| m.name() == method)
+}
+
+pub fn message(name: &str) -> Result<MessageDescriptor> {
+    pool().get_message_by_name(name).ok_or_else(|| anyhow!("the contract has no message {name}"))
+}
+
+/// A REST body: JSON compact, the rest raw.
+pub fn rest_bytes(body: &Body) -> Result<Bytes> {
+    match body {
+        Body::Json(value) => Ok(Bytes::from(serde_json::to_vec(value)?)),
+        other => raw_bytes(other),
+    }
+}
+
+/// A gRPC message: JSON is proto3 JSON of `input`, encoded; the rest raw.
+pub fn grpc_bytes(body: &Body, input: Option<&MessageDescriptor>) -> Result<Bytes> {
+    match body {
+        Body::Json(value) => {
+            let desc = input.ok_or_else(|| anyhow!("a JSON request needs a method the contract defines"))?;
+            let message = rest_json::message_from_proto_json(desc, value).map_err(|e| anyhow!("request JSON: {e}"))?;
+            Ok(Bytes::from(message.encode_to_vec()))
+        }
+        other => raw_bytes(other),
+    }
+}
+
+fn raw_bytes(body: &Body) -> Result<Bytes> {
+    let b64 = |s: &str| base64::engine::general_purpose::STANDARD.decode(s).context("bad base64 in a vector");
+    match body {
+        Body::Json(_) => unreachable!("handled by the callers"),
+        Body::Text(text) => Ok(Bytes::from(text.clone())),
+        Body::Base64(data) => Ok(Bytes::from(b64(data)?)),
+        Body::Fill(Fill { byte, size, prefix_base64, suffix_base64 }) => {
+            let mut out = b64(prefix_base64)?;
+            out.resize(out.len() + size, *byte);
+            out.extend(b64(suffix_base64)?);
+            Ok(Bytes::from(out))
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! A raw gRPC client over one HTTP/2 connection (h2c, prior knowledge): sends
+//! any bytes as a message under any content type, and reads the status from
+//! trailers or from a trailers-only reply.
+
+use super::http1::header;
+use anyhow::{Context, Result};
+use bytes::{BufMut, Bytes, BytesMut};
+use http_body_util::{BodyExt, Full};
+use hyper::client::conn::http2::SendRequest;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use std::net::SocketAddr;
+use std::time::Duration;
+
+pub struct GrpcConn {
+    addr: SocketAddr,
+    sender: SendRequest<Full<Bytes>>,
+}
+
+#[derive(Debug)]
+pub struct GrpcReply {
+    pub http_status: u16,
+    /// grpc-status, if the server sent one.
+    pub code: Option<i32>,
+    pub message: String,
+    /// The first reply message, without its 5-byte prefix.
+    pub body: Option<Bytes>,
+}
+
+/// gRPC status names by number.
+pub const CODE_NAMES: [&str; 17] = [
+    "OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS",
+    "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED",
+    "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED",
+];
+
+pub fn code_name(code: i32) -> &'static str {
+    usize::try_from(code).ok().and_then(|c| CODE_NAMES.get(c)).copied().unwrap_or("UNKNOWN_CODE")
+}
+
+impl GrpcConn {
+    pub async fn connect(addr: SocketAddr) -> Result<GrpcConn> {
+        let stream = tokio::time::timeout(Duration::from_secs(5), tokio::net::TcpStream::connect(addr))
+            .await
+            .context("connect timed out")?
+            .with_context(|| format!("cannot connect to {addr}"))?;
+        stream.set_nodelay(true)?;
+        let (sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
+            .max_frame_size(1 << 20)
+            .initial_stream_window_size(8 << 20)
+            .initial_connection_window_size(8 << 20)
+            .handshake(TokioIo::new(stream))
+            .await
+            .context("HTTP/2 handshake failed")?;
+        tokio::spawn(async move {
+            let _ = connection.await;
+        });
+        Ok(GrpcConn { addr, sender })
+    }
+
+    pub fn is_open(&self) -> bool {
+        !self.sender.is_closed()
+    }
+
+    /// One unary call: `path` is `/package.Service/Method`, `message` the encoded request.
+    pub async fn call(&mut self, path: &str, content_type: &str, message: &[u8]) -> Result<GrpcReply> {
+        let mut frame = BytesMut::with_capacity(message.len() + 5);
+        frame.put_u8(0);
+        frame.put_u32(message.len() as u32);
+        frame.put_slice(message);
+        let request = hyper::Request::builder()
+            .method("POST")
+            .uri(format!("http://{}{path}", self.addr))
+            .header("content-type", content_type)
+            .header("te", "trailers")
+            .body(Full::new(frame.freeze()))
+            .context("cannot build the request")?;
+        self.sender.ready().await.context("connection closed")?;
+        tokio::time::timeout(Duration::from_secs(30), async {
+            let response = self.sender.send_request(request).await?;
+            let http_status = response.status().as_u16();
+            let head_code = header(response.headers(), "grpc-status");
+            let head_message = header(response.headers(), "grpc-message");
+            let collected = response.into_body().collect().await?;
+            let trailers = collected.trailers().cloned().unwrap_or_default();
+            let data = collected.to_bytes();
+            let (code, message) = match header(&trailers, "grpc-status") {
+                c if c.is_empty() => (head_code, head_message),
+                c => (c, header(&trailers, "grpc-message")),
+            };
+            Ok::<_, anyhow::Error>(GrpcReply { http_status, code: code.parse().ok(), message, body: first_message(&data) })
+        })
+        .await
+        .context("no answer within 30 s")?
+    }
+}
+
+/// The payload of the first length-prefixed message in `data` (uncompressed only).
+fn first_message(data: &Bytes) -> Option<Bytes> {
+    if data.len() < 5 || data[0] != 0 {
+        return None;
+    }
+    let len = u32::from_be_bytes([data[1], data[2], data[3], data[4]]) as usize;
+    (data.len() >= 5 + len).then(|| data.slice(5..5 + len))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_first_message() {
+        let data = Bytes::from_static(&[0, 0, 0, 0, 2, 8, 1, 0, 0]);
+        assert_eq!(first_message(&data).unwrap().as_ref(), &[8, 1]);
+        assert!(first_message(&Bytes::from_static(&[0, 0, 0, 0, 9, 1])).is_none());
+        assert_eq!(code_name(8), "RESOURCE_EXHAUSTED");
+        assert_eq!(code_name(99), "UNKNOWN_CODE");
+    }
+}

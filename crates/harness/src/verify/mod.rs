@@ -1,0 +1,195 @@
+//! `callbench verify`: the central conformance check. Every vector of the
+//! contract is sent to the server and judged; then a flood of bad input, after
+//! which the server must be alive, not growing, and still answer correctly.
+
+pub mod body;
+pub mod check;
+pub mod flood;
+pub mod grpc;
+pub mod http1;
+pub mod probe;
+
+use crate::manifest::{Manifest, Protocol};
+use crate::process::{ServerProcess, StartOptions};
+use crate::repo::Repo;
+use anyhow::{Context, Result};
+use callbench_contract::vectors;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// The verdict on one vector.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub name: String,
+    pub class: String,
+    pub failure: Option<String>,
+}
+
+/// One step of a verification, e.g. "vectors (mode preloaded)" or "flood".
+#[derive(Debug, Clone)]
+pub struct Step {
+    pub title: String,
+    pub outcomes: Vec<Outcome>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    pub steps: Vec<Step>,
+}
+
+impl Report {
+    pub fn passed(&self) -> usize {
+        self.steps.iter().flat_map(|s| &s.outcomes).filter(|o| o.failure.is_none()).count()
+    }
+    pub fn failed(&self) -> usize {
+        self.steps.iter().flat_map(|s| &s.outcomes).filter(|o| o.failure.is_some()).count()
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct VerifyOptions {
+    /// Bad requests in each of the two flood rounds (0: no flood).
+    pub flood_requests: usize,
+    pub flood_connections: usize,
+    /// Modes to start a named server in (auth is re-checked in each).
+    pub modes: Vec<String>,
+    pub workers: usize,
+    pub ready_timeout: Duration,
+}
+
+impl Default for VerifyOptions {
+    fn default() -> Self {
+        VerifyOptions {
+            flood_requests: 2000,
+            flood_connections: 8,
+            modes: vec!["preloaded".into(), "per-request".into()],
+            workers: 1,
+            ready_timeout: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Sends every vector of `protocol` (of one workload, if given) and judges the answers.
+pub async fn run_vectors(protocol: Protocol, addr: SocketAddr, workload: Option<&str>) -> Vec<Outcome> {
+    let mut outcomes = Vec::new();
+    for file in vectors::all().into_iter().filter(|f| workload.is_none_or(|w| f.workload == w)) {
+        for v in &file.vectors {
+            let result = match (protocol, &v.rest, &v.grpc) {
+                (Protocol::Rest, Some(case), _) => check::check_rest(addr, case).await,
+                (Protocol::Grpc, _, Some(case)) => check::check_grpc(addr, case).await,
+                _ => continue,
+            };
+            let failure = result.err().map(|e| format!("{e:#}"));
+            outcomes.push(Outcome { name: v.name.clone(), class: v.class.clone(), failure });
+        }
+    }
+    outcomes
+}
+
+/// Verifies a server that is already running at `addr` (no memory check: its pid is unknown).
+pub async fn verify_address(protocol: Protocol, addr: SocketAddr, options: &VerifyOptions) -> Result<Report> {
+    tokio::time::timeout(Duration::from_secs(5), tokio::net::TcpStream::connect(addr))
+        .await
+        .map_err(|_| anyhow::anyhow!("cannot connect to {addr}: timed out"))?
+        .with_context(|| format!("cannot connect to {addr}"))?;
+    let mut report = Report::default();
+    report.steps.push(Step { title: format!("vectors ({protocol} at {addr})"), outcomes: run_vectors(protocol, addr, None).await });
+    if options.flood_requests > 0 {
+        report.steps.push(flood_step(protocol, addr, None, options).await);
+    }
+    Ok(report)
+}
+
+/// Starts the server of `manifest` on a free loopback port in each mode, verifies it, and stops it.
+pub async fn verify_server(repo: &Repo, manifest: &Manifest, options: &VerifyOptions) -> Result<Report> {
+    let mut report = Report::default();
+    for (i, mode) in options.modes.iter().enumerate() {
+        let start = StartOptions { workers: options.workers, mode: mode.clone(), ..StartOptions::default() };
+        let mut server = ServerProcess::start(repo, manifest, &start)?;
+        probe::wait_ready(&mut server, manifest.protocol, options.ready_timeout).await?;
+        // The first mode gets every vector and the flood; later modes re-check auth, the workload they change.
+        let workload = if i == 0 { None } else { Some("auth") };
+        let outcomes = run_vectors(manifest.protocol, server.addr, workload).await;
+        report.steps.push(Step { title: format!("vectors, mode {mode}"), outcomes });
+        if i == 0 && options.flood_requests > 0 {
+            report.steps.push(flood_step(manifest.protocol, server.addr, Some(&mut server), options).await);
+        }
+        let status = server.stop(Duration::from_secs(5));
+        let clean = status.is_some_and(|s| s.success() || s.code().is_none() && s.signal_is_term());
+        report.steps.push(Step {
+            title: format!("stop, mode {mode}"),
+            outcomes: vec![Outcome {
+                name: "stops-on-sigterm".into(),
+                class: "ok".into(),
+                failure: (!clean).then(|| format!("did not exit cleanly on SIGTERM within 5 s ({status:?})")),
+            }],
+        });
+    }
+    Ok(report)
+}
+
+/// Two flood rounds; the server must survive, not keep growing, and still pass the ok vectors.
+async fn flood_step(protocol: Protocol, addr: SocketAddr, mut server: Option<&mut ServerProcess>, options: &VerifyOptions) -> Step {
+    let mut outcomes = Vec::new();
+    let mut rss = Vec::new();
+    for round in 1..=2 {
+        let result = flood::flood(protocol, addr, options.flood_requests, options.flood_connections).await;
+        let alive = server.as_mut().is_none_or(|s| s.exited().is_none());
+        let failure = match (&result, alive) {
+            (_, false) => Some("the server died during the flood".to_string()),
+            (Err(e), _) => Some(format!("{e:#}")),
+            (Ok(_), true) => None,
+        };
+        let name = match &result {
+            Ok(s) => format!(
+                "flood-round-{round}: {} bad requests over {} connections in {:.1} s, {} reconnects, {} unanswered",
+                s.requests, options.flood_connections, s.elapsed.as_secs_f64(), s.reconnects, s.unanswered
+            ),
+            Err(_) => format!("flood-round-{round}"),
+        };
+        outcomes.push(Outcome { name, class: "flood".into(), failure });
+        rss.push(server.as_ref().and_then(|s| s.rss_kib()));
+    }
+    if let [Some(first), Some(second)] = rss[..] {
+        // Growth after the first round (which warms caches and pools) means memory is kept per bad request.
+        let limit = first + first / 2 + 20 * 1024;
+        let failure = (second > limit).then(|| format!("RSS grew from {first} KiB to {second} KiB over the second round"));
+        outcomes.push(Outcome { name: format!("flood-memory: RSS {first} KiB after round 1, {second} KiB after round 2"), class: "flood".into(), failure });
+    }
+    let still_ok: Vec<Outcome> = run_vectors(protocol, addr, None).await.into_iter().filter(|o| o.class == "ok").collect();
+    let failed: Vec<String> = still_ok.iter().filter_map(|o| o.failure.as_ref().map(|f| format!("{}: {f}", o.name))).collect();
+    outcomes.push(Outcome {
+        name: format!("after-flood: {} valid vectors answered correctly", still_ok.len() - failed.len()),
+        class: "flood".into(),
+        failure: (!failed.is_empty()).then(|| failed.join("; ")),
+    });
+    Step { title: "flood of bad input".into(), outcomes }
+}
+
+trait SignalIsTerm {
+    fn signal_is_term(&self) -> bool;
+}
+
+impl SignalIsTerm for std::process::ExitStatus {
+    fn signal_is_term(&self) -> bool {
+        use std::os::unix::process::ExitStatusExt;
+        self.signal() == Some(libc::SIGTERM)
+    }
+}
+
+/// Parses `http://host:port` or `grpc://host:port` into a protocol and address.
+pub fn parse_address(target: &str) -> Result<(Protocol, SocketAddr)> {
+    let (protocol, rest) = if let Some(rest) = target.strip_prefix("http://") {
+        (Protocol::Rest, rest)
+    } else if let Some(rest) = target.strip_prefix("grpc://") {
+        (Protocol::Grpc, rest)
+    } else {
+        anyhow::bail!("'{target}' is neither a server name nor http://host:port or grpc://host:port");
+    };
+    let hostport = rest.trim_end_matches('/');
+    let addr = std::net::ToSocketAddrs::to_socket_addrs(hostport)
+        .with_context(|| format!("cannot resolve '{hostport}'"))?
+        .next()
+        .with_context(|| format!("'{hostport}' resolves to no address"))?;
+    Ok((protocol, addr))
+}

@@ -1,0 +1,44 @@
+//! Readiness: a server is ready when its health endpoint says SERVING.
+
+use super::{grpc::GrpcConn, http1::Http1Conn};
+use crate::manifest::Protocol;
+use crate::process::ServerProcess;
+use anyhow::{bail, Result};
+use bytes::Bytes;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+/// One health check: REST `GET /health` → 200, gRPC `grpc.health.v1.Health/Check` → SERVING.
+pub async fn healthy(protocol: Protocol, addr: SocketAddr) -> bool {
+    match protocol {
+        Protocol::Rest => match Http1Conn::connect(addr).await {
+            Ok(mut conn) => conn.send("GET", "/health", &[], Bytes::new()).await.is_ok_and(|r| r.status == 200),
+            Err(_) => false,
+        },
+        Protocol::Grpc => match GrpcConn::connect(addr).await {
+            // HealthCheckRequest{} is empty; HealthCheckResponse{status: SERVING} is 08 01.
+            Ok(mut conn) => conn
+                .call("/grpc.health.v1.Health/Check", "application/grpc", &[])
+                .await
+                .is_ok_and(|r| r.code == Some(0) && r.body.as_deref() == Some(&[8, 1])),
+            Err(_) => false,
+        },
+    }
+}
+
+/// Polls the health endpoint until it answers, the process dies, or `timeout` passes.
+pub async fn wait_ready(server: &mut ServerProcess, protocol: Protocol, timeout: Duration) -> Result<()> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(status) = server.exited() {
+            bail!("{} exited during start-up ({status}); its last output:\n{}", server.name, server.output_tail());
+        }
+        if healthy(protocol, server.addr).await {
+            return Ok(());
+        }
+        if Instant::now() >= deadline {
+            bail!("{} was not ready within {:?}; its last output:\n{}", server.name, timeout, server.output_tail());
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
