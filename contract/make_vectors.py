@@ -1,0 +1,774 @@
+#!/usr/bin/env python3
+"""Writes the shared test vectors of the callbench contract: contract/vectors/*.json.
+
+The expected answers come from the small, independent Python implementation of the
+workloads below (SHA-512 via hashlib, Game of Life on a set of cells, the validation
+rules of contract/README.md), so the Rust code is checked against something it did not
+produce. Standard library only (Python 3.11).
+
+    python3 contract/make_vectors.py          # (re)write contract/vectors/*.json
+    python3 contract/make_vectors.py --check  # exit 1 if a committed file differs
+
+The file format is described in contract/README.md ("Test vectors").
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import json
+import math
+import re
+import struct
+import sys
+from collections import Counter
+from pathlib import Path
+
+VECTOR_DIR = Path(__file__).resolve().parent / "vectors"
+
+# ---------------------------------------------------------------------------
+# The contract's limits (contract/README.md).
+
+MAX_BODY_BYTES = 4 * 1024 * 1024
+USER_COUNT = 10_000
+MAX_PASSWORD_BYTES = 1024
+MAX_STRING_BYTES = 256
+MIN_CAR_YEAR, MAX_CAR_YEAR = 1886, 2100
+MAX_MILEAGE = 10_000_000
+MIN_NTIMES, MAX_NTIMES = 1, 1000
+MAX_BOARD_CELLS = 10_000
+MAX_COORDINATE = 1_000_000_000
+MAX_POPULATION = 50_000
+
+CLASSES = {
+    "ok", "malformed-json", "wrong-type", "missing-field", "invalid-utf8", "bad-path", "not-found",
+    "over-limit", "oversized", "undecodable", "content-type", "unknown-route", "wrong-method",
+}
+
+OK, INVALID, NOT_FOUND = "OK", "INVALID_ARGUMENT", "NOT_FOUND"
+REST_STATUS = {OK: 200, INVALID: 400, NOT_FOUND: 404}
+
+
+class Refused(Exception):
+    """A call the contract refuses; `code` is the gRPC status name."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+# ---------------------------------------------------------------------------
+# The workloads, written independently of the Rust code.
+
+def sha512_hex(text: str) -> str:
+    return hashlib.sha512(text.encode("utf-8")).hexdigest()
+
+
+def auth(user_id: int, password: str) -> dict:
+    size = len(password.encode("utf-8"))
+    if not 1 <= size <= MAX_PASSWORD_BYTES:
+        raise Refused(INVALID, "password must be 1..1024 bytes")
+    if not 1 <= user_id <= USER_COUNT:
+        raise Refused(NOT_FOUND, f"no user {user_id}")
+    return {"hash": sha512_hex(password)}
+
+
+STUDENTS = {
+    "students": [
+        {
+            "id": 1,
+            "firstName": "Emily",
+            "lastName": "Johnson",
+            "email": "emily.johnson@example.edu",
+            "age": 20,
+            "gpa": 3.8,
+            "enrolled": True,
+            "major": "Computer Science",
+            "courses": ["Data Structures", "Operating Systems", "Linear Algebra", "Databases"],
+            "address": {
+                "street": "1420 Maple Avenue",
+                "city": "Springfield",
+                "state": "IL",
+                "postalCode": "62704",
+                "country": "USA",
+            },
+            "enrollmentDate": "2023-09-01",
+            "phone": "+1-217-555-0142",
+        },
+        {
+            "id": 2,
+            "firstName": "Michael",
+            "lastName": "Chen",
+            "email": "michael.chen@example.edu",
+            "age": 22,
+            "gpa": 3.45,
+            "enrolled": True,
+            "major": "Mechanical Engineering",
+            "courses": ["Thermodynamics", "Fluid Mechanics", "Materials Science", "Calculus III"],
+            "address": {
+                "street": "87 Oak Street, Apt 3B",
+                "city": "Madison",
+                "state": "WI",
+                "postalCode": "53703",
+                "country": "USA",
+            },
+            "enrollmentDate": "2021-09-01",
+            "phone": "+1-608-555-0187",
+        },
+    ]
+}
+
+
+def cars(message: dict) -> dict:
+    car, driver = message.get("car"), message.get("driver")
+    if car is None or driver is None:
+        raise Refused(INVALID, "car and driver are required")
+    if not car.get("make") or not car.get("model"):
+        raise Refused(INVALID, "car.make and car.model are required")
+    strings = [car.get(k, "") for k in ("make", "model", "trim", "color")]
+    strings += [driver.get(k, "") for k in ("firstname", "lastname", "driverId")]
+    if any(len(s.encode("utf-8")) > MAX_STRING_BYTES for s in strings):
+        raise Refused(INVALID, "strings are limited to 256 bytes")
+    if not MIN_CAR_YEAR <= car.get("year", 0) <= MAX_CAR_YEAR:
+        raise Refused(INVALID, "car.year must be in 1886..2100")
+    if car.get("mileage", 0) > MAX_MILEAGE:
+        raise Refused(INVALID, "car.mileage is limited to 10,000,000")
+    return message
+
+
+ACORN = [(1, 0), (3, 1), (0, 2), (1, 2), (4, 2), (5, 2), (6, 2)]
+
+
+# A cell (x, y) is kept as the integer x * 2**33 + (y + 2**32) (|y| < 2**32): a neighbour is then one
+# addition away, which makes this plain-set Life fast enough in Python.
+_SHIFT, _BIAS = 33, 2**32
+_NEIGHBOURS = [(dx << _SHIFT) + dy for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
+
+
+def _pack(x: int, y: int) -> int:
+    assert abs(y) < 2**31, "coordinates this large are refused before any generation"
+    return (x << _SHIFT) + y + _BIAS
+
+
+def _unpack(key: int) -> tuple:
+    return key >> _SHIFT, (key & ((1 << _SHIFT) - 1)) - _BIAS
+
+
+def life_generation(live: set) -> set:
+    """One B3/S23 generation of a set of packed cells on an unbounded plane."""
+    neighbours = Counter()
+    for offset in _NEIGHBOURS:
+        neighbours.update([key + offset for key in live])
+    return {key for key, n in neighbours.items() if n == 3 or (n == 2 and key in live)}
+
+
+def life_populations(cells: list, generations: int) -> list:
+    """The population after each of the first `generations` generations, without limits."""
+    live, populations = {_pack(x, y) for x, y in cells}, []
+    for _ in range(generations):
+        live = life_generation(live)
+        populations.append(len(live))
+    return populations
+
+
+def life_step(cells: list, ntimes: int) -> list:
+    if not MIN_NTIMES <= ntimes <= MAX_NTIMES:
+        raise Refused(INVALID, "ntimes must be in 1..1000")
+    if len(cells) > MAX_BOARD_CELLS:
+        raise Refused(INVALID, "at most 10,000 cells")
+    if any(abs(x) > MAX_COORDINATE or abs(y) > MAX_COORDINATE for x, y in cells):
+        raise Refused(INVALID, "coordinates are limited to +-1,000,000,000")
+    live = {_pack(x, y) for x, y in cells}
+    for _ in range(ntimes):
+        live = life_generation(live)
+        if len(live) > MAX_POPULATION:
+            raise Refused(INVALID, "population grew past 50,000 cells")
+    return sorted(_unpack(key) for key in live)
+
+
+KINDS = ["KIND_UNSPECIFIED", "KIND_SMALL", "KIND_MEDIUM", "KIND_LARGE"]
+
+
+def echo_record(i: int) -> dict:
+    """The deterministic record i of the echo payloads (as crates/workloads/src/echo.rs)."""
+    return {
+        "id": 1_000_000 + i,
+        "name": f"record-{i:06}",
+        "score": i * 0.25 + 0.5,
+        "active": i % 2 == 0,
+        "kind": KINDS[1 + i % 3],
+        "location": {"city": "Springfield", "latitude": 39.78, "longitude": -89.65},
+        "tags": ["alpha", "beta"],
+        "samples": [i, 2 * i, 3 * i],
+    }
+
+
+def echo(message: dict) -> dict:
+    for r in message["records"]:
+        numbers = [r.get("score", 0.0)] + [r.get("location", {}).get(k, 0.0) for k in ("latitude", "longitude")]
+        if not all(isinstance(n, (int, float)) and math.isfinite(n) for n in numbers):
+            raise Refused(INVALID, "numbers must be finite")
+        if r.get("kind", KINDS[0]) not in KINDS:
+            raise Refused(INVALID, "unknown kind")
+    return message
+
+
+# ---------------------------------------------------------------------------
+# Protobuf encoding, for raw gRPC messages.
+
+def varint(n: int) -> bytes:
+    n &= (1 << 64) - 1
+    out = bytearray()
+    while True:
+        low, n = n & 0x7F, n >> 7
+        out.append(low | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def zigzag(n: int) -> int:
+    return (n << 1) ^ (n >> 63)
+
+
+def pb_varint(field: int, value: int) -> bytes:
+    return varint(field << 3) + varint(value) if value else b""
+
+
+def pb_bytes(field: int, data: bytes) -> bytes:
+    return varint(field << 3 | 2) + varint(len(data)) + data
+
+
+def pb_double(field: int, value: float) -> bytes:
+    return varint(field << 3 | 1) + struct.pack("<d", value)
+
+
+def pb_step_request(ntimes: int, cells: list) -> bytes:
+    board = b"".join(pb_bytes(2, pb_varint(1, zigzag(x)) + pb_varint(2, zigzag(y))) for x, y in cells)
+    return pb_varint(1, ntimes) + board
+
+
+def compact(value) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+# ---------------------------------------------------------------------------
+# Vector builders.
+
+JSON_HEADERS = {"Content-Type": "application/json"}
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def body_json(value) -> dict:
+    return {"json": value}
+
+
+def body_text(text: str) -> dict:
+    return {"text": text}
+
+
+def body_bytes(data: bytes) -> dict:
+    return {"base64": b64(data)}
+
+
+def body_fill(byte: int, size: int, prefix: bytes = b"", suffix: bytes = b"") -> dict:
+    fill = {"byte": byte, "size": size}
+    if prefix:
+        fill["prefix_base64"] = b64(prefix)
+    if suffix:
+        fill["suffix_base64"] = b64(suffix)
+    return {"fill": fill}
+
+
+def rest(name, cls, method, path, body=None, status=200, message=None, json_=None, headers=None) -> dict:
+    case = {"method": method, "path": path}
+    if headers is None and body is not None and "json" not in body:
+        headers = JSON_HEADERS  # raw bodies are JSON too unless the vector says otherwise
+    if headers:
+        case["headers"] = dict(headers)
+    if body is not None:
+        case["body"] = body
+    expect = {"status": status}
+    if message is not None:
+        expect["message"] = message
+    if json_ is not None:
+        expect["json"] = json_
+    case["expect"] = expect
+    return {"name": f"rest-{name}", "class": cls, "rest": case}
+
+
+def grpc(name, cls, method, request, code="OK", json_=None, content_type=None) -> dict:
+    case = {"method": method}
+    if content_type is not None:
+        case["content_type"] = content_type
+    case["request"] = request
+    expect = {"code": code}
+    if json_ is not None:
+        expect["json"] = json_
+    case["expect"] = expect
+    return {"name": f"grpc-{name}", "class": cls, "grpc": case}
+
+
+def outcome(compute, *args):
+    """(code, result) of a workload call."""
+    try:
+        return OK, compute(*args)
+    except Refused as refused:
+        return refused.code, None
+
+
+def check_class(name: str, cls: str, code: str):
+    assert (cls == "ok") == (code == OK), f"{name}: class {cls} but the workload answers {code}"
+
+
+# ---------------------------------------------------------------------------
+# auth
+
+def auth_file() -> dict:
+    vectors = []
+
+    def case(name, cls, user_id, password):
+        code, result = outcome(auth, user_id, password)
+        check_class(name, cls, code)
+        vectors.append(rest(f"auth-{name}", cls, "PUT", f"/auth/{user_id}", body_json({"password": password}),
+                            REST_STATUS[code], "callbench.v1.AuthResponse" if result else None, result))
+        vectors.append(grpc(f"auth-{name}", cls, "callbench.v1.Auth/Test",
+                            body_json({"id": user_id, "password": password}), code, result))
+
+    case("ok-id-1", "ok", 1, "password-1")
+    case("ok-seed-request", "ok", 9999, "thisispassword")
+    case("ok-id-10000", "ok", 10000, "thisispassword")
+    case("ok-unicode-password", "ok", 42, "pässwörd-🔑")
+    case("ok-password-1024-bytes", "ok", 7, "x" * 1024)
+    case("ok-password-1024-bytes-multibyte", "ok", 8, "é" * 512)
+    case("not-found-id-0", "not-found", 0, "thisispassword")
+    case("not-found-id-10001", "not-found", 10001, "thisispassword")
+    case("not-found-negative-id", "not-found", -5, "thisispassword")
+    case("over-limit-empty-password", "over-limit", 1, "")
+    case("over-limit-password-1025-bytes", "over-limit", 1, "x" * 1025)
+    case("over-limit-password-1026-bytes-multibyte", "over-limit", 1, "é" * 513)
+
+    good = {"password": "thisispassword"}
+    charset = {"Content-Type": "application/json; charset=utf-8"}
+    vectors += [
+        rest("auth-ok-content-type-charset", "ok", "PUT", "/auth/9999", body_json(good), 200,
+             "callbench.v1.AuthResponse", auth(9999, "thisispassword"), headers=charset),
+        rest("auth-malformed-json", "malformed-json", "PUT", "/auth/1", body_text('{"password": '), 400),
+        rest("auth-wrong-type-password-number", "wrong-type", "PUT", "/auth/1", body_json({"password": 42}), 400),
+        rest("auth-missing-field-password", "missing-field", "PUT", "/auth/1", body_json({}), 400),
+        rest("auth-invalid-utf8", "invalid-utf8", "PUT", "/auth/1", body_bytes(b'{"password":"\xff\xfe"}'), 400),
+        rest("auth-bad-path-id-not-integer", "bad-path", "PUT", "/auth/abc", body_json(good), 400),
+        rest("auth-content-type-text-plain", "content-type", "PUT", "/auth/1", body_json(good), 415,
+             headers={"Content-Type": "text/plain"}),
+        rest("auth-content-type-missing", "content-type", "PUT", "/auth/1", body_json(good), 415,
+             headers={"Content-Type": ""}),
+        rest("auth-wrong-method-get", "wrong-method", "GET", "/auth/1", status=405),
+        rest("auth-oversized-body", "oversized", "PUT", "/auth/1",
+             body_fill(ord("a"), MAX_BODY_BYTES + 1, b'{"password":"', b'"}'), 413),
+        grpc("auth-undecodable", "undecodable", "callbench.v1.Auth/Test", body_bytes(b"\xff\xff\xff"), "ANY_ERROR"),
+        grpc("auth-undecodable-wrong-wire-type", "undecodable", "callbench.v1.Auth/Test",
+             body_bytes(pb_bytes(1, b"abc")), "ANY_ERROR"),
+        grpc("auth-invalid-utf8-password", "invalid-utf8", "callbench.v1.Auth/Test",
+             body_bytes(pb_bytes(2, b"\xff\xfe")), "ANY_ERROR"),
+        grpc("auth-content-type-json", "content-type", "callbench.v1.Auth/Test",
+             body_json({"id": 9999, "password": "thisispassword"}), "ANY_ERROR", content_type="application/json"),
+    ]
+    return {
+        "workload": "auth",
+        "description": "PUT /auth/{id} and callbench.v1.Auth/Test: the lowercase hex SHA-512 of the password "
+                       "(1..1024 UTF-8 bytes) of a user 1..10000; malformed requests on both protocols.",
+        "vectors": vectors,
+    }
+
+
+# ---------------------------------------------------------------------------
+# students
+
+def students_file() -> dict:
+    return {
+        "workload": "students",
+        "description": "GET /students and callbench.v1.Students/List: always these two records "
+                       "(this file is their specification).",
+        "vectors": [
+            rest("students-ok", "ok", "GET", "/students", status=200,
+                 message="callbench.v1.ListStudentsResponse", json_=STUDENTS),
+            grpc("students-ok", "ok", "callbench.v1.Students/List", body_json({}), "OK", STUDENTS),
+            rest("students-wrong-method-post", "wrong-method", "POST", "/students", body_json({}), 405),
+        ],
+    }
+
+
+# ---------------------------------------------------------------------------
+# cars
+
+SEED_CAR = {
+    "car": {"make": "toyota", "model": "corolla", "trim": "4DR Sedan", "color": "gray", "year": 2012,
+            "mileage": 120000},
+    "driver": {"firstname": "John", "lastname": "Smith", "driverId": "someId"},
+}
+
+
+def seed_car(car=None, driver=None, drop=()) -> dict:
+    message = {"car": {**SEED_CAR["car"], **(car or {})}, "driver": {**SEED_CAR["driver"], **(driver or {})}}
+    for key in drop:
+        del message[key]
+    return message
+
+
+def cars_file() -> dict:
+    vectors = []
+
+    def case(name, cls, message):
+        code, result = outcome(cars, message)
+        check_class(name, cls, code)
+        vectors.append(rest(f"cars-{name}", cls, "POST", "/cars", body_json(message), REST_STATUS[code],
+                            "callbench.v1.CarMessage" if result else None, result))
+        vectors.append(grpc(f"cars-{name}", cls, "callbench.v1.Cars/Send", body_json(message), code, result))
+
+    case("ok-seed-message", "ok", SEED_CAR)
+    case("ok-limits", "ok", seed_car(
+        car={"make": "m" * MAX_STRING_BYTES, "model": "Ω-model ✓", "year": MIN_CAR_YEAR, "mileage": MAX_MILEAGE},
+        driver={"firstname": "José", "lastname": "Müller-Łukasiewicz", "driverId": "ü" * 128}))
+    case("ok-defaults", "ok", {"car": {"make": "tesla", "model": "model 3", "year": MAX_CAR_YEAR}, "driver": {}})
+    case("missing-field-car", "missing-field", seed_car(drop=("car",)))
+    case("missing-field-driver", "missing-field", seed_car(drop=("driver",)))
+    case("over-limit-empty-make", "over-limit", seed_car(car={"make": ""}))
+    case("over-limit-empty-model", "over-limit", seed_car(car={"model": ""}))
+    case("over-limit-year-1800", "over-limit", seed_car(car={"year": 1800}))
+    case("over-limit-year-1885", "over-limit", seed_car(car={"year": 1885}))
+    case("over-limit-year-2101", "over-limit", seed_car(car={"year": 2101}))
+    case("over-limit-mileage", "over-limit", seed_car(car={"mileage": MAX_MILEAGE + 1}))
+    case("over-limit-string-257-bytes", "over-limit", seed_car(driver={"driverId": "d" * (MAX_STRING_BYTES + 1)}))
+    case("over-limit-string-258-bytes-multibyte", "over-limit", seed_car(car={"color": "é" * 129}))
+
+    seed_text = compact(SEED_CAR)
+    bad_utf8 = seed_text.replace('"gray"', '"gr\udcffy"').encode("utf-8", "surrogateescape")
+    vectors += [
+        rest("cars-malformed-json", "malformed-json", "POST", "/cars", body_text(seed_text[:-10]), 400),
+        rest("cars-wrong-type-year-string", "wrong-type", "POST", "/cars",
+             body_json(seed_car(car={"year": "2012"})), 400),
+        rest("cars-wrong-type-car-string", "wrong-type", "POST", "/cars",
+             body_json({"car": "toyota", "driver": SEED_CAR["driver"]}), 400),
+        rest("cars-invalid-utf8", "invalid-utf8", "POST", "/cars", body_bytes(bad_utf8), 400),
+        rest("cars-content-type-text-plain", "content-type", "POST", "/cars", body_json(SEED_CAR), 415,
+             headers={"Content-Type": "text/plain"}),
+        rest("cars-wrong-method-get", "wrong-method", "GET", "/cars", status=405),
+        grpc("cars-undecodable", "undecodable", "callbench.v1.Cars/Send", body_bytes(b"\xff\xff\xff"), "ANY_ERROR"),
+        grpc("cars-invalid-utf8-make", "invalid-utf8", "callbench.v1.Cars/Send",
+             body_bytes(pb_bytes(1, pb_bytes(1, b"\xff\xfe") + pb_bytes(2, b"corolla") + pb_varint(5, 2012))
+                        + pb_bytes(2, pb_bytes(1, b"John"))), "ANY_ERROR"),
+    ]
+    return {
+        "workload": "cars",
+        "description": "POST /cars and callbench.v1.Cars/Send: the car + driver message comes back unchanged "
+                       "once validated (car and driver present, make and model non-empty, strings <= 256 bytes, "
+                       "year 1886..2100, mileage <= 10,000,000).",
+        "vectors": vectors,
+    }
+
+
+# ---------------------------------------------------------------------------
+# life
+
+def rest_board(cells) -> dict:
+    return {"board": [[x, y] for x, y in cells]}
+
+
+def proto_board(cells) -> dict:
+    return {"board": [{"x": x, "y": y} for x, y in cells]} if cells else {}
+
+
+def life_file() -> dict:
+    vectors = []
+    acorn = sorted(ACORN)
+    vectors.append(rest("life-setup-ok", "ok", "GET", "/life/setup", status=200, message="callbench.v1.Board",
+                        json_=rest_board(acorn)))
+    vectors.append(grpc("life-setup-ok", "ok", "callbench.v1.Life/Setup", body_json({}), "OK", proto_board(acorn)))
+
+    def case(name, cls, ntimes, cells, raw=False):
+        """raw: big boards go as compact JSON text (REST) and raw protobuf (gRPC) to keep the files small."""
+        code, result = outcome(life_step, cells, ntimes)
+        check_class(name, cls, code)
+        if raw:
+            rest_body = body_text(compact({"ntimes": ntimes, "board": [[x, y] for x, y in cells]}))
+            grpc_body = body_bytes(pb_step_request(ntimes, cells))
+        else:
+            rest_body = body_json({"ntimes": ntimes, "board": [[x, y] for x, y in cells]})
+            grpc_body = body_json({"ntimes": ntimes, **proto_board(cells)})
+        ok = result is not None
+        vectors.append(rest(f"life-step-{name}", cls, "POST", "/life/step", rest_body, REST_STATUS[code],
+                            "callbench.v1.Board" if ok else None, rest_board(result) if ok else None))
+        vectors.append(grpc(f"life-step-{name}", cls, "callbench.v1.Life/Step", grpc_body, code,
+                            proto_board(result) if ok else None))
+
+    blinker = [(0, 1), (1, 1), (2, 1)]
+    glider = [(1, 0), (2, 1), (0, 2), (1, 2), (2, 2)]
+    block_at_limit = [(MAX_COORDINATE - 1, -MAX_COORDINATE), (MAX_COORDINATE - 1, 1 - MAX_COORDINATE),
+                      (MAX_COORDINATE, -MAX_COORDINATE), (MAX_COORDINATE, 1 - MAX_COORDINATE)]
+    case("ok-acorn-1", "ok", 1, ACORN)
+    case("ok-acorn-10", "ok", 10, ACORN)
+    case("ok-acorn-100", "ok", 100, ACORN)
+    case("ok-blinker-1", "ok", 1, blinker)
+    case("ok-blinker-1000", "ok", MAX_NTIMES, blinker)
+    case("ok-glider-4", "ok", 4, glider)
+    case("ok-glider-negative-coordinates", "ok", 8, [(x - 50, y - 70) for x, y in glider])
+    case("ok-empty-board", "ok", 1, [])
+    case("ok-duplicated-cells", "ok", 1, blinker + [(1, 1), (2, 1)])
+    case("ok-coordinates-at-limit", "ok", 3, block_at_limit)
+    case("over-limit-ntimes-0", "over-limit", 0, ACORN)
+    case("over-limit-ntimes-1001", "over-limit", MAX_NTIMES + 1, ACORN)
+    case("over-limit-10001-cells", "over-limit", 1, [(3 * i, 0) for i in range(MAX_BOARD_CELLS + 1)], raw=True)
+    case("over-limit-coordinate", "over-limit", 1, [(0, 0), (MAX_COORDINATE + 1, 0)])
+    case("over-limit-negative-coordinate", "over-limit", 1, [(0, -MAX_COORDINATE - 1)])
+    # A row of 1200 cells grows to 55,072 cells at generation 31 and falls back to 2,696 at 32:
+    # a server must check the population after every generation, not only at the end.
+    explosion = [(i, 0) for i in range(1200)]
+    case("over-limit-population", "over-limit", 32, explosion, raw=True)
+    populations = life_populations(explosion, 32)
+    over = [generation for generation, n in enumerate(populations, 1) if n > MAX_POPULATION]
+    assert over == [31] and populations[-1] < MAX_POPULATION, populations
+
+    acorn_step = {"ntimes": 1, "board": [[x, y] for x, y in ACORN]}
+    vectors += [
+        rest("life-step-malformed-json", "malformed-json", "POST", "/life/step",
+             body_text('{"ntimes": 1, "board": [[0, 0]'), 400),
+        rest("life-step-wrong-type-ntimes-string", "wrong-type", "POST", "/life/step",
+             body_json({**acorn_step, "ntimes": "1"}), 400),
+        rest("life-step-wrong-type-board-string", "wrong-type", "POST", "/life/step",
+             body_json({"ntimes": 1, "board": "acorn"}), 400),
+        rest("life-step-wrong-type-cell-triple", "wrong-type", "POST", "/life/step",
+             body_json({"ntimes": 1, "board": [[0, 0], [1, 2, 3]]}), 400),
+        rest("life-step-wrong-type-cell-single", "wrong-type", "POST", "/life/step",
+             body_json({"ntimes": 1, "board": [[1]]}), 400),
+        rest("life-step-missing-field-board", "missing-field", "POST", "/life/step", body_json({"ntimes": 1}), 400),
+        rest("life-step-missing-field-ntimes", "missing-field", "POST", "/life/step",
+             body_json({"board": acorn_step["board"]}), 400),
+        rest("life-step-content-type-text-plain", "content-type", "POST", "/life/step", body_json(acorn_step), 415,
+             headers={"Content-Type": "text/plain"}),
+        rest("life-step-wrong-method-get", "wrong-method", "GET", "/life/step", status=405),
+        rest("life-setup-wrong-method-post", "wrong-method", "POST", "/life/setup", body_json({}), 405),
+        grpc("life-step-undecodable", "undecodable", "callbench.v1.Life/Step", body_bytes(b"\xff\xff\xff"),
+             "ANY_ERROR"),
+    ]
+    return {
+        "workload": "life",
+        "description": "GET /life/setup, POST /life/step and callbench.v1.Life/{Setup,Step}: Game of Life B3/S23 "
+                       "on an unbounded plane; boards sorted by x then y, without duplicates. Big boards are sent "
+                       "as compact JSON text (REST) or raw protobuf (gRPC).",
+        "vectors": vectors,
+    }
+
+
+# ---------------------------------------------------------------------------
+# echo
+
+def echo_file() -> dict:
+    vectors = []
+
+    def case(name, cls, rest_message, proto_message=None, raw_rest=None, raw_grpc=None):
+        """proto_message: the gRPC variant when it differs (full int64 range); raw_*: bodies that JSON
+        cannot carry (they are judged by the code only)."""
+        for proto, message in (("rest", rest_message), ("grpc", proto_message or rest_message)):
+            raw = raw_rest if proto == "rest" else raw_grpc
+            if message is None and raw is None:
+                continue
+            code, result = outcome(echo, message) if message is not None else (INVALID, None)
+            check_class(name, cls, code)
+            if proto == "rest":
+                vectors.append(rest(f"echo-{name}", cls, "POST", "/echo", raw or body_json(message),
+                                    REST_STATUS[code], "callbench.v1.EchoMessage" if result else None, result))
+            else:
+                vectors.append(grpc(f"echo-{name}", cls, "callbench.v1.Echo/Echo", raw or body_json(message), code,
+                                    result))
+
+    safe = 2**53 - 1
+    int64_max, int64_min = 2**63 - 1, -(2**63)
+    unicode_record = {
+        "id": 7,
+        "name": "héllo wörld · 日本語 · русский · العربية · 🎉🚀 · e\u0301",
+        "score": -0.125,
+        "active": True,
+        "kind": "KIND_MEDIUM",
+        "location": {"city": "Zürich ☃", "latitude": -33.8688, "longitude": 151.2093},
+        "tags": ["\"quoted\"", "back\\slash", "new\nline\ttab", "\u2028", "𝄞"],
+        "samples": [-1, 0, 1],
+    }
+    case("ok-0-records", "ok", {"records": []})
+    case("ok-1-record", "ok", {"records": [echo_record(0)]})
+    case("ok-50-records", "ok", {"records": [echo_record(i) for i in range(50)]})
+    case("ok-int64-extremes", "ok",
+         {"records": [{"id": -safe, "samples": [safe, -safe, 0, 1, -1]}, {"id": safe}]},
+         {"records": [{"id": str(int64_min), "samples": [str(int64_max), str(int64_min), "0", "1", "-1"]},
+                      {"id": str(int64_max)}]})
+    case("ok-unicode-strings", "ok", {"records": [unicode_record]})
+    case("ok-defaults", "ok", {"records": [{}, {"kind": "KIND_UNSPECIFIED"}, {"location": {}}]})
+    nan_score = pb_bytes(1, pb_double(3, math.nan))
+    inf_latitude = pb_bytes(1, pb_bytes(6, pb_double(2, math.inf)))
+    case("over-limit-unknown-kind", "over-limit", {"records": [{"kind": "KIND_HUGE"}]},
+         raw_grpc=body_bytes(pb_bytes(1, pb_varint(5, 9))))
+    case("over-limit-nan-score", "over-limit", {"records": [{"score": "NaN"}]},
+         raw_grpc=body_bytes(nan_score))
+    case("over-limit-infinite-latitude", "over-limit", {"records": [{"location": {"latitude": "Infinity"}}]},
+         raw_grpc=body_bytes(inf_latitude))
+
+    # Bodies at and over 4 MiB: one record whose name is a run of 'a'.
+    prefix, suffix = b'{"records":[{"name":"', b'"}]}'
+    at_limit = MAX_BODY_BYTES - len(prefix) - len(suffix)
+
+    def pb_name_record(size):
+        head = varint(2 << 3 | 2) + varint(size)
+        return varint(1 << 3 | 2) + varint(len(head) + size) + head
+
+    grpc_at_limit = next(n for n in range(MAX_BODY_BYTES, 0, -1)
+                         if len(pb_name_record(n)) + n == MAX_BODY_BYTES)
+    vectors += [
+        rest("echo-missing-field-records", "missing-field", "POST", "/echo", body_json({}), 400),
+        rest("echo-malformed-json", "malformed-json", "POST", "/echo", body_text('{"records": [{"id": 1}'), 400),
+        rest("echo-invalid-utf8", "invalid-utf8", "POST", "/echo", body_bytes(b'{"records":[{"name":"\xc3\x28"}]}'),
+             400),
+        rest("echo-content-type-text-plain", "content-type", "POST", "/echo", body_json({"records": []}), 415,
+             headers={"Content-Type": "text/plain"}),
+        rest("echo-wrong-method-get", "wrong-method", "GET", "/echo", status=405),
+        rest("echo-ok-body-at-limit", "ok", "POST", "/echo", body_fill(ord("a"), at_limit, prefix, suffix), 200),
+        rest("echo-oversized-body", "oversized", "POST", "/echo",
+             body_fill(ord("a"), at_limit + 1, prefix, suffix), 413),
+        grpc("echo-ok-message-at-limit", "ok", "callbench.v1.Echo/Echo",
+             body_fill(ord("a"), grpc_at_limit, pb_name_record(grpc_at_limit)), "OK"),
+        grpc("echo-oversized-message", "oversized", "callbench.v1.Echo/Echo",
+             body_fill(ord("a"), grpc_at_limit + 1, pb_name_record(grpc_at_limit + 1)), "RESOURCE_EXHAUSTED"),
+        grpc("echo-undecodable", "undecodable", "callbench.v1.Echo/Echo", body_bytes(b"\xff\xff\xff"), "ANY_ERROR"),
+        grpc("echo-invalid-utf8-name", "invalid-utf8", "callbench.v1.Echo/Echo",
+             body_bytes(pb_bytes(1, pb_bytes(2, b"\xc3\x28"))), "ANY_ERROR"),
+    ]
+    assert len(prefix) + at_limit + len(suffix) == MAX_BODY_BYTES
+    return {
+        "workload": "echo",
+        "description": "POST /echo and callbench.v1.Echo/Echo: the message comes back unchanged (numbers finite, "
+                       "kinds known). Bodies of exactly 4 MiB are accepted (expect no body: it would be 4 MiB), "
+                       "one byte more is refused.",
+        "vectors": vectors,
+    }
+
+
+# ---------------------------------------------------------------------------
+# health and protocol
+
+SERVICES = ["Auth", "Students", "Cars", "Life", "Echo"]
+
+
+def health_file() -> dict:
+    vectors = [
+        rest("health-ok", "ok", "GET", "/health", status=200),
+        grpc("health-ok", "ok", "grpc.health.v1.Health/Check", body_json({}), "OK", {"status": "SERVING"}),
+    ]
+    for service in SERVICES:
+        vectors.append(grpc(f"health-ok-{service.lower()}", "ok", "grpc.health.v1.Health/Check",
+                            body_json({"service": f"callbench.v1.{service}"}), "OK", {"status": "SERVING"}))
+    return {
+        "workload": "health",
+        "description": "GET /health (200) and grpc.health.v1.Health/Check: SERVING for the server ('') and for "
+                       "every callbench.v1 service.",
+        "vectors": vectors,
+    }
+
+
+def protocol_file() -> dict:
+    return {
+        "workload": "protocol",
+        "description": "Routes and methods outside the contract: unknown routes (404 / UNIMPLEMENTED), known "
+                       "routes with the wrong HTTP method (405), an empty gRPC message.",
+        "vectors": [
+            rest("protocol-unknown-route-nope", "unknown-route", "GET", "/nope", status=404),
+            rest("protocol-unknown-route-root", "unknown-route", "GET", "/", status=404),
+            rest("protocol-wrong-method-health-delete", "wrong-method", "DELETE", "/health", status=405),
+            grpc("protocol-unknown-method", "unknown-route", "callbench.v1.Auth/Nope", body_bytes(b""),
+                 "UNIMPLEMENTED"),
+            grpc("protocol-unknown-service", "unknown-route", "callbench.v1.Nope/Test", body_bytes(b""),
+                 "UNIMPLEMENTED"),
+            # id 0 and an empty password: wrong twice, and the contract does not say which check comes first.
+            grpc("protocol-empty-message", "missing-field", "callbench.v1.Auth/Test", body_bytes(b""), "ANY_ERROR"),
+        ],
+    }
+
+
+# ---------------------------------------------------------------------------
+# Output
+
+def depth(value) -> int:
+    children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else None
+    return 0 if children is None else 1 + max(map(depth, children), default=0)
+
+
+def render(value, indent: int = 0, in_list: bool = False) -> str:
+    """JSON with 2-space indentation; small values stay on one line (up to 100 columns, or 260 for the
+    items of a list: one cell, one record per line)."""
+    if isinstance(value, (dict, list)) and value:
+        inline = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+        if depth(value) <= 2 and indent + len(inline) <= (260 if in_list else 100):
+            return inline
+        pad = " " * (indent + 2)
+        if isinstance(value, dict):
+            items = [f"{pad}{json.dumps(k, ensure_ascii=False)}: {render(v, indent + 2)}" for k, v in value.items()]
+            return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
+        items = [pad + render(v, indent + 2, True) for v in value]
+        return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+
+def self_test():
+    assert sha512_hex("abc").startswith("ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a")
+    blinker = [(0, 1), (1, 1), (2, 1)]
+    assert life_step(blinker, 1) == [(1, 0), (1, 1), (1, 2)]
+    assert life_step(blinker, 2) == blinker
+    glider = [(1, 0), (2, 1), (0, 2), (1, 2), (2, 2)]
+    assert life_step(glider, 4) == sorted((x + 1, y + 1) for x, y in glider)
+    assert varint(300) == b"\xac\x02" and zigzag(-1) == 1 and zigzag(1) == 2 and zigzag(-(2**63)) == 2**64 - 1
+
+
+def build() -> dict[str, str]:
+    self_test()
+    files = {
+        "auth.json": auth_file(),
+        "students.json": students_file(),
+        "cars.json": cars_file(),
+        "life.json": life_file(),
+        "echo.json": echo_file(),
+        "health.json": health_file(),
+        "protocol.json": protocol_file(),
+    }
+    names = set()
+    for file in files.values():
+        for v in file["vectors"]:
+            assert re.fullmatch(r"(rest|grpc)-[a-z0-9]+(-[a-z0-9]+)*", v["name"]), v["name"]
+            assert v["name"] not in names, f"duplicate vector {v['name']}"
+            assert v["class"] in CLASSES, f"{v['name']}: class {v['class']}"
+            names.add(v["name"])
+    return {name: render(file) + "\n" for name, file in files.items()}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 if a committed vector file differs")
+    args = parser.parse_args()
+    outputs = build()
+    if args.check:
+        stale = [name for name, text in outputs.items()
+                 if not (VECTOR_DIR / name).exists() or (VECTOR_DIR / name).read_text(encoding="utf-8") != text]
+        for name in stale:
+            print(f"contract/vectors/{name} differs from make_vectors.py's output", file=sys.stderr)
+        if stale:
+            print("run: python3 contract/make_vectors.py", file=sys.stderr)
+        return 1 if stale else 0
+    VECTOR_DIR.mkdir(parents=True, exist_ok=True)
+    for name, text in outputs.items():
+        path = VECTOR_DIR / name
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
