@@ -40,8 +40,12 @@ impl ServeArgs {
         })
     }
 
+    /// `host:port`, with brackets around an IPv6 host.
     pub fn bind_addr(&self) -> String {
-        format!("{}:{}", self.host, self.port)
+        match self.host.contains(':') {
+            true => format!("[{}]:{}", self.host, self.port),
+            false => format!("{}:{}", self.host, self.port),
+        }
     }
 
     /// A tokio runtime with exactly `workers` threads.
@@ -56,7 +60,7 @@ impl ServeArgs {
 
 /// Binds a std listener (so the port is known before serving), or exits with a one-line message.
 pub fn bind(args: &ServeArgs) -> std::net::TcpListener {
-    let listener = std::net::TcpListener::bind(args.bind_addr())
+    let listener = std::net::TcpListener::bind((args.host.as_str(), args.port))
         .unwrap_or_else(|e| fail(format!("cannot listen on {}: {e}", args.bind_addr())));
     listener.set_nonblocking(true).unwrap_or_else(|e| fail(format!("cannot set the listener non-blocking: {e}")));
     listener

@@ -75,7 +75,7 @@ fn record(i: usize) -> Record {
         id: 1_000_000 + i as i64,
         name: format!("record-{i:06}"),
         score: (i as f64) * 0.25 + 0.5,
-        active: i % 2 == 0,
+        active: i.is_multiple_of(2),
         kind: kinds[i % 3],
         location: Some(Location { city: "Springfield".into(), latitude: 39.78, longitude: -89.65 }),
         tags: vec!["alpha".into(), "beta".into()],
