@@ -14,7 +14,11 @@ impl From<pb::CarMessage> for cars::CarMessage {
                 year: c.year,
                 mileage: c.mileage,
             }),
-            driver: m.driver.map(|d| cars::Driver { firstname: d.firstname, lastname: d.lastname, driver_id: d.driver_id }),
+            driver: m.driver.map(|d| cars::Driver {
+                firstname: d.firstname,
+                lastname: d.lastname,
+                driver_id: d.driver_id,
+            }),
         }
     }
 }
@@ -93,7 +97,11 @@ impl TryFrom<pb::EchoMessage> for echo::EchoMessage {
                     score: r.score,
                     active: r.active,
                     kind,
-                    location: r.location.map(|l| echo::Location { city: l.city, latitude: l.latitude, longitude: l.longitude }),
+                    location: r.location.map(|l| echo::Location {
+                        city: l.city,
+                        latitude: l.latitude,
+                        longitude: l.longitude,
+                    }),
                     tags: r.tags,
                     samples: r.samples,
                 })
@@ -114,7 +122,11 @@ impl From<echo::EchoMessage> for pb::EchoMessage {
                 score: r.score,
                 active: r.active,
                 kind: r.kind.number(),
-                location: r.location.map(|l| pb::Location { city: l.city, latitude: l.latitude, longitude: l.longitude }),
+                location: r.location.map(|l| pb::Location {
+                    city: l.city,
+                    latitude: l.latitude,
+                    longitude: l.longitude,
+                }),
                 tags: r.tags,
                 samples: r.samples,
             })

@@ -148,9 +148,11 @@ mod tests {
                 }
                 if let Some(grpc) = &v.grpc {
                     let (service, method) = grpc.method.split_once('/').unwrap();
-                    let known = pool.get_service_by_name(service).and_then(|s| s.methods().find(|m| m.name() == method));
+                    let known =
+                        pool.get_service_by_name(service).and_then(|s| s.methods().find(|m| m.name() == method));
                     if let (Some(m), Some(json)) = (known, &grpc.expect.json) {
-                        rest_json::message_from_proto_json(&m.output(), json).unwrap_or_else(|e| panic!("{}: {e}", v.name));
+                        rest_json::message_from_proto_json(&m.output(), json)
+                            .unwrap_or_else(|e| panic!("{}: {e}", v.name));
                     }
                 }
             }

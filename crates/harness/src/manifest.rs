@@ -84,7 +84,8 @@ pub struct Placeholders {
 impl Manifest {
     pub fn load(path: &std::path::Path) -> Result<Manifest> {
         let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let mut manifest: Manifest = toml::from_str(&text).with_context(|| format!("{} is not a valid manifest", path.display()))?;
+        let mut manifest: Manifest =
+            toml::from_str(&text).with_context(|| format!("{} is not a valid manifest", path.display()))?;
         manifest.dir = path.parent().unwrap_or(std::path::Path::new(".")).to_path_buf();
         if manifest.start.command.is_empty() {
             bail!("{}: start.command is empty", path.display());
@@ -159,7 +160,13 @@ mod tests {
         "#;
         let m: Manifest = toml::from_str(text).unwrap();
         let repo = Repo { root: "/r".into() };
-        let values = Placeholders { host: "127.0.0.1".into(), port: 9, workers: 1, mode: "preloaded".into(), users: "/u.json".into() };
+        let values = Placeholders {
+            host: "127.0.0.1".into(),
+            port: 9,
+            workers: 1,
+            mode: "preloaded".into(),
+            users: "/u.json".into(),
+        };
         let argv = m.start_argv(&repo, &values);
         assert!(argv[0].ends_with("/release/x"));
         assert_eq!(&argv[1..], ["--port", "9", "--users", "/u.json"]);

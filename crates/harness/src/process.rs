@@ -32,7 +32,14 @@ pub struct StartOptions {
 
 impl Default for StartOptions {
     fn default() -> Self {
-        StartOptions { host: "127.0.0.1".into(), port: None, workers: 1, mode: "preloaded".into(), cpus: None, echo_output: false }
+        StartOptions {
+            host: "127.0.0.1".into(),
+            port: None,
+            workers: 1,
+            mode: "preloaded".into(),
+            cpus: None,
+            echo_output: false,
+        }
     }
 }
 
@@ -63,7 +70,12 @@ impl ServerProcess {
         };
         let argv = manifest.start_argv(repo, &values);
         let mut command = Command::new(&argv[0]);
-        command.args(&argv[1..]).current_dir(&repo.root).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        command
+            .args(&argv[1..])
+            .current_dir(&repo.root)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
         for (key, value) in &manifest.start.env {
             command.env(key, manifest.fill(repo, value, Some(&values)));
         }
@@ -96,7 +108,13 @@ impl ServerProcess {
             drain(err, output_tail.clone(), options.echo_output, true);
         }
         let ip = options.host.parse().with_context(|| format!("host '{}' is not an IP address", options.host))?;
-        Ok(ServerProcess { name: manifest.name.clone(), addr: SocketAddr::new(ip, port), child, output_tail, stopped: false })
+        Ok(ServerProcess {
+            name: manifest.name.clone(),
+            addr: SocketAddr::new(ip, port),
+            child,
+            output_tail,
+            stopped: false,
+        })
     }
 
     pub fn pid(&self) -> u32 {

@@ -51,7 +51,8 @@ fn version_key(v: &str) -> Vec<u64> {
 mod tests {
     #[test]
     fn reads_the_highest_locked_version() {
-        let lock = "[[package]]\nname = \"h2\"\nversion = \"0.3.26\"\n\n[[package]]\nname = \"h2\"\nversion = \"0.4.10\"\n";
+        let lock =
+            "[[package]]\nname = \"h2\"\nversion = \"0.3.26\"\n\n[[package]]\nname = \"h2\"\nversion = \"0.4.10\"\n";
         assert_eq!(super::cargo_lock_version(lock, "h2").as_deref(), Some("0.4.10"));
         assert_eq!(super::cargo_lock_version(lock, "tokio"), None);
     }

@@ -83,7 +83,13 @@ fn curl_agrees(server: &str) {
             failures.push(format!("{name}: {e}"));
         }
     }
-    assert!(failures.is_empty(), "curl disagrees on {} of {} vectors:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "curl disagrees on {} of {} vectors:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -137,7 +143,8 @@ fn grpcurl_agrees_with_rust_tonic() {
             }
             let reply: serde_json::Value = serde_json::from_str(&stdout)?;
             let desc = check::output(&case)?;
-            let got = callbench_contract::rest_json::message_from_proto_json(&desc, &reply).map_err(anyhow::Error::msg)?;
+            let got =
+                callbench_contract::rest_json::message_from_proto_json(&desc, &reply).map_err(anyhow::Error::msg)?;
             check::judge_grpc_reply(&case, &got)
         });
         if let Err(e) = judged {
@@ -145,7 +152,12 @@ fn grpcurl_agrees_with_rust_tonic() {
         }
     }
     assert!(checked >= 20, "only {checked} gRPC vectors checked");
-    assert!(failures.is_empty(), "grpcurl disagrees on {} of {checked} vectors:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "grpcurl disagrees on {} of {checked} vectors:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]

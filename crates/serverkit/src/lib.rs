@@ -35,7 +35,10 @@ impl ServeArgs {
     /// Opens the users file in the chosen mode, or exits with a one-line message.
     pub fn open_users(&self) -> UserStore {
         UserStore::open(&self.users, self.mode).unwrap_or_else(|e| {
-            eprintln!("error: cannot read users file {}: {e} (write it with `callbench gen-users`)", self.users.display());
+            eprintln!(
+                "error: cannot read users file {}: {e} (write it with `callbench gen-users`)",
+                self.users.display()
+            );
             std::process::exit(2)
         })
     }

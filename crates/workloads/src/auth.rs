@@ -73,8 +73,7 @@ impl UserStore {
         let found = match self {
             UserStore::Preloaded(users) => users.contains_key(&id),
             UserStore::PerRequest(path) => {
-                let users = read_users(path)
-                    .map_err(|e| WorkloadError::internal(format!("cannot read users: {e}")))?;
+                let users = read_users(path).map_err(|e| WorkloadError::internal(format!("cannot read users: {e}")))?;
                 users.iter().any(|u| u.id == id)
             }
         };
@@ -95,9 +94,7 @@ fn check_password(password: &str) -> Result<()> {
         return Err(WorkloadError::invalid("password must not be empty"));
     }
     if password.len() > MAX_PASSWORD_BYTES {
-        return Err(WorkloadError::invalid(format!(
-            "password is longer than {MAX_PASSWORD_BYTES} bytes"
-        )));
+        return Err(WorkloadError::invalid(format!("password is longer than {MAX_PASSWORD_BYTES} bytes")));
     }
     Ok(())
 }

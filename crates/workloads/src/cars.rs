@@ -43,7 +43,8 @@ pub fn validate(message: &CarMessage) -> Result<()> {
     if car.make.is_empty() || car.model.is_empty() {
         return Err(WorkloadError::invalid("car.make and car.model are required"));
     }
-    let strings = [&car.make, &car.model, &car.trim, &car.color, &driver.firstname, &driver.lastname, &driver.driver_id];
+    let strings =
+        [&car.make, &car.model, &car.trim, &car.color, &driver.firstname, &driver.lastname, &driver.driver_id];
     if strings.iter().any(|s| s.len() > MAX_STRING_BYTES) {
         return Err(WorkloadError::invalid(format!("strings are limited to {MAX_STRING_BYTES} bytes")));
     }

@@ -14,7 +14,8 @@ pub fn pool() -> &'static DescriptorPool {
     static POOL: OnceLock<DescriptorPool> = OnceLock::new();
     POOL.get_or_init(|| {
         let mut pool = callbench_contract::descriptor_pool().clone();
-        pool.decode_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET).expect("tonic-health's descriptors decode");
+        pool.decode_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+            .expect("tonic-health's descriptors decode");
         pool
     })
 }

@@ -27,7 +27,8 @@ pub fn judge_rest(case: &RestCase, status: u16, content_type: &str, body: &[u8])
     if !content_type.starts_with("application/json") {
         bail!("content-type '{content_type}' (expected application/json)");
     }
-    let got: serde_json::Value = serde_json::from_slice(body).map_err(|e| anyhow!("body is not JSON ({e}): {}", snippet(body)))?;
+    let got: serde_json::Value =
+        serde_json::from_slice(body).map_err(|e| anyhow!("body is not JSON ({e}): {}", snippet(body)))?;
     match &case.expect.message {
         Some(name) => {
             let desc = message(name)?;
@@ -78,7 +79,10 @@ pub fn judge_grpc_status(case: &GrpcCase, code: Option<i32>, detail: &str) -> Re
         }
         return Ok(false);
     }
-    let want = CODE_NAMES.iter().position(|n| *n == case.expect.code).ok_or_else(|| anyhow!("vector: unknown code {}", case.expect.code))?;
+    let want = CODE_NAMES
+        .iter()
+        .position(|n| *n == case.expect.code)
+        .ok_or_else(|| anyhow!("vector: unknown code {}", case.expect.code))?;
     if code != Some(want as i32) {
         let got = code.map(code_name).unwrap_or("no grpc-status");
         bail!("{got} (expected {}); {detail}", case.expect.code);
@@ -115,7 +119,11 @@ pub fn grpc_request(case: &GrpcCase) -> Result<(String, String, Bytes)> {
 
 fn snippet(body: &[u8]) -> String {
     let text = String::from_utf8_lossy(&body[..body.len().min(200)]).to_string();
-    if body.len() > 200 { format!("{text}...") } else { text }
+    if body.len() > 200 {
+        format!("{text}...")
+    } else {
+        text
+    }
 }
 
 fn short(value: &serde_json::Value) -> String {

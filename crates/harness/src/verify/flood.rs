@@ -68,7 +68,7 @@ async fn worker_loop(
     let mut conn = Conn::open(protocol, addr).await?;
     for i in 0..count {
         let n = i * 7 + worker; // spread the kinds of bad input over the connections
-        let request = match oversized.is_empty() || n % OVERSIZED_EVERY != 0 {
+        let request = match oversized.is_empty() || !n.is_multiple_of(OVERSIZED_EVERY) {
             true => &small[n % small.len()],
             false => &oversized[n / OVERSIZED_EVERY % oversized.len()],
         };
@@ -125,7 +125,8 @@ fn bad_requests(protocol: Protocol) -> Result<(Vec<BadRequest>, Vec<BadRequest>)
             let (request, is_fill) = match (protocol, &v.rest, &v.grpc) {
                 (Protocol::Rest, Some(rest), _) => {
                     let (headers, body) = rest_request(rest)?;
-                    let request = BadRequest::Rest { method: rest.method.clone(), path: rest.path.clone(), headers, body };
+                    let request =
+                        BadRequest::Rest { method: rest.method.clone(), path: rest.path.clone(), headers, body };
                     (request, matches!(rest.body, Some(Body::Fill(_))))
                 }
                 (Protocol::Grpc, _, Some(grpc)) => {
@@ -134,7 +135,11 @@ fn bad_requests(protocol: Protocol) -> Result<(Vec<BadRequest>, Vec<BadRequest>)
                 }
                 _ => continue,
             };
-            if is_fill { oversized.push(request) } else { small.push(request) }
+            if is_fill {
+                oversized.push(request)
+            } else {
+                small.push(request)
+            }
         }
     }
     anyhow::ensure!(!small.is_empty(), "the vectors hold no bad input for {protocol}");

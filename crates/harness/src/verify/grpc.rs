@@ -28,9 +28,23 @@ pub struct GrpcReply {
 
 /// gRPC status names by number.
 pub const CODE_NAMES: [&str; 17] = [
-    "OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS",
-    "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED",
-    "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED",
+    "OK",
+    "CANCELLED",
+    "UNKNOWN",
+    "INVALID_ARGUMENT",
+    "DEADLINE_EXCEEDED",
+    "NOT_FOUND",
+    "ALREADY_EXISTS",
+    "PERMISSION_DENIED",
+    "RESOURCE_EXHAUSTED",
+    "FAILED_PRECONDITION",
+    "ABORTED",
+    "OUT_OF_RANGE",
+    "UNIMPLEMENTED",
+    "INTERNAL",
+    "UNAVAILABLE",
+    "DATA_LOSS",
+    "UNAUTHENTICATED",
 ];
 
 pub fn code_name(code: i32) -> &'static str {
@@ -87,7 +101,12 @@ impl GrpcConn {
                 c if c.is_empty() => (head_code, head_message),
                 c => (c, header(&trailers, "grpc-message")),
             };
-            Ok::<_, anyhow::Error>(GrpcReply { http_status, code: code.parse().ok(), message, body: first_message(&data) })
+            Ok::<_, anyhow::Error>(GrpcReply {
+                http_status,
+                code: code.parse().ok(),
+                message,
+                body: first_message(&data),
+            })
         })
         .await
         .context("no answer within 30 s")?

@@ -40,7 +40,13 @@ impl Http1Conn {
     }
 
     /// Sends one request; `headers` with an empty value are not sent.
-    pub async fn send(&mut self, method: &str, path: &str, headers: &[(String, String)], body: Bytes) -> Result<HttpReply> {
+    pub async fn send(
+        &mut self,
+        method: &str,
+        path: &str,
+        headers: &[(String, String)],
+        body: Bytes,
+    ) -> Result<HttpReply> {
         let mut request = hyper::Request::builder().method(method).uri(path).header("host", self.addr.to_string());
         for (name, value) in headers.iter().filter(|(_, v)| !v.is_empty()) {
             request = request.header(name.as_str(), value.as_str());

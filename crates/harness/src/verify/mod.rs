@@ -93,7 +93,10 @@ pub async fn verify_address(protocol: Protocol, addr: SocketAddr, options: &Veri
         .map_err(|_| anyhow::anyhow!("cannot connect to {addr}: timed out"))?
         .with_context(|| format!("cannot connect to {addr}"))?;
     let mut report = Report::default();
-    report.steps.push(Step { title: format!("vectors ({protocol} at {addr})"), outcomes: run_vectors(protocol, addr, None).await });
+    report.steps.push(Step {
+        title: format!("vectors ({protocol} at {addr})"),
+        outcomes: run_vectors(protocol, addr, None).await,
+    });
     if options.flood_requests > 0 {
         report.steps.push(flood_step(protocol, addr, None, options).await);
     }
@@ -129,7 +132,12 @@ pub async fn verify_server(repo: &Repo, manifest: &Manifest, options: &VerifyOpt
 }
 
 /// Two flood rounds; the server must survive, not keep growing, and still pass the ok vectors.
-async fn flood_step(protocol: Protocol, addr: SocketAddr, mut server: Option<&mut ServerProcess>, options: &VerifyOptions) -> Step {
+async fn flood_step(
+    protocol: Protocol,
+    addr: SocketAddr,
+    mut server: Option<&mut ServerProcess>,
+    options: &VerifyOptions,
+) -> Step {
     let mut outcomes = Vec::new();
     let mut rss = Vec::new();
     for round in 1..=2 {
@@ -140,24 +148,34 @@ async fn flood_step(protocol: Protocol, addr: SocketAddr, mut server: Option<&mu
             (Err(e), _) => Some(format!("{e:#}")),
             (Ok(_), true) => None,
         };
-        let name = match &result {
-            Ok(s) => format!(
+        let name =
+            match &result {
+                Ok(s) => {
+                    format!(
                 "flood-round-{round}: {} bad requests over {} connections in {:.1} s, {} reconnects, {} unanswered",
                 s.requests, options.flood_connections, s.elapsed.as_secs_f64(), s.reconnects, s.unanswered
-            ),
-            Err(_) => format!("flood-round-{round}"),
-        };
+            )
+                }
+                Err(_) => format!("flood-round-{round}"),
+            };
         outcomes.push(Outcome { name, class: "flood".into(), failure });
         rss.push(server.as_ref().and_then(|s| s.rss_kib()));
     }
     if let [Some(first), Some(second)] = rss[..] {
         // Growth after the first round (which warms caches and pools) means memory is kept per bad request.
         let limit = first + first / 2 + 20 * 1024;
-        let failure = (second > limit).then(|| format!("RSS grew from {first} KiB to {second} KiB over the second round"));
-        outcomes.push(Outcome { name: format!("flood-memory: RSS {first} KiB after round 1, {second} KiB after round 2"), class: "flood".into(), failure });
+        let failure =
+            (second > limit).then(|| format!("RSS grew from {first} KiB to {second} KiB over the second round"));
+        outcomes.push(Outcome {
+            name: format!("flood-memory: RSS {first} KiB after round 1, {second} KiB after round 2"),
+            class: "flood".into(),
+            failure,
+        });
     }
-    let still_ok: Vec<Outcome> = run_vectors(protocol, addr, None).await.into_iter().filter(|o| o.class == "ok").collect();
-    let failed: Vec<String> = still_ok.iter().filter_map(|o| o.failure.as_ref().map(|f| format!("{}: {f}", o.name))).collect();
+    let still_ok: Vec<Outcome> =
+        run_vectors(protocol, addr, None).await.into_iter().filter(|o| o.class == "ok").collect();
+    let failed: Vec<String> =
+        still_ok.iter().filter_map(|o| o.failure.as_ref().map(|f| format!("{}: {f}", o.name))).collect();
     outcomes.push(Outcome {
         name: format!("after-flood: {} valid vectors answered correctly", still_ok.len() - failed.len()),
         class: "flood".into(),
