@@ -43,7 +43,8 @@ fn rest_cases() -> Vec<(String, RestCase)> {
 
 fn curl(addr: &str, case: &RestCase) -> (u16, String, Vec<u8>) {
     let (headers, payload) = check::rest_request(case).unwrap();
-    let dir = std::env::temp_dir().join(format!("cb-curl-{}", std::process::id()));
+    // One folder per server (port): the tests run in parallel.
+    let dir = std::env::temp_dir().join(format!("cb-curl-{}-{}", std::process::id(), addr.replace([':', '.'], "-")));
     std::fs::create_dir_all(&dir).unwrap();
     let (body_file, out_file) = (dir.join("body"), dir.join("out"));
     std::fs::write(&body_file, &payload).unwrap();
@@ -68,7 +69,7 @@ fn curl(addr: &str, case: &RestCase) -> (u16, String, Vec<u8>) {
     let line = String::from_utf8_lossy(&output.stdout).to_string();
     let (status, content_type) = line.split_once(' ').unwrap_or((&line, ""));
     let body = std::fs::read(&out_file).unwrap_or_default();
-    let _ = std::fs::remove_file(&out_file);
+    let _ = std::fs::remove_dir_all(&dir);
     (status.parse().unwrap_or(0), content_type.to_string(), body)
 }
 
