@@ -1,0 +1,84 @@
+//! Starts a real server binary on port 0 (killed when dropped, even on a failed assert).
+
+use crate::http1::{Conn, Response};
+use std::io::{BufRead, BufReader};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// A running server; killed (and its temp dir removed) when dropped, even on a failed assert.
+pub struct Server {
+    child: Child,
+    dir: PathBuf,
+    pub addr: String,
+}
+
+impl Server {
+    pub fn start(bin: &str, extra_args: &[&str]) -> Server {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("callbench-testkit-{}-{n}", std::process::id()));
+        let users = dir.join("users.json");
+        callbench_workloads::users::write_users_json(&users).expect("write users.json");
+        let child = Command::new(bin)
+            .args(["--port", "0", "--users"])
+            .arg(&users)
+            .args(extra_args)
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("start the server");
+        let mut server = Server { child, dir, addr: String::new() };
+        server.addr = server.wait_for_listening_line();
+        server
+    }
+
+    fn wait_for_listening_line(&mut self) -> String {
+        let stdout = self.child.stdout.take().expect("piped stdout");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let line = rx.recv_timeout(Duration::from_secs(20)).expect("no `listening on` line in 20 s");
+        let addr =
+            line.trim().strip_prefix("listening on ").unwrap_or_else(|| panic!("unexpected first line {line:?}"));
+        addr.to_string()
+    }
+
+    pub fn connect(&self) -> Conn {
+        let stream = TcpStream::connect(&self.addr).expect("connect");
+        stream.set_read_timeout(Some(Duration::from_secs(20))).expect("read timeout");
+        Conn::new(stream)
+    }
+
+    /// One request on a fresh connection.
+    pub fn call(&self, method: &str, path: &str, content_type: Option<&str>, body: &[u8]) -> Response {
+        self.connect().call(method, path, content_type, body)
+    }
+
+    /// Sends `signal` (e.g. "TERM") and waits up to `limit` for the exit.
+    pub fn stop(mut self, signal: &str, limit: Duration) -> Option<ExitStatus> {
+        let pid = self.child.id().to_string();
+        Command::new("kill").args([&format!("-{signal}"), &pid]).status().expect("run kill");
+        let start = Instant::now();
+        while start.elapsed() < limit {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
