@@ -22,10 +22,21 @@ fn alive(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| !s.contains(") Z "))
 }
 
-fn wait_for_child(parent: &mut Child, timeout: Duration) -> u32 {
+fn command_line(pid: u32) -> String {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+        .unwrap_or_default()
+}
+
+/// The child of `parent` running the server binary `name` (not the build that precedes it).
+fn wait_for_server(parent: &mut Child, name: &str, timeout: Duration) -> u32 {
     let deadline = Instant::now() + timeout;
     loop {
-        if let Some(&pid) = children_of(parent.id()).first() {
+        let suffix = format!("/{name}");
+        let server = children_of(parent.id())
+            .into_iter()
+            .find(|&pid| command_line(pid).split_whitespace().next().is_some_and(|program| program.ends_with(&suffix)));
+        if let Some(pid) = server {
             return pid;
         }
         assert!(parent.try_wait().unwrap().is_none(), "callbench ended before starting a server");
@@ -72,7 +83,7 @@ fn ctrl_c_during_serve_stops_the_server() {
         assert!(Instant::now() < deadline);
     }
     let addr = line.split("http://").nth(1).unwrap().split_whitespace().next().unwrap().to_string();
-    let server = children_of(cli.id())[0];
+    let server = wait_for_server(&mut cli, "rust-axum", Duration::from_secs(5));
     assert!(std::net::TcpStream::connect(&addr).is_ok());
     interrupt(&cli);
     let status = wait_exit(&mut cli);
@@ -90,10 +101,10 @@ fn ctrl_c_during_verify_stops_the_server() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let server = wait_for_child(&mut cli, Duration::from_secs(300));
+    let server = wait_for_server(&mut cli, "rust-tonic", Duration::from_secs(300));
     std::thread::sleep(Duration::from_millis(1500)); // into the vectors or the flood
     interrupt(&cli);
     let status = wait_exit(&mut cli);
     assert_eq!(status.code(), Some(130));
-    assert!(!alive(server), "server {server} outlived callbench verify");
+    assert!(!alive(server), "server {server} ({}) outlived callbench verify", command_line(server));
 }

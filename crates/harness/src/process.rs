@@ -226,16 +226,26 @@ fn drain(stream: impl Read + Send + 'static, tail: Arc<Mutex<VecDeque<String>>>,
     });
 }
 
-/// Builds a server with its manifest's build command (output to stderr).
+/// Builds a server with its manifest's build command (output to stderr). The
+/// build runs in its own process group, registered like a server's, so an
+/// interrupted callbench stops it too.
 pub fn build(repo: &Repo, manifest: &Manifest) -> Result<()> {
     let Some(argv) = manifest.build_argv(repo) else { return Ok(()) };
-    let status = Command::new(&argv[0])
+    let mut command = Command::new(&argv[0]);
+    command
         .args(&argv[1..])
         .current_dir(&repo.root)
+        .stdin(Stdio::null())
         .stdout(Stdio::inherit())
-        .stderr(Stdio::inherit())
-        .status()
-        .with_context(|| format!("cannot run the build of {} ({})", manifest.name, argv.join(" ")))?;
+        .stderr(Stdio::inherit());
+    command.process_group(0);
+    let mut child =
+        command.spawn().with_context(|| format!("cannot run the build of {} ({})", manifest.name, argv.join(" ")))?;
+    let group = child.id() as i32;
+    LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner()).push(group);
+    let status = child.wait();
+    LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner()).retain(|g| *g != group);
+    let status = status.with_context(|| format!("waiting for the build of {}", manifest.name))?;
     if !status.success() {
         bail!("building {} failed ({}): {}", manifest.name, status, argv.join(" "));
     }
