@@ -39,6 +39,11 @@ fn main() {
         }
     });
     callbench_harness::process::kill_all();
+    // A signal's handler exits with the signal's code; if the main flow got here first
+    // (e.g. it saw the server it was watching end), that code still wins.
+    if let Some(code) = callbench_harness::process::interrupted() {
+        std::process::exit(code);
+    }
     match result {
         Ok(code) => std::process::exit(code),
         Err(e) => exit_with(format!("{e:#}")),

@@ -13,8 +13,25 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// Process groups of the servers alive now, for `kill_all`.
+/// Process groups of the servers (and builds) alive now, for `kill_all`.
 static LIVE_GROUPS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+/// The exit code callbench owes a signal it received (130 for SIGINT...), 0 if none.
+static INTERRUPTED: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// Records that callbench was interrupted: from now on a server ending is expected,
+/// and the process must exit with `code` whatever the main flow concludes.
+pub fn set_interrupted(code: i32) {
+    INTERRUPTED.store(code, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// The exit code of the signal that interrupted callbench, if one did.
+pub fn interrupted() -> Option<i32> {
+    match INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
+        0 => None,
+        code => Some(code),
+    }
+}
 
 /// How to start a server.
 #[derive(Debug, Clone)]

@@ -13,6 +13,7 @@ pub fn stop_servers_on_signals() {
         if let Ok(mut stream) = signal(kind) {
             tokio::spawn(async move {
                 stream.recv().await;
+                callbench_harness::process::set_interrupted(code);
                 eprintln!("callbench: interrupted, stopping servers");
                 callbench_harness::process::kill_all();
                 std::process::exit(code);
