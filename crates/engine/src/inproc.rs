@@ -1,0 +1,137 @@
+//! The in-process target: a workload function called directly, the baseline with no boundary.
+//! No wire: wire bytes are 0 and payload bytes are the REST JSON sizes of request and answer.
+
+use crate::record::{ByteCounts, ErrorKind};
+use crate::target::{Reply, Target};
+use callbench_workloads::{auth, cars, echo, life, students, users};
+use std::path::Path;
+
+pub enum Workload {
+    /// `auth.test(id, password)` against a preloaded user store.
+    Auth {
+        store: auth::UserStore,
+        id: i64,
+        password: String,
+    },
+    Students,
+    Cars(cars::CarMessage),
+    Life {
+        board: Vec<life::Cell>,
+        ntimes: u32,
+    },
+    Echo(echo::EchoMessage),
+}
+
+impl Workload {
+    /// Auth with users written to `users_file` (if needed) and preloaded.
+    pub fn auth(users_file: &Path, id: i64) -> std::io::Result<Self> {
+        users::write_users_json(users_file)?;
+        let store = auth::UserStore::open(users_file, auth::Mode::Preloaded)?;
+        Ok(Workload::Auth { store, id, password: format!("password-{id}") })
+    }
+
+    /// Echo of a message whose JSON is about `bytes` long.
+    pub fn echo_of_size(bytes: usize) -> Self {
+        Workload::Echo(echo::payload(echo::records_for_json_bytes(bytes)))
+    }
+
+    /// Runs the workload once; the JSON sizes of request and answer, or the workload's refusal.
+    fn run(&self) -> Result<(usize, usize), callbench_workloads::WorkloadError> {
+        let len = |v: &dyn erased::Json| v.json_len();
+        Ok(match self {
+            Workload::Auth { store, id, password } => {
+                (len(&auth::AuthBody { password: password.clone() }), len(&store.test(*id, password)?))
+            }
+            Workload::Students => (0, len(&students::list())),
+            Workload::Cars(m) => (len(m), len(&cars::send(m.clone())?)),
+            Workload::Life { board, ntimes } => {
+                let request = life::StepRequest { ntimes: *ntimes, board: board.clone() };
+                (len(&request), len(&life::step(board, *ntimes)?))
+            }
+            Workload::Echo(m) => (len(m), len(&echo::echo(m.clone())?)),
+        })
+    }
+
+    /// Calls the workload only (no size measurement): the hot path.
+    fn call(&self) -> Result<(), callbench_workloads::WorkloadError> {
+        match self {
+            Workload::Auth { store, id, password } => store.test(*id, password).map(drop),
+            Workload::Students => {
+                std::hint::black_box(students::list());
+                Ok(())
+            }
+            Workload::Cars(m) => cars::send(m.clone()).map(|r| drop(std::hint::black_box(r))),
+            Workload::Life { board, ntimes } => life::step(board, *ntimes).map(|r| drop(std::hint::black_box(r))),
+            Workload::Echo(m) => echo::echo(m.clone()).map(|r| drop(std::hint::black_box(r))),
+        }
+    }
+}
+
+mod erased {
+    pub trait Json {
+        fn json_len(&self) -> usize;
+    }
+    impl<T: serde::Serialize> Json for T {
+        fn json_len(&self) -> usize {
+            serde_json::to_vec(self).map_or(0, |v| v.len())
+        }
+    }
+}
+
+/// A workload as a `Target`; payload sizes are measured once, at construction.
+pub struct InProc {
+    workload: Workload,
+    bytes: ByteCounts,
+}
+
+impl InProc {
+    /// Fails if the workload refuses its own request (a bad request would only measure errors).
+    pub fn new(workload: Workload) -> Result<Self, String> {
+        let (sent, received) = workload.run().map_err(|e| format!("the workload refused the request: {e}"))?;
+        let bytes =
+            ByteCounts { payload_sent: sent as u64, payload_received: received as u64, ..ByteCounts::default() };
+        Ok(InProc { workload, bytes })
+    }
+}
+
+impl Target for InProc {
+    type Conn = ();
+
+    async fn connect(&self, _slot: usize) -> Result<(), ErrorKind> {
+        Ok(())
+    }
+
+    async fn call(&self, _: &mut ()) -> Reply {
+        match self.workload.call() {
+            Ok(()) => Reply::ok(self.bytes),
+            Err(_) => Reply::error(ErrorKind::Validation, ByteCounts::default()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn once(w: Workload) -> Reply {
+        InProc::new(w).unwrap().call(&mut ()).await
+    }
+
+    #[tokio::test]
+    async fn every_workload_answers() {
+        let dir = std::env::temp_dir().join(format!("callbench-engine-inproc-{}", std::process::id()));
+        let auth = Workload::auth(&dir.join("users.json"), 42).unwrap();
+        let board = life::setup().board;
+        for w in [auth, Workload::Students, Workload::Life { board, ntimes: 10 }, Workload::echo_of_size(1000)] {
+            let r = once(w).await;
+            assert!(r.outcome.is_ok() && r.bytes.payload_received > 0 && r.bytes.wire_sent == 0, "{r:?}");
+        }
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn a_refused_request_is_refused_up_front() {
+        assert!(InProc::new(Workload::Life { board: Vec::new(), ntimes: 0 }).is_err());
+        assert!(InProc::new(Workload::Cars(cars::CarMessage::default())).is_err());
+    }
+}

@@ -1,0 +1,109 @@
+//! One record per call: what the driver measured, flowing to every consumer (stats, progress, exporters).
+
+use serde::Serialize;
+use std::time::Duration;
+
+/// Why a call failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum ErrorKind {
+    /// The connection could not be opened (refused, TLS handshake failed, ...).
+    Connect,
+    /// No answer within the call's timeout.
+    Timeout,
+    /// An HTTP answer with an unexpected status.
+    HttpStatus(u16),
+    /// A gRPC answer with a non-OK status code.
+    GrpcStatus(i32),
+    /// An answer that failed validation (unexpected body, or the workload rejected the request).
+    Validation,
+    /// Any other I/O failure on an open connection.
+    Io,
+}
+
+/// The result of one call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Outcome {
+    Ok,
+    Error(ErrorKind),
+}
+
+impl Outcome {
+    pub fn is_ok(self) -> bool {
+        self == Outcome::Ok
+    }
+}
+
+/// Bytes of one call: on the wire (counted at the socket, framing and TLS included) and of the payload alone.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct ByteCounts {
+    pub wire_sent: u64,
+    pub wire_received: u64,
+    pub payload_sent: u64,
+    pub payload_received: u64,
+}
+
+/// One call. Times are offsets from the run's start, all read from one monotonic clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct CallRecord {
+    /// The call's number in the run, from 0, in the order the pacer scheduled it.
+    pub seq: u64,
+    /// When the pacer meant the call to start; equal to `start` in closed loop.
+    pub intended: Duration,
+    /// When the call actually started (before opening a connection, if it needed one).
+    pub start: Duration,
+    pub end: Duration,
+    /// Time spent opening a connection for this call, if it opened one.
+    pub connect: Option<Duration>,
+    pub outcome: Outcome,
+    pub bytes: ByteCounts,
+}
+
+impl CallRecord {
+    /// Latency from the intended start: corrected for coordinated omission.
+    pub fn latency(&self) -> Duration {
+        self.end.saturating_sub(self.intended)
+    }
+
+    /// Latency from the actual start: what a tool without correction reports.
+    pub fn latency_uncorrected(&self) -> Duration {
+        self.end.saturating_sub(self.start)
+    }
+
+    /// How late the call started compared with its intended time.
+    pub fn start_delay(&self) -> Duration {
+        self.start.saturating_sub(self.intended)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(intended: u64, start: u64, end: u64) -> CallRecord {
+        let ms = Duration::from_millis;
+        let (intended, start, end) = (ms(intended), ms(start), ms(end));
+        CallRecord { seq: 0, intended, start, end, connect: None, outcome: Outcome::Ok, bytes: ByteCounts::default() }
+    }
+
+    #[test]
+    fn corrected_latency_counts_from_the_intended_start() {
+        let r = record(10, 15, 18);
+        assert_eq!(r.latency(), Duration::from_millis(8));
+        assert_eq!(r.latency_uncorrected(), Duration::from_millis(3));
+        assert_eq!(r.start_delay(), Duration::from_millis(5));
+    }
+
+    #[test]
+    fn closed_loop_records_have_equal_latencies() {
+        let r = record(10, 10, 12);
+        assert_eq!(r.latency(), r.latency_uncorrected());
+        assert_eq!(r.start_delay(), Duration::ZERO);
+    }
+
+    #[test]
+    fn error_kinds_order_for_stable_reports() {
+        assert!(ErrorKind::Connect < ErrorKind::HttpStatus(500));
+        assert!(ErrorKind::HttpStatus(404) < ErrorKind::HttpStatus(500));
+        assert!(!Outcome::Error(ErrorKind::Io).is_ok());
+    }
+}
