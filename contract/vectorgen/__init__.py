@@ -1,0 +1,1 @@
+"""Helpers of make_vectors.py: the reference workloads and the vector builders."""
