@@ -21,17 +21,31 @@ enum Command {
     Servers(commands::servers::Args),
     /// Write the deterministic users.json of the auth workload.
     GenUsers(commands::gen_users::Args),
+    /// Load any HTTP/1.1, HTTP/2 or gRPC endpoint (or an in-process workload) and measure it.
+    Load(commands::load::Args),
 }
 
 fn main() {
     let cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+    // `load` runs on as many threads as asked (one, by default: the leanest client); the rest on two.
+    let threads = match &cli.command {
+        Command::Load(args) => args.threads,
+        _ => 2,
+    };
+    let runtime = match threads {
+        1 => tokio::runtime::Builder::new_current_thread().enable_all().build(),
+        n => tokio::runtime::Builder::new_multi_thread().worker_threads(n.max(1)).enable_all().build(),
+    };
+    let runtime = match runtime {
         Ok(runtime) => runtime,
         Err(e) => exit_with(format!("cannot start the async runtime: {e}")),
     };
     let result = runtime.block_on(async {
-        commands::stop_servers_on_signals();
+        if !matches!(cli.command, Command::Load(_)) {
+            commands::stop_servers_on_signals();
+        }
         match cli.command {
+            Command::Load(args) => commands::load::run(args).await,
             Command::Verify(args) => commands::verify::run(args).await,
             Command::Serve(args) => commands::serve::run(args).await,
             Command::Servers(args) => commands::servers::run(args),

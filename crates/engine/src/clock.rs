@@ -6,15 +6,27 @@
 use std::time::Duration;
 use tokio::time::Instant;
 
+/// Tokio's timer rounds up to its 1 ms tick and may fire a little later still; a precise clock
+/// sleeps to this much before the time and covers the rest by spinning.
+const TIMER_SLACK: Duration = Duration::from_millis(2);
+
 #[derive(Debug, Clone, Copy)]
 pub struct Clock {
     t0: Instant,
+    precise: bool,
 }
 
 impl Clock {
-    /// A clock whose zero is now.
+    /// A clock whose zero is now; its sleeps may end up to about 1 ms late (tokio's timer wheel).
     pub fn start() -> Self {
-        Clock { t0: Instant::now() }
+        Clock { t0: Instant::now(), precise: false }
+    }
+
+    /// A clock whose sleeps end within microseconds: it sleeps to 2 ms before the time, then yields
+    /// to the runtime in a loop (other tasks run; the thread stays busy). Not for paused test time,
+    /// which never advances while a task spins.
+    pub fn start_precise() -> Self {
+        Clock { t0: Instant::now(), precise: true }
     }
 
     /// Time since the run's start.
@@ -23,10 +35,19 @@ impl Clock {
     }
 
     /// Waits until `at` after the run's start (returns at once if that is past).
-    /// Tokio's timer has a 1 ms resolution, so a start may be up to about 1 ms late.
     pub async fn sleep_until(&self, at: Duration) {
-        if at > self.now() {
-            tokio::time::sleep_until(self.t0 + at).await;
+        let now = self.now();
+        if at <= now {
+            return;
+        }
+        if !self.precise {
+            return tokio::time::sleep_until(self.t0 + at).await;
+        }
+        if at - now > TIMER_SLACK {
+            tokio::time::sleep_until(self.t0 + at - TIMER_SLACK).await;
+        }
+        while self.now() < at {
+            tokio::task::yield_now().await;
         }
     }
 }
@@ -34,6 +55,20 @@ impl Clock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn precise_sleeps_end_within_microseconds() {
+        let clock = Clock::start_precise();
+        let mut late = Vec::new();
+        for i in 1..=21u64 {
+            let at = Duration::from_micros(2_300 * i);
+            clock.sleep_until(at).await;
+            late.push(clock.now() - at);
+        }
+        late.sort();
+        // The median, loose for a noisy machine; the coarse timer is typically ~1 ms late.
+        assert!(late[10] < Duration::from_micros(100), "{late:?}");
+    }
 
     #[tokio::test(start_paused = true)]
     async fn sleeps_to_an_offset_in_virtual_time() {

@@ -3,18 +3,18 @@
 
 use crate::clock::Clock;
 use crate::pacer::{Next, Pacer};
-use crate::record::{ByteCounts, CallRecord, ErrorKind, Outcome};
+use crate::record::{ByteCounts, CallRecord, ErrorKind};
+use crate::sink::Sink;
 use crate::stop::{Admission, Stop};
-use crate::target::{Reply, Target};
+use crate::target::{Reply, Target, WireTotals};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::sync::mpsc::UnboundedSender;
 
 /// How hard and how long to drive a target; the pacer says when.
 #[derive(Debug, Clone)]
 pub struct Load {
-    /// Calls in flight at most (`-c`); also the number of connections each slot owns.
+    /// Calls in flight at most (`-c`); each slot holds one connection (or a handle on a shared one).
     pub concurrency: usize,
     pub stop: Stop,
     /// A call (connect included) taking longer is abandoned and recorded as `Timeout`.
@@ -23,11 +23,24 @@ pub struct Load {
     pub new_connection_per_call: bool,
     /// Set it to end the run early (Ctrl-C): calls in flight finish, no new call starts.
     pub cancel: Arc<AtomicBool>,
+    /// Calls finished so far (warm-up included), for progress displays.
+    pub progress: Arc<AtomicU64>,
+    /// Start open-loop calls within microseconds of their intended time, at the cost of a busy
+    /// client thread (see [`Clock::start_precise`]); otherwise up to about 1 ms late.
+    pub precise_timer: bool,
 }
 
 impl Load {
     pub fn new(concurrency: usize, stop: Stop) -> Self {
-        Load { concurrency, stop, timeout: None, new_connection_per_call: false, cancel: Arc::default() }
+        Load {
+            concurrency,
+            stop,
+            timeout: None,
+            new_connection_per_call: false,
+            cancel: Arc::default(),
+            progress: Arc::default(),
+            precise_timer: false,
+        }
     }
 }
 
@@ -40,7 +53,14 @@ pub struct RunInfo {
     pub window: Duration,
     /// Calls the pacer intended in the window (None in closed loop).
     pub requested_calls: Option<f64>,
+    /// Connections opened during the whole run (warm-up included).
     pub connections_opened: u64,
+    /// Bytes on the wire from the end of warm-up to the end of the run.
+    pub wire: WireTotals,
+    /// This process's CPU time from the end of warm-up to the end of the run.
+    pub client_cpu: Duration,
+    /// Whether the run was cancelled before its end.
+    pub cancelled: bool,
 }
 
 struct Schedule<P> {
@@ -78,18 +98,31 @@ struct Shared<T, P> {
     schedule: Mutex<Schedule<P>>,
     clock: Clock,
     load: Load,
-    records: UnboundedSender<CallRecord>,
     connections: AtomicU64,
 }
 
-/// Drives `target` as `pacer` and `load` say, sending one record per call to `records`.
+/// Counters read at the start of the measured window.
+#[derive(Clone, Copy)]
+struct Mark {
+    wire: WireTotals,
+    cpu: Duration,
+}
+
+impl Mark {
+    fn now(target: &impl Target) -> Mark {
+        Mark { wire: target.wire(), cpu: crate::cpu::process_cpu() }
+    }
+}
+
+/// Drives `target` as `pacer` and `load` say; each worker records its calls into its own sink from
+/// `new_sink`, and the merged sink is returned with what the run knew.
 /// Errors only on a load that is unbounded or has no concurrency; failed calls are records, not errors.
-pub async fn run<T: Target, P: Pacer + 'static>(
+pub async fn run<T: Target, P: Pacer + 'static, S: Sink>(
     target: T,
     pacer: P,
     load: Load,
-    records: UnboundedSender<CallRecord>,
-) -> Result<RunInfo, String> {
+    new_sink: impl Fn() -> S,
+) -> Result<(RunInfo, S), String> {
     if load.concurrency == 0 {
         return Err("concurrency must be at least 1".into());
     }
@@ -97,55 +130,75 @@ pub async fn run<T: Target, P: Pacer + 'static>(
         return Err("a run must be bounded by a number of calls, a duration or a finite rate schedule".into());
     }
     let schedule = Schedule { pacer, admission: Admission::new(load.stop), seq: 0, over: false };
-    let clock = Clock::start();
-    let shared = Arc::new(Shared {
-        target,
-        schedule: Mutex::new(schedule),
-        clock,
-        load,
-        records,
-        connections: AtomicU64::new(0),
+    let clock = if load.precise_timer { Clock::start_precise() } else { Clock::start() };
+    let shared =
+        Arc::new(Shared { target, schedule: Mutex::new(schedule), clock, load, connections: AtomicU64::new(0) });
+    let warmup = shared.load.stop.warmup;
+    let start_mark = Mark::now(&shared.target);
+    // The window's counters start when warm-up ends, read by a task that sleeps until then.
+    let window_mark = (!warmup.is_zero()).then(|| {
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            shared.clock.sleep_until(warmup).await;
+            Mark::now(&shared.target)
+        })
     });
     let mut workers = tokio::task::JoinSet::new();
     for slot in 0..shared.load.concurrency {
-        workers.spawn(worker(shared.clone(), slot));
+        workers.spawn(worker(shared.clone(), slot, new_sink()));
     }
+    let mut sink: Option<S> = None;
     while let Some(joined) = workers.join_next().await {
-        joined.map_err(|e| format!("a load worker failed: {e}"))?;
+        let part = joined.map_err(|e| format!("a load worker failed: {e}"))?;
+        match &mut sink {
+            Some(sink) => sink.merge(part),
+            None => sink = Some(part),
+        }
     }
+    let end_mark = Mark::now(&shared.target);
     let elapsed = clock.now();
+    let start_mark = match window_mark {
+        Some(task) if elapsed >= warmup => task.await.unwrap_or(start_mark),
+        Some(task) => {
+            task.abort(); // the run ended inside its warm-up: nothing measured
+            end_mark
+        }
+        None => start_mark,
+    };
     let stop = shared.load.stop;
     let end = stop.deadline().map_or(elapsed, |d| d.min(elapsed));
-    let window = end.saturating_sub(stop.warmup);
+    let window = end.saturating_sub(warmup);
     let pacer = &shared.schedule.lock().unwrap().pacer;
-    let requested_calls = pacer.requested_calls(stop.warmup, stop.warmup + window);
-    Ok(RunInfo { elapsed, window, requested_calls, connections_opened: shared.connections.load(Ordering::Relaxed) })
+    let requested_calls = pacer.requested_calls(warmup, warmup + window);
+    let info = RunInfo {
+        elapsed,
+        window,
+        requested_calls,
+        connections_opened: shared.connections.load(Ordering::Relaxed),
+        wire: end_mark.wire.since(start_mark.wire),
+        client_cpu: end_mark.cpu.saturating_sub(start_mark.cpu),
+        cancelled: shared.load.cancel.load(Ordering::Relaxed),
+    };
+    Ok((info, sink.expect("at least one worker")))
 }
 
-async fn worker<T: Target, P: Pacer>(shared: Arc<Shared<T, P>>, slot: usize) {
+async fn worker<T: Target, P: Pacer, S: Sink>(shared: Arc<Shared<T, P>>, slot: usize, mut sink: S) -> S {
     let clock = shared.clock;
     let mut conn: Option<T::Conn> = None;
     loop {
         if shared.load.cancel.load(Ordering::Relaxed) {
-            return;
+            return sink;
         }
-        let Some((seq, intended)) = shared.schedule.lock().unwrap().take(clock.now()) else { return };
+        let Some((seq, intended)) = shared.schedule.lock().unwrap().take(clock.now()) else { return sink };
         if let Some(at) = intended {
             clock.sleep_until(at).await;
         }
         let start = clock.now();
         let attempt = one_call(&shared, slot, &mut conn);
         let (reply, connect) = match shared.load.timeout {
-            Some(limit) => tokio::time::timeout(limit, attempt).await.unwrap_or_else(|_| {
-                (
-                    Reply {
-                        outcome: Outcome::Error(ErrorKind::Timeout),
-                        bytes: ByteCounts::default(),
-                        keep_connection: false,
-                    },
-                    None,
-                )
-            }),
+            Some(limit) => tokio::time::timeout(limit, attempt)
+                .await
+                .unwrap_or_else(|_| (Reply::broken(ErrorKind::Timeout, ByteCounts::default()), None)),
             None => attempt.await,
         };
         let end = clock.now();
@@ -153,16 +206,15 @@ async fn worker<T: Target, P: Pacer>(shared: Arc<Shared<T, P>>, slot: usize) {
             conn = None;
         }
         let intended = intended.unwrap_or(start);
-        let record = CallRecord { seq, intended, start, end, connect, outcome: reply.outcome, bytes: reply.bytes };
-        if shared.records.send(record).is_err() {
-            return; // nobody listens any more
-        }
+        sink.add(&CallRecord { seq, intended, start, end, connect, outcome: reply.outcome, bytes: reply.bytes });
+        shared.load.progress.fetch_add(1, Ordering::Relaxed);
         // Yield now and then, so a target that never waits (in-process) cannot starve the runtime.
         tokio::task::coop::consume_budget().await;
     }
 }
 
-/// Connects if the slot has no connection, then calls; gives the reply and the connect time.
+/// Connects if the slot has no connection, then calls; gives the reply and the connect time (if a
+/// connection was opened for this call).
 async fn one_call<T: Target, P>(
     shared: &Shared<T, P>,
     slot: usize,
@@ -173,17 +225,14 @@ async fn one_call<T: Target, P>(
         let before = shared.clock.now();
         match shared.target.connect(slot).await {
             Ok(c) => {
-                shared.connections.fetch_add(1, Ordering::Relaxed);
-                *conn = Some(c);
+                if c.opened {
+                    shared.connections.fetch_add(1, Ordering::Relaxed);
+                    connect = Some(shared.clock.now() - before);
+                }
+                *conn = Some(c.conn);
             }
-            Err(kind) => {
-                return (
-                    Reply { outcome: Outcome::Error(kind), bytes: ByteCounts::default(), keep_connection: false },
-                    None,
-                )
-            }
+            Err(kind) => return (Reply::broken(kind, ByteCounts::default()), None),
         }
-        connect = Some(shared.clock.now() - before);
     }
     let reply = shared.target.call(conn.as_mut().expect("connected above")).await;
     (reply, connect)

@@ -2,11 +2,13 @@
 //! No wire: wire bytes are 0 and payload bytes are the REST JSON sizes of request and answer.
 
 use crate::record::{ByteCounts, ErrorKind};
-use crate::target::{Reply, Target};
+use crate::target::{Connected, Reply, Target};
 use callbench_workloads::{auth, cars, echo, life, students, users};
 use std::path::Path;
 
 pub enum Workload {
+    /// Nothing at all: the cost of the engine's own loop.
+    Noop,
     /// `auth.test(id, password)` against a preloaded user store.
     Auth {
         store: auth::UserStore,
@@ -15,6 +17,8 @@ pub enum Workload {
     },
     Students,
     Cars(cars::CarMessage),
+    /// `life.setup()`: the starting board.
+    LifeSetup,
     Life {
         board: Vec<life::Cell>,
         ntimes: u32,
@@ -42,7 +46,9 @@ impl Workload {
             Workload::Auth { store, id, password } => {
                 (len(&auth::AuthBody { password: password.clone() }), len(&store.test(*id, password)?))
             }
+            Workload::Noop => (0, 0),
             Workload::Students => (0, len(&students::list())),
+            Workload::LifeSetup => (0, len(&life::setup())),
             Workload::Cars(m) => (len(m), len(&cars::send(m.clone())?)),
             Workload::Life { board, ntimes } => {
                 let request = life::StepRequest { ntimes: *ntimes, board: board.clone() };
@@ -56,8 +62,13 @@ impl Workload {
     fn call(&self) -> Result<(), callbench_workloads::WorkloadError> {
         match self {
             Workload::Auth { store, id, password } => store.test(*id, password).map(drop),
+            Workload::Noop => Ok(()),
             Workload::Students => {
                 std::hint::black_box(students::list());
+                Ok(())
+            }
+            Workload::LifeSetup => {
+                std::hint::black_box(life::setup());
                 Ok(())
             }
             Workload::Cars(m) => cars::send(m.clone()).map(|r| drop(std::hint::black_box(r))),
@@ -88,8 +99,7 @@ impl InProc {
     /// Fails if the workload refuses its own request (a bad request would only measure errors).
     pub fn new(workload: Workload) -> Result<Self, String> {
         let (sent, received) = workload.run().map_err(|e| format!("the workload refused the request: {e}"))?;
-        let bytes =
-            ByteCounts { payload_sent: sent as u64, payload_received: received as u64, ..ByteCounts::default() };
+        let bytes = ByteCounts { sent: sent as u64, received: received as u64 };
         Ok(InProc { workload, bytes })
     }
 }
@@ -97,8 +107,8 @@ impl InProc {
 impl Target for InProc {
     type Conn = ();
 
-    async fn connect(&self, _slot: usize) -> Result<(), ErrorKind> {
-        Ok(())
+    async fn connect(&self, _slot: usize) -> Result<Connected<()>, ErrorKind> {
+        Ok(Connected::new(()))
     }
 
     async fn call(&self, _: &mut ()) -> Reply {
@@ -122,9 +132,15 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("callbench-engine-inproc-{}", std::process::id()));
         let auth = Workload::auth(&dir.join("users.json"), 42).unwrap();
         let board = life::setup().board;
-        for w in [auth, Workload::Students, Workload::Life { board, ntimes: 10 }, Workload::echo_of_size(1000)] {
+        for w in [
+            auth,
+            Workload::Students,
+            Workload::LifeSetup,
+            Workload::Life { board, ntimes: 10 },
+            Workload::echo_of_size(1000),
+        ] {
             let r = once(w).await;
-            assert!(r.outcome.is_ok() && r.bytes.payload_received > 0 && r.bytes.wire_sent == 0, "{r:?}");
+            assert!(r.outcome.is_ok() && r.bytes.received > 0, "{r:?}");
         }
         let _ = std::fs::remove_dir_all(dir);
     }

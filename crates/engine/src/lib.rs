@@ -1,16 +1,24 @@
 //! callbench's load engine: one driver loop for every protocol and load model.
 //!
 //! A [`pacer::Pacer`] says when calls should start, a [`stop::Stop`] when the run ends, a
-//! [`target::Target`] makes the calls, [`driver::run`] sends one [`record::CallRecord`] per call to a
-//! channel, and consumers such as [`stats::Stats`] aggregate them. The engine never formats output.
+//! [`target::Target`] makes the calls, [`driver::run`] gives one [`record::CallRecord`] per call to each
+//! worker's [`sink::Sink`] (such as [`stats::Stats`]), merged when the run ends. The engine never formats output.
 
 pub mod clock;
+pub mod cpu;
 pub mod driver;
+pub mod grpc;
+pub mod h2pool;
+pub mod http1;
+pub mod http2;
 pub mod inproc;
+pub mod net;
 pub mod pacer;
 pub mod rate;
 pub mod record;
+pub mod request;
 pub mod rng;
+pub mod sink;
 pub mod stats;
 pub mod stop;
 pub mod target;
@@ -19,6 +27,7 @@ pub use driver::{run, Load, RunInfo};
 pub use pacer::{Arrivals, Closed, Next, Open, Pacer};
 pub use rate::{RateShape, Segment};
 pub use record::{ByteCounts, CallRecord, ErrorKind, Outcome};
+pub use sink::Sink;
 pub use stats::{Percentiles, Stats, Summary};
 pub use stop::Stop;
-pub use target::{Reply, Target};
+pub use target::{Connected, Reply, Target, WireTotals};

@@ -28,6 +28,19 @@ pub trait Pacer: Send {
     }
 }
 
+/// A pacer chosen at run time.
+impl<P: Pacer + ?Sized> Pacer for Box<P> {
+    fn next(&mut self) -> Next {
+        (**self).next()
+    }
+    fn requested_calls(&self, from: Duration, to: Duration) -> Option<f64> {
+        (**self).requested_calls(from, to)
+    }
+    fn ends(&self) -> bool {
+        (**self).ends()
+    }
+}
+
 /// Closed loop: every call starts when the previous call of its slot ends.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Closed;

@@ -33,13 +33,12 @@ impl Outcome {
     }
 }
 
-/// Bytes of one call: on the wire (counted at the socket, framing and TLS included) and of the payload alone.
+/// Payload bytes of one call: request and answer bodies (gRPC messages without their 5-byte prefix), as
+/// sent on the wire (compressed, if they were). Wire bytes are counted per connection, at the socket.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct ByteCounts {
-    pub wire_sent: u64,
-    pub wire_received: u64,
-    pub payload_sent: u64,
-    pub payload_received: u64,
+    pub sent: u64,
+    pub received: u64,
 }
 
 /// One call. Times are offsets from the run's start, all read from one monotonic clock.

@@ -1,7 +1,9 @@
-//! Records aggregated into mergeable HDR histograms (µs) and counters; a `Summary` is plain data.
+//! Records aggregated into mergeable HDR histograms (µs) and counters; a `Summary` is plain data in the
+//! shape of callbench's JSON output.
 
 use crate::driver::RunInfo;
-use crate::record::{CallRecord, ErrorKind};
+use crate::record::{CallRecord, ErrorKind, Outcome};
+use crate::sink::Sink;
 use crate::stop::Stop;
 use hdrhistogram::Histogram;
 use serde::Serialize;
@@ -11,17 +13,28 @@ use std::time::Duration;
 /// Latencies up to one hour, 3 significant digits.
 const MAX_US: u64 = 3_600_000_000;
 
+fn histogram() -> Histogram<u64> {
+    Histogram::new_with_max(MAX_US, 3).expect("valid histogram bounds")
+}
+
+fn micros(d: Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+}
+
 #[derive(Debug, Clone)]
 pub struct Stats {
     stop: Stop,
     late_after: Duration,
+    /// From the intended start (coordinated-omission corrected).
     pub latency_us: Histogram<u64>,
+    /// From the actual start.
     pub latency_uncorrected_us: Histogram<u64>,
+    /// Time to open a connection, for calls that opened one (warm-up included: connections are
+    /// mostly opened then).
+    pub connect_us: Histogram<u64>,
     pub ok: u64,
     pub errors: BTreeMap<ErrorKind, u64>,
     pub late_starts: u64,
-    pub wire_sent: u64,
-    pub wire_received: u64,
     pub payload_sent: u64,
     pub payload_received: u64,
 }
@@ -32,77 +45,79 @@ pub struct Percentiles {
     pub p90: u64,
     pub p95: u64,
     pub p99: u64,
+    #[serde(rename = "p99.9")]
     pub p99_9: u64,
     pub max: u64,
+    pub min: u64,
     pub mean: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Calls {
+    pub ok: u64,
+    pub errors: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PerCall {
+    pub sent: f64,
+    pub received: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Rate {
+    pub requested: f64,
+    pub achieved: f64,
+    /// Calls that started more than the late threshold after their intended time.
+    pub late_starts: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Summary {
-    pub calls_ok: u64,
-    pub calls_errors: u64,
+    pub calls: Calls,
+    /// Failed calls by kind: `connect`, `timeout`, `io`, `validation`, `http_503`, `grpc_14`...
     pub errors: BTreeMap<String, u64>,
+    pub duration_s: f64,
     pub throughput_per_s: f64,
-    pub latency_us: Percentiles,
-    pub latency_uncorrected_us: Percentiles,
-    pub late_starts: u64,
-    pub wire_bytes_per_call: (f64, f64),
-    pub payload_bytes_per_call: (f64, f64),
-    /// (requested, achieved) calls/s, in open loop.
-    pub rate: Option<(f64, f64)>,
+    pub latency_us: Option<Percentiles>,
+    pub latency_uncorrected_us: Option<Percentiles>,
+    pub connect_us: Option<Percentiles>,
+    pub connections_opened: u64,
+    pub wire_bytes_per_call: PerCall,
+    pub payload_bytes_per_call: PerCall,
+    pub client_cpu_us_per_call: f64,
+    /// Open loop only.
+    pub rate: Option<Rate>,
+}
+
+/// A stable, machine-friendly name for an error kind.
+pub fn error_name(kind: ErrorKind) -> String {
+    match kind {
+        ErrorKind::Connect => "connect".into(),
+        ErrorKind::Timeout => "timeout".into(),
+        ErrorKind::HttpStatus(code) => format!("http_{code}"),
+        ErrorKind::GrpcStatus(code) => format!("grpc_{code}"),
+        ErrorKind::Validation => "validation".into(),
+        ErrorKind::Io => "io".into(),
+    }
 }
 
 impl Stats {
     /// Records intended before `stop.warmup` are left out; a start more than `late_after` after its
     /// intended time counts as late.
     pub fn new(stop: Stop, late_after: Duration) -> Self {
-        let histogram = || Histogram::new_with_max(MAX_US, 3).expect("valid histogram bounds");
         Stats {
             stop,
             late_after,
             latency_us: histogram(),
             latency_uncorrected_us: histogram(),
+            connect_us: histogram(),
             ok: 0,
             errors: BTreeMap::new(),
             late_starts: 0,
-            wire_sent: 0,
-            wire_received: 0,
             payload_sent: 0,
             payload_received: 0,
         }
-    }
-
-    pub fn add(&mut self, r: &CallRecord) {
-        if self.stop.in_warmup(r.intended) {
-            return;
-        }
-        let us = |d: Duration| u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
-        self.latency_us.saturating_record(us(r.latency()));
-        self.latency_uncorrected_us.saturating_record(us(r.latency_uncorrected()));
-        match r.outcome {
-            crate::record::Outcome::Ok => self.ok += 1,
-            crate::record::Outcome::Error(kind) => *self.errors.entry(kind).or_default() += 1,
-        }
-        self.late_starts += u64::from(r.start_delay() > self.late_after);
-        self.wire_sent += r.bytes.wire_sent;
-        self.wire_received += r.bytes.wire_received;
-        self.payload_sent += r.bytes.payload_sent;
-        self.payload_received += r.bytes.payload_received;
-    }
-
-    /// Adds another aggregate (another worker, process or repetition) into this one.
-    pub fn merge(&mut self, other: &Stats) {
-        self.latency_us.add(&other.latency_us).expect("same bounds");
-        self.latency_uncorrected_us.add(&other.latency_uncorrected_us).expect("same bounds");
-        self.ok += other.ok;
-        for (kind, n) in &other.errors {
-            *self.errors.entry(*kind).or_default() += n;
-        }
-        self.late_starts += other.late_starts;
-        self.wire_sent += other.wire_sent;
-        self.wire_received += other.wire_received;
-        self.payload_sent += other.payload_sent;
-        self.payload_received += other.payload_received;
     }
 
     pub fn calls(&self) -> u64 {
@@ -111,43 +126,111 @@ impl Stats {
 
     pub fn summary(&self, run: &RunInfo) -> Summary {
         let calls = self.calls();
-        let per_call = |n: u64| if calls == 0 { 0.0 } else { n as f64 / calls as f64 };
+        let per_call = |n: f64| if calls == 0 { 0.0 } else { n / calls as f64 };
         let secs = run.window.as_secs_f64();
         let per_s = |n: f64| if secs > 0.0 { n / secs } else { 0.0 };
         Summary {
-            calls_ok: self.ok,
-            calls_errors: calls - self.ok,
-            errors: self.errors.iter().map(|(k, n)| (format!("{k:?}"), *n)).collect(),
+            calls: Calls { ok: self.ok, errors: calls - self.ok },
+            errors: self.errors.iter().map(|(k, n)| (error_name(*k), *n)).collect(),
+            duration_s: secs,
             throughput_per_s: per_s(self.ok as f64),
             latency_us: percentiles(&self.latency_us),
             latency_uncorrected_us: percentiles(&self.latency_uncorrected_us),
-            late_starts: self.late_starts,
-            wire_bytes_per_call: (per_call(self.wire_sent), per_call(self.wire_received)),
-            payload_bytes_per_call: (per_call(self.payload_sent), per_call(self.payload_received)),
-            rate: run.requested_calls.map(|req| (per_s(req), per_s(calls as f64))),
+            connect_us: percentiles(&self.connect_us),
+            connections_opened: run.connections_opened,
+            wire_bytes_per_call: PerCall {
+                sent: per_call(run.wire.sent as f64),
+                received: per_call(run.wire.received as f64),
+            },
+            payload_bytes_per_call: PerCall {
+                sent: per_call(self.payload_sent as f64),
+                received: per_call(self.payload_received as f64),
+            },
+            client_cpu_us_per_call: per_call(run.client_cpu.as_secs_f64() * 1e6),
+            rate: run.requested_calls.map(|requested| Rate {
+                requested: per_s(requested),
+                achieved: per_s(calls as f64),
+                late_starts: self.late_starts,
+            }),
         }
     }
 }
 
-fn percentiles(h: &Histogram<u64>) -> Percentiles {
+impl Sink for Stats {
+    fn add(&mut self, r: &CallRecord) {
+        if let Some(connect) = r.connect {
+            self.connect_us.saturating_record(micros(connect));
+        }
+        if self.stop.in_warmup(r.intended) {
+            return;
+        }
+        self.latency_us.saturating_record(micros(r.latency()));
+        self.latency_uncorrected_us.saturating_record(micros(r.latency_uncorrected()));
+        match r.outcome {
+            Outcome::Ok => self.ok += 1,
+            Outcome::Error(kind) => *self.errors.entry(kind).or_default() += 1,
+        }
+        self.late_starts += u64::from(r.start_delay() > self.late_after);
+        self.payload_sent += r.bytes.sent;
+        self.payload_received += r.bytes.received;
+    }
+
+    /// Adds another aggregate (another worker, process or repetition) into this one.
+    fn merge(&mut self, other: Stats) {
+        self.latency_us.add(&other.latency_us).expect("same bounds");
+        self.latency_uncorrected_us.add(&other.latency_uncorrected_us).expect("same bounds");
+        self.connect_us.add(&other.connect_us).expect("same bounds");
+        self.ok += other.ok;
+        for (kind, n) in other.errors {
+            *self.errors.entry(kind).or_default() += n;
+        }
+        self.late_starts += other.late_starts;
+        self.payload_sent += other.payload_sent;
+        self.payload_received += other.payload_received;
+    }
+}
+
+/// None for an empty histogram (no call measured), so nothing pretends to be a 0 µs latency.
+pub fn percentiles(h: &Histogram<u64>) -> Option<Percentiles> {
+    if h.is_empty() {
+        return None;
+    }
     let q = |p: f64| h.value_at_quantile(p);
-    Percentiles { p50: q(0.5), p90: q(0.9), p95: q(0.95), p99: q(0.99), p99_9: q(0.999), max: h.max(), mean: h.mean() }
+    Some(Percentiles {
+        p50: q(0.5),
+        p90: q(0.9),
+        p95: q(0.95),
+        p99: q(0.99),
+        p99_9: q(0.999),
+        max: h.max(),
+        min: h.min(),
+        mean: h.mean(),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{ByteCounts, Outcome};
+    use crate::record::ByteCounts;
+    use crate::target::WireTotals;
 
     const MS: fn(u64) -> Duration = Duration::from_millis;
 
     fn record(intended: u64, start: u64, end: u64, outcome: Outcome) -> CallRecord {
-        let bytes = ByteCounts { wire_sent: 100, wire_received: 300, payload_sent: 10, payload_received: 30 };
+        let bytes = ByteCounts { sent: 10, received: 30 };
         CallRecord { seq: 0, intended: MS(intended), start: MS(start), end: MS(end), connect: None, outcome, bytes }
     }
 
     fn info(window: u64, requested: Option<f64>) -> RunInfo {
-        RunInfo { elapsed: MS(window), window: MS(window), requested_calls: requested, connections_opened: 1 }
+        RunInfo {
+            elapsed: MS(window),
+            window: MS(window),
+            requested_calls: requested,
+            connections_opened: 1,
+            wire: WireTotals { sent: 10_100, received: 30_300 },
+            client_cpu: MS(101),
+            cancelled: false,
+        }
     }
 
     #[test]
@@ -158,28 +241,33 @@ mod tests {
         }
         s.add(&record(0, 0, 5, Outcome::Error(ErrorKind::HttpStatus(503))));
         let sum = s.summary(&info(1000, None));
-        assert_eq!((sum.calls_ok, sum.calls_errors), (100, 1));
-        assert_eq!(sum.errors["HttpStatus(503)"], 1);
+        assert_eq!((sum.calls.ok, sum.calls.errors), (100, 1));
+        assert_eq!(sum.errors["http_503"], 1);
         assert_eq!(sum.throughput_per_s, 100.0);
-        assert_eq!(sum.latency_us.max, s.latency_us.highest_equivalent(10_000));
-        assert!((5_000..=5_010).contains(&sum.latency_us.p50), "{:?}", sum.latency_us);
-        assert_eq!(sum.wire_bytes_per_call, (100.0, 300.0));
-        assert_eq!(sum.payload_bytes_per_call, (10.0, 30.0));
+        let latency = sum.latency_us.unwrap();
+        assert_eq!(latency.max, s.latency_us.highest_equivalent(10_000));
+        assert!((5_000..=5_010).contains(&latency.p50), "{latency:?}");
+        assert_eq!(sum.wire_bytes_per_call, PerCall { sent: 100.0, received: 300.0 });
+        assert_eq!(sum.payload_bytes_per_call, PerCall { sent: 10.0, received: 30.0 });
+        assert_eq!(sum.client_cpu_us_per_call, 1000.0);
         assert_eq!(sum.rate, None);
+        assert_eq!(sum.connect_us, None);
     }
 
     #[test]
     fn warmup_excluded_late_starts_and_rates() {
         let mut s = Stats::new(Stop::after(MS(1000)).with_warmup(MS(100)), MS(1));
-        s.add(&record(50, 50, 60, Outcome::Ok)); // warm-up
+        let mut warm = record(50, 50, 60, Outcome::Ok);
+        warm.connect = Some(MS(3));
+        s.add(&warm);
         s.add(&record(100, 100, 101, Outcome::Ok));
         s.add(&record(200, 205, 206, Outcome::Ok)); // 5 ms late
         let sum = s.summary(&info(1000, Some(4.0)));
-        assert_eq!(sum.calls_ok, 2);
-        assert_eq!(sum.late_starts, 1);
-        assert_eq!(sum.rate, Some((4.0, 2.0)));
-        assert_eq!(sum.latency_us.max, s.latency_us.highest_equivalent(6_000));
-        assert!(sum.latency_uncorrected_us.max < 1_001);
+        assert_eq!(sum.calls.ok, 2);
+        assert_eq!(sum.rate, Some(Rate { requested: 4.0, achieved: 2.0, late_starts: 1 }));
+        assert_eq!(sum.latency_us.unwrap().max, s.latency_us.highest_equivalent(6_000));
+        assert!(sum.latency_uncorrected_us.unwrap().max < 1_001);
+        assert_eq!(sum.connect_us.unwrap().max, s.connect_us.highest_equivalent(3_000));
     }
 
     #[test]
@@ -191,7 +279,13 @@ mod tests {
             if i % 2 == 0 { &mut a } else { &mut b }.add(&r);
             all.add(&r);
         }
-        a.merge(&b);
+        a.merge(b);
         assert_eq!(a.summary(&info(10, None)), all.summary(&info(10, None)));
+    }
+
+    #[test]
+    fn no_calls_no_percentiles() {
+        let sum = Stats::new(Stop::after_calls(1), MS(1)).summary(&info(10, None));
+        assert_eq!((sum.latency_us, sum.calls.ok, sum.client_cpu_us_per_call), (None, 0, 0.0));
     }
 }

@@ -7,6 +7,7 @@ use std::future::Future;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Reply {
     pub outcome: Outcome,
+    /// Payload bytes of the call (wire bytes are counted per connection, see [`Target::wire`]).
     pub bytes: ByteCounts,
     /// False when the connection cannot be used again (closed by the peer, broken framing): the driver
     /// opens a new one before the slot's next call.
@@ -21,6 +22,37 @@ impl Reply {
     pub fn error(kind: ErrorKind, bytes: ByteCounts) -> Self {
         Reply { outcome: Outcome::Error(kind), bytes, keep_connection: true }
     }
+
+    /// A failure after which the connection must not be reused.
+    pub fn broken(kind: ErrorKind, bytes: ByteCounts) -> Self {
+        Reply { outcome: Outcome::Error(kind), bytes, keep_connection: false }
+    }
+}
+
+/// A slot's connection, and whether getting it opened one (a handle on an already open HTTP/2
+/// connection opens none).
+pub struct Connected<C> {
+    pub conn: C,
+    pub opened: bool,
+}
+
+impl<C> Connected<C> {
+    pub fn new(conn: C) -> Self {
+        Connected { conn, opened: true }
+    }
+}
+
+/// Bytes counted at the sockets of every connection of a target, TLS and framing included.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WireTotals {
+    pub sent: u64,
+    pub received: u64,
+}
+
+impl WireTotals {
+    pub fn since(self, earlier: WireTotals) -> WireTotals {
+        WireTotals { sent: self.sent - earlier.sent, received: self.received - earlier.received }
+    }
 }
 
 /// A thing to load. Shared by every worker of a run; each concurrency slot owns one `Conn`.
@@ -28,10 +60,15 @@ pub trait Target: Send + Sync + 'static {
     /// A connection (or, for multiplexed protocols, a handle on a shared one).
     type Conn: Send + 'static;
 
-    /// Opens the connection of concurrency slot `slot` (0-based). A target with fewer connections than
-    /// slots (HTTP/2 streams) can hand slot `i` a handle on connection `i % connections`.
-    fn connect(&self, slot: usize) -> impl Future<Output = Result<Self::Conn, ErrorKind>> + Send;
+    /// Gives concurrency slot `slot` (0-based) a connection. A target with fewer connections than
+    /// slots (HTTP/2 streams) hands slot `i` a handle on connection `i % connections`.
+    fn connect(&self, slot: usize) -> impl Future<Output = Result<Connected<Self::Conn>, ErrorKind>> + Send;
 
     /// Makes one call.
     fn call(&self, conn: &mut Self::Conn) -> impl Future<Output = Reply> + Send;
+
+    /// Bytes on the wire so far, all connections together (0 for targets without a wire).
+    fn wire(&self) -> WireTotals {
+        WireTotals::default()
+    }
 }

@@ -1,22 +1,12 @@
 //! The engine end to end on the in-process echo, in real time (bounds are loose: this machine is noisy).
 
 use callbench_engine::inproc::{InProc, Workload};
-use callbench_engine::{run, Arrivals, CallRecord, Closed, Load, Open, Pacer, RateShape, RunInfo, Stats, Stop};
+use callbench_engine::{run, Arrivals, CallRecord, Closed, Load, Open, Pacer, RateShape, RunInfo, Sink, Stats, Stop};
 use std::time::Duration;
-use tokio::sync::mpsc;
 
 async fn drive(pacer: impl Pacer + 'static, load: Load) -> (RunInfo, Vec<CallRecord>) {
     let target = InProc::new(Workload::echo_of_size(1000)).unwrap();
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let consumer = tokio::spawn(async move {
-        let mut records = Vec::new();
-        while let Some(r) = rx.recv().await {
-            records.push(r);
-        }
-        records
-    });
-    let info = run(target, pacer, load, tx).await.unwrap();
-    (info, consumer.await.unwrap())
+    run(target, pacer, load, Vec::new).await.unwrap()
 }
 
 fn stats(stop: Stop, records: &[CallRecord]) -> Stats {
@@ -35,9 +25,10 @@ async fn closed_loop_echo_c4_2000_calls() {
     assert!(seqs.iter().enumerate().all(|(i, &s)| s == i as u64));
     assert!(records.iter().all(|r| r.intended == r.start && r.end >= r.start));
     let summary = stats(stop, &records).summary(&info);
-    assert_eq!((summary.calls_ok, summary.calls_errors), (2000, 0));
+    assert_eq!((summary.calls.ok, summary.calls.errors), (2000, 0));
     assert!(summary.throughput_per_s > 0.0 && summary.rate.is_none());
-    assert!(summary.payload_bytes_per_call.0 > 900.0 && summary.wire_bytes_per_call == (0.0, 0.0));
+    assert!(summary.payload_bytes_per_call.sent > 900.0 && summary.wire_bytes_per_call.sent == 0.0);
+    assert!(summary.client_cpu_us_per_call > 0.0);
     assert_eq!(info.connections_opened, 4);
 }
 
@@ -50,11 +41,12 @@ async fn open_loop_echo_2000_per_s_for_half_a_second() {
     assert!(records.iter().all(|r| r.latency() >= r.latency_uncorrected()));
     assert!(records.iter().all(|r| r.start >= r.intended));
     let summary = stats(stop, &records).summary(&info);
-    assert_eq!(summary.calls_ok, 1000);
-    let (requested, achieved) = summary.rate.unwrap();
+    assert_eq!(summary.calls.ok, 1000);
+    let rate = summary.rate.unwrap();
+    let (requested, achieved) = (rate.requested, rate.achieved);
     assert!((requested - 2000.0).abs() < 1e-6, "{requested}");
     assert!((achieved / requested - 1.0).abs() < 0.10, "requested {requested}, achieved {achieved}");
-    assert!(summary.latency_us.p50 >= summary.latency_uncorrected_us.p50);
+    assert!(summary.latency_us.unwrap().p50 >= summary.latency_uncorrected_us.unwrap().p50);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,6 +1,8 @@
 //! The flags and start-up steps every Rust reference server shares, so each
 //! server's own code is only its framework's routing and handlers.
 
+pub mod tls;
+
 use callbench_workloads::auth::{Mode, UserStore};
 use clap::Parser;
 use std::net::SocketAddr;
@@ -24,6 +26,10 @@ pub struct ServeArgs {
     /// The users file written by `callbench gen-users`.
     #[arg(long, default_value = "users.json")]
     pub users: PathBuf,
+    /// Serve TLS (1.2 and 1.3) with a self-signed certificate for localhost made at start; its SHA-256
+    /// fingerprint goes to stderr.
+    #[arg(long)]
+    pub tls: bool,
 }
 
 impl ServeArgs {
@@ -49,6 +55,11 @@ impl ServeArgs {
             true => format!("[{}]:{}", self.host, self.port),
             false => format!("{}:{}", self.host, self.port),
         }
+    }
+
+    /// With `--tls`: a fresh self-signed certificate (its fingerprint printed on stderr).
+    pub fn certificate(&self) -> Option<tls::SelfSigned> {
+        self.tls.then(tls::self_signed)
     }
 
     /// A tokio runtime with exactly `workers` threads.

@@ -1,9 +1,11 @@
 //! Test support shared by the reference servers' own tests: start the real
-//! binary, talk raw HTTP/1.1, and the REST conformance suite every REST server runs.
+//! binary, talk raw HTTP/1.1, check `--tls`, and the REST suites every REST server runs.
 
 pub mod http1;
 pub mod rest_suite;
 pub mod server;
+pub mod tls;
+pub mod tls_suite;
 
 /// Expands to one `#[test]` per check of `rest_suite`, run against the binary `$bin`:
 /// `callbench_testkit::rest_server_tests!(env!("CARGO_BIN_EXE_rust-axum"));`
@@ -17,6 +19,23 @@ macro_rules! rest_server_tests {
             #[test]
             fn $name() {
                 $crate::rest_suite::$name($bin)
+            }
+        )*
+    };
+}
+
+/// Expands to one `#[test]` per check of `tls_suite` (`--tls`, HTTP/2 over TLS and plaintext), run
+/// against the binary `$bin` (needs curl): `callbench_testkit::rest_tls_tests!(env!("CARGO_BIN_EXE_rust-axum"));`
+#[macro_export]
+macro_rules! rest_tls_tests {
+    ($bin:expr) => {
+        $crate::rest_tls_tests!($bin; tls_serves_http1_and_http2, tls_offers_tls12_and_tls13_with_alpn_h2_and_http1, tls_certificate_is_self_signed_for_localhost_with_a_fresh_key, plaintext_serves_http2_with_prior_knowledge, tls_stops_promptly_on_sigterm);
+    };
+    ($bin:expr; $($name:ident),*) => {
+        $(
+            #[test]
+            fn $name() {
+                $crate::tls_suite::$name($bin)
             }
         )*
     };

@@ -6,13 +6,14 @@ use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// A running server; killed (and its temp dir removed) when dropped, even on a failed assert.
 pub struct Server {
     child: Child,
     dir: PathBuf,
+    stderr: Arc<Mutex<Vec<String>>>,
     pub addr: String,
 }
 
@@ -28,11 +29,44 @@ impl Server {
             .arg(&users)
             .args(extra_args)
             .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("start the server");
-        let mut server = Server { child, dir, addr: String::new() };
+        let mut server = Server { child, dir, stderr: Arc::default(), addr: String::new() };
+        server.keep_stderr();
         server.addr = server.wait_for_listening_line();
         server
+    }
+
+    /// Keeps the server's stderr lines (and passes them on to the test's own output).
+    fn keep_stderr(&mut self) {
+        let stderr = self.child.stderr.take().expect("piped stderr");
+        let lines = self.stderr.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                eprintln!("{line}");
+                lines.lock().unwrap_or_else(|e| e.into_inner()).push(line);
+            }
+        });
+    }
+
+    /// The first stderr line containing `text`, waiting up to 5 s for it.
+    pub fn stderr_line(&self, text: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let lines = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(line) = lines.iter().find(|l| l.contains(text)) {
+                return line.clone();
+            }
+            assert!(start.elapsed() < Duration::from_secs(5), "no stderr line with {text:?} in 5 s: {lines:?}");
+            drop(lines);
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The port of `addr`.
+    pub fn port(&self) -> u16 {
+        self.addr.rsplit(':').next().and_then(|p| p.parse().ok()).expect("HOST:PORT")
     }
 
     fn wait_for_listening_line(&mut self) -> String {

@@ -5,7 +5,7 @@ mod extract;
 mod routes;
 
 use actix_web::{web, App, HttpServer};
-use callbench_serverkit::{announce, bind, shutdown_signal, ServeArgs};
+use callbench_serverkit::{announce, bind, shutdown_signal, tls, ServeArgs};
 use clap::Parser;
 use std::future::{poll_fn, Future};
 use std::pin::pin;
@@ -26,6 +26,7 @@ async fn main() -> std::io::Result<()> {
     // Bind first (port 0 included) so the announced address is the real one.
     let listener = bind(&args);
     let addr = listener.local_addr()?;
+    let certificate = args.certificate();
 
     let server = HttpServer::new(move || App::new().app_data(users.clone()).configure(routes::config))
         .workers(usize::from(args.workers))
@@ -34,9 +35,16 @@ async fn main() -> std::io::Result<()> {
         // SIGINT and SIGTERM both stop gracefully, as in every other server (actix's own SIGINT is a forced stop).
         .shutdown_signal(shutdown_signal())
         // Idle keep-alive connections would hold a graceful stop for the default 30 s.
-        .shutdown_timeout(1)
-        .listen(listener)?
-        .run();
+        .shutdown_timeout(1);
+    let server = match certificate {
+        // actix puts its own ALPN ids first: h2, then http/1.1.
+        Some(cert) => server
+            .tls_handshake_timeout(tls::HANDSHAKE_TIMEOUT)
+            .listen_rustls_0_23(listener, tls::server_config(&cert, &[]))?,
+        // HTTP/1.1, and HTTP/2 with prior knowledge (the first bytes are peeked to tell).
+        None => server.listen_auto_h2c(listener)?,
+    }
+    .run();
 
     // `run()` is lazy: its first poll starts the workers, the accept loop and the signal watch.
     let mut server = pin!(server);

@@ -3,11 +3,13 @@
 mod errors;
 mod extract;
 mod routes;
+mod tls;
 
-use axum::serve::{Listener, ListenerExt};
-use callbench_serverkit::{announce, bind, fail, shutdown_signal, ServeArgs};
+use axum::serve::ListenerExt;
+use callbench_serverkit::{announce, bind, fail, shutdown_signal, tls as serverkit_tls, ServeArgs};
 use clap::Parser;
-use std::future::{poll_fn, Future};
+use std::future::{poll_fn, Future, IntoFuture};
+use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
@@ -26,9 +28,10 @@ fn main() {
     let users = Arc::new(args.open_users());
     // Bind first (port 0 included) so the announced address is the real one.
     let listener = bind(&args);
+    let certificate = args.certificate();
     // Exactly `--workers` tokio worker threads run the connections and handlers.
     let runtime = args.runtime();
-    if let Err(e) = runtime.block_on(serve(listener, routes::router(users))) {
+    if let Err(e) = runtime.block_on(serve(listener, routes::router(users), certificate)) {
         fail(format!("server error: {e}"));
     }
 }
@@ -36,11 +39,13 @@ fn main() {
 /// In-flight calls get this long to finish once a stop signal comes.
 const GRACE: Duration = Duration::from_secs(1);
 
-async fn serve(listener: std::net::TcpListener, app: axum::Router) -> std::io::Result<()> {
-    // A response's last small segment must not wait for the client's delayed ACK (Nagle).
-    let listener = tokio::net::TcpListener::from_std(listener)?.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
+/// Serves HTTP/1.1 and HTTP/2 (hyper-util's auto builder: prior knowledge on plaintext, ALPN over TLS).
+async fn serve(
+    listener: std::net::TcpListener,
+    app: axum::Router,
+    certificate: Option<serverkit_tls::SelfSigned>,
+) -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::from_std(listener)?;
     let addr = listener.local_addr()?;
     // serverkit's signal future installs its handlers on its first poll: do that before the
     // announce, so a signal sent right after it stops the server instead of killing it.
@@ -49,10 +54,24 @@ async fn serve(listener: std::net::TcpListener, app: axum::Router) -> std::io::R
         return Ok(());
     }
     let (stopping_tx, stopping_rx) = oneshot::channel();
-    let server = axum::serve(listener, app).with_graceful_shutdown(async move {
+    let stopping = async move {
         stop.await;
         let _ = stopping_tx.send(());
-    });
+    };
+    let server: Pin<Box<dyn Future<Output = std::io::Result<()>>>> = match certificate {
+        None => {
+            // A response's last small segment must not wait for the client's delayed ACK (Nagle).
+            let listener = listener.tap_io(|tcp| {
+                let _ = tcp.set_nodelay(true);
+            });
+            Box::pin(axum::serve(listener, app).with_graceful_shutdown(stopping).into_future())
+        }
+        Some(cert) => {
+            let config = serverkit_tls::server_config(&cert, &[serverkit_tls::ALPN_H2, serverkit_tls::ALPN_HTTP1]);
+            let listener = tls::TlsListener::new(listener, config)?;
+            Box::pin(axum::serve(listener, app).with_graceful_shutdown(stopping).into_future())
+        }
+    };
     announce(addr);
     // A graceful stop waits for every connection, idle or half-sent ones too: bound it.
     let deadline = async {

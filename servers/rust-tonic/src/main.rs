@@ -18,7 +18,7 @@ use std::task::{Context, Waker};
 use std::time::Duration;
 use tokio::sync::oneshot;
 use tonic::transport::server::TcpIncoming;
-use tonic::transport::Server;
+use tonic::transport::{Identity, Server, ServerTlsConfig};
 
 /// The shared serving flags, plus `--version`.
 #[derive(Parser)]
@@ -57,7 +57,15 @@ async fn serve(args: &ServeArgs, users: UserStore) {
         let _ = stopping.send(());
     };
 
-    let server = Server::builder()
+    let mut builder = Server::builder();
+    if let Some(cert) = args.certificate() {
+        // tonic builds its own rustls configuration (ring: the process default serverkit set; ALPN h2).
+        let identity = Identity::from_pem(&cert.cert_pem, &cert.key_pem);
+        builder = builder
+            .tls_config(ServerTlsConfig::new().identity(identity).timeout(serverkit::tls::HANDSHAKE_TIMEOUT))
+            .unwrap_or_else(|e| fail(format!("cannot set up TLS: {e}")));
+    }
+    let server = builder
         .layer(guard::GuardLayer::new(MAX_BODY_BYTES))
         .add_routes(routes)
         .serve_with_incoming_shutdown(incoming, shutdown);

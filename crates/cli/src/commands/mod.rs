@@ -1,6 +1,7 @@
 //! One file per subcommand.
 
 pub mod gen_users;
+pub mod load;
 pub mod serve;
 pub mod servers;
 pub mod verify;

@@ -3,7 +3,8 @@
 use super::*;
 use crate::pacer::{Arrivals, Closed, Open};
 use crate::rate::RateShape;
-use tokio::sync::mpsc;
+use crate::record::Outcome;
+use crate::target::Connected;
 
 const MS: fn(u64) -> Duration = Duration::from_millis;
 
@@ -22,27 +23,22 @@ impl Fake {
 
 impl Target for Fake {
     type Conn = ();
-    async fn connect(&self, _slot: usize) -> Result<(), ErrorKind> {
+    async fn connect(&self, _slot: usize) -> Result<Connected<()>, ErrorKind> {
         if self.refuse {
             Err(ErrorKind::Connect)
         } else {
-            Ok(())
+            Ok(Connected::new(()))
         }
     }
     async fn call(&self, _: &mut ()) -> Reply {
         let n = self.calls.fetch_add(1, Ordering::Relaxed);
         tokio::time::sleep((self.latency)(n)).await;
-        Reply::ok(ByteCounts { wire_sent: 10, wire_received: 20, payload_sent: 1, payload_received: 2 })
+        Reply::ok(ByteCounts { sent: 1, received: 2 })
     }
 }
 
 async fn drive(target: Fake, pacer: impl Pacer + 'static, load: Load) -> (RunInfo, Vec<CallRecord>) {
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let info = run(target, pacer, load, tx).await.unwrap();
-    let mut records = Vec::new();
-    while let Ok(r) = rx.try_recv() {
-        records.push(r);
-    }
+    let (info, mut records) = run(target, pacer, load, Vec::new).await.unwrap();
     records.sort_by_key(|r| r.seq);
     (info, records)
 }
@@ -94,11 +90,11 @@ async fn a_finite_schedule_bounds_the_run() {
 
 #[tokio::test(start_paused = true)]
 async fn unbounded_or_empty_loads_are_refused() {
-    let (tx, _rx) = mpsc::unbounded_channel();
-    assert!(run(Fake::new(|_| MS(1)), Closed, Load::new(1, Stop::default()), tx.clone()).await.is_err());
+    let fake = || Fake::new(|_| MS(1));
+    assert!(run(fake(), Closed, Load::new(1, Stop::default()), Vec::new).await.is_err());
     let open = Open::new(RateShape::constant(10.0).unwrap(), Arrivals::Uniform);
-    assert!(run(Fake::new(|_| MS(1)), open, Load::new(1, Stop::default()), tx.clone()).await.is_err());
-    assert!(run(Fake::new(|_| MS(1)), Closed, Load::new(0, Stop::after_calls(1)), tx).await.is_err());
+    assert!(run(fake(), open, Load::new(1, Stop::default()), Vec::new).await.is_err());
+    assert!(run(fake(), Closed, Load::new(0, Stop::after_calls(1)), Vec::new).await.is_err());
 }
 
 #[tokio::test(start_paused = true)]

@@ -1,0 +1,709 @@
+#!/usr/bin/env python3
+"""Benchmark of callbench's load engine against peer load generators on the same reference servers.
+
+For each protocol the same server (pinned to one CPU, --workers 1) is driven in interleaved repetitions by
+callbench and by a peer tool (pinned to another CPU):
+
+    HTTP/1.1  callbench load            vs  wrk -t1 -cC
+    HTTP/2    callbench load --http2    vs  h2load -c CONNS -m STREAMS (h2c)
+    gRPC      callbench load grpc://    vs  ghz --insecure --proto ...
+
+Every client's CPU time (user + sys) is measured here with os.wait4's rusage, the same way for every tool; the
+completed calls come from each tool's own output. Then an open-loop check: callbench --rate at 50/75/90% of the
+closed-loop maximum, requested vs achieved rate.
+
+Python 3.11 standard library only. Only 127.0.0.1; every process it starts is stopped (process groups, also on
+Ctrl-C, SIGTERM or an error); every run is bounded in time. See bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import re
+import selectors
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EXTRA_PATH = [Path.home() / "go" / "bin", Path("/usr/local/go/bin"), Path.home() / ".cargo" / "bin"]
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+# Targets for callbench/peer, per protocol: (peer, CPU-per-call ratio at most).
+CPU_TARGETS = {"HTTP/1.1": 0.8, "HTTP/2": 1.0, "gRPC": 0.33}
+THROUGHPUT_TOLERANCE = 0.10  # ±10% when the server is the bottleneck
+SERVER_BOUND_CPU = 0.90  # the server counts as the bottleneck at this share of its CPU or more
+OPEN_LOOP_TOLERANCE = 0.01  # achieved within 1% of requested
+
+
+class Interrupted(Exception):
+    pass
+
+
+def _on_sigterm(signum, frame):
+    raise Interrupted(f"signal {signum}")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Processes: every one started here is registered and killed (whole process group) on the way out.
+
+
+class Procs:
+    def __init__(self):
+        self.live: dict[int, subprocess.Popen] = {}
+
+    def start(self, argv, **kw) -> subprocess.Popen:
+        p = subprocess.Popen(argv, start_new_session=True, stdin=subprocess.DEVNULL, **kw)
+        self.live[p.pid] = p
+        return p
+
+    def forget(self, p):
+        self.live.pop(p.pid, None)
+
+    def stop(self, p, grace=5.0):
+        """SIGTERM to the group, SIGKILL after `grace` seconds; reaps it."""
+        if p.returncode is None:
+            _killpg(p.pid, signal.SIGTERM)
+            try:
+                p.wait(timeout=grace)
+            except subprocess.TimeoutExpired:
+                _killpg(p.pid, signal.SIGKILL)
+                p.wait(timeout=5)
+        _killpg(p.pid, signal.SIGKILL)  # anything left in its group
+        self.forget(p)
+
+    def stop_all(self):
+        for p in list(self.live.values()):
+            try:
+                self.stop(p, grace=2.0)
+            except Exception as e:  # keep stopping the others
+                print(f"warning: could not stop pid {p.pid}: {e}", file=sys.stderr)
+
+
+def _killpg(pid, sig):
+    try:
+        os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+PROCS = Procs()
+
+
+def which(name: str) -> str | None:
+    path = os.pathsep.join([os.environ.get("PATH", "")] + [str(p) for p in EXTRA_PATH])
+    return shutil.which(name, path=path)
+
+
+def proc_cpu_seconds(pid: int) -> float:
+    """user + sys CPU of a running process (all its threads), from /proc."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime, stime (fields 14 and 15)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Servers
+
+
+@dataclass
+class Server:
+    name: str
+    proc: subprocess.Popen
+    port: int
+    log: Path
+
+
+def start_server(binary: str, name: str, cpu: str, users: Path, workdir: Path, timeout=30.0) -> Server:
+    log = workdir / f"{name}.stderr"
+    argv = ["taskset", "-c", cpu, binary, "--host", "127.0.0.1", "--port", "0", "--workers", "1", "--users", str(users)]
+    p = PROCS.start(argv, stdout=subprocess.PIPE, stderr=open(log, "wb"), cwd=workdir)
+    sel = selectors.DefaultSelector()
+    sel.register(p.stdout, selectors.EVENT_READ)
+    deadline = time.monotonic() + timeout
+    buf = b""
+    try:
+        while b"\n" not in buf:
+            left = deadline - time.monotonic()
+            if left <= 0 or not sel.select(left):
+                raise RuntimeError(f"{name} did not say 'listening on' within {timeout:.0f}s (log: {log})")
+            chunk = os.read(p.stdout.fileno(), 4096)
+            if not chunk:
+                raise RuntimeError(f"{name} exited before listening: {log.read_text(errors='replace')[-2000:]}")
+            buf += chunk
+    finally:
+        sel.close()
+    line = buf.split(b"\n", 1)[0].decode(errors="replace")
+    m = re.search(r"listening on (\S+):(\d+)", line)
+    if not m:
+        raise RuntimeError(f"{name}: unexpected first line {line!r}")
+    # Keep draining its stdout so it never blocks on a full pipe.
+    threading.Thread(target=lambda: [None for _ in iter(lambda: p.stdout.read(65536), b"")], daemon=True).start()
+    return Server(name, p, int(m.group(2)), log)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# One client run: pinned, bounded, CPU from wait4.
+
+
+@dataclass
+class Run:
+    tool: str
+    protocol: str
+    rep: int
+    ok: int = 0
+    errors: int = 0
+    seconds: float = 0.0  # the tool's own measuring window
+    wall: float = 0.0  # the process's whole life
+    cpu: float = 0.0  # user + sys of the client process, from wait4
+    server_cpu: float = 0.0  # share of one CPU the server used during the run
+    status: int = 0
+    note: str = ""
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def throughput(self) -> float:
+        return self.ok / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def cpu_us_per_call(self) -> float:
+        return self.cpu * 1e6 / self.ok if self.ok else float("nan")
+
+
+def run_client(argv, cpu: str, timeout: float, server: Server | None, workdir: Path):
+    """Runs argv pinned to `cpu`, at most `timeout` seconds. Returns (status, cpu_s, wall_s, server_share, out, err)."""
+    out = tempfile.TemporaryFile(dir=workdir)
+    err = tempfile.TemporaryFile(dir=workdir)
+    s0 = proc_cpu_seconds(server.proc.pid) if server else 0.0
+    t0 = time.monotonic()
+    p = PROCS.start(["taskset", "-c", cpu] + list(argv), stdout=out, stderr=err, cwd=ROOT)
+    status, ru, killed = None, None, False
+    try:
+        deadline = t0 + timeout
+        while True:
+            pid, st, r = os.wait4(p.pid, os.WNOHANG)
+            if pid == p.pid:
+                status, ru = st, r
+                break
+            if time.monotonic() > deadline and not killed:
+                killed = True
+                _killpg(p.pid, signal.SIGTERM)
+                deadline = time.monotonic() + 3
+            elif killed and time.monotonic() > deadline:
+                _killpg(p.pid, signal.SIGKILL)
+                deadline = float("inf")
+            time.sleep(0.02)
+    finally:
+        if status is None:  # interrupted while waiting: the caller's finally stops it
+            pass
+        else:
+            p.returncode = os.waitstatus_to_exitcode(status)
+            _killpg(p.pid, signal.SIGKILL)  # no stray children
+            PROCS.forget(p)
+    wall = time.monotonic() - t0
+    s1 = proc_cpu_seconds(server.proc.pid) if server else 0.0
+    out.seek(0)
+    err.seek(0)
+    text, etext = out.read().decode(errors="replace"), err.read().decode(errors="replace")
+    out.close()
+    err.close()
+    code = os.waitstatus_to_exitcode(status)
+    if killed:
+        etext += f"\n[bench: killed after {timeout:.0f}s]"
+    return code, ru.ru_utime + ru.ru_stime, wall, (s1 - s0) / wall if wall > 0 else 0.0, text, etext
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Tools: command lines and parsers of their own output.
+
+_UNIT_S = {"us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def parse_wrk(text: str) -> dict:
+    m = re.search(r"(\d+) requests in ([\d.]+)(us|ms|s|m|h)\b", text)
+    if not m:
+        raise ValueError("no 'N requests in' line")
+    requests, seconds = int(m.group(1)), float(m.group(2)) * _UNIT_S[m.group(3)]
+    non2xx = int(re.search(r"Non-2xx or 3xx responses: (\d+)", text).group(1)) if "Non-2xx" in text else 0
+    sock = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", text)
+    sock_errors = sum(int(g) for g in sock.groups()) if sock else 0
+    return {"ok": requests - non2xx, "errors": non2xx + sock_errors, "seconds": seconds}
+
+
+def parse_h2load(text: str) -> dict:
+    m = re.search(r"finished in ([\d.]+)(us|ms|s|m|h)\b", text)
+    r = re.search(r"requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, (\d+) failed, "
+                  r"(\d+) errored, (\d+) timeout", text)
+    if not (m and r):
+        raise ValueError("no 'finished in' / 'requests: ... succeeded' lines")
+    return {"ok": int(r.group(4)), "errors": int(r.group(5)) + int(r.group(6)) + int(r.group(7)),
+            "seconds": float(m.group(1)) * _UNIT_S[m.group(2)]}
+
+
+def parse_ghz(text: str) -> dict:
+    d = json.loads(text)
+    codes = d.get("statusCodeDistribution") or {}
+    ok = int(codes.get("OK", 0))
+    return {"ok": ok, "errors": int(d.get("count", 0)) - ok, "seconds": d["total"] / 1e9, "rps": d.get("rps")}
+
+
+def parse_callbench(text: str) -> dict:
+    d = json.loads(text)
+    out = {"ok": int(d["calls"]["ok"]), "errors": int(d["calls"]["errors"]), "self_cpu_us": d.get("client_cpu_us_per_call"),
+           "rate": d.get("rate")}
+    if d.get("duration_s"):
+        out["seconds"] = float(d["duration_s"])
+    elif d.get("throughput_per_s"):
+        out["seconds"] = out["ok"] / float(d["throughput_per_s"]) if out["ok"] else 0.0
+    else:
+        raise ValueError("neither duration_s nor throughput_per_s in callbench's JSON")
+    return out
+
+
+PARSERS = {"wrk": parse_wrk, "h2load": parse_h2load, "ghz": parse_ghz, "callbench": parse_callbench}
+
+
+@dataclass
+class Case:
+    protocol: str
+    server_bin: str
+    peer: str
+    commands: dict  # tool -> function(port, seconds) -> argv
+
+
+def cases(a, tools) -> list[Case]:
+    c = a.concurrency
+    conns, streams = a.h2_connections, a.h2_streams
+    proto = ROOT / "proto" / "callbench" / "v1" / "students.proto"
+    cb = tools.get("callbench")
+
+    def cb_http1(port, secs):
+        return [cb, "load", "-c", str(c), "-z", f"{secs}s", "--threads", "1", "-o", "json", "-q",
+                f"http://127.0.0.1:{port}{a.path}"]
+
+    def cb_http2(port, secs):
+        return [cb, "load", "--http2", "-c", str(conns * streams), "--connections", str(conns), "--streams", str(streams),
+                "-z", f"{secs}s", "--threads", "1", "-o", "json", "-q", f"http://127.0.0.1:{port}{a.path}"]
+
+    def cb_grpc(port, secs):
+        return [cb, "load", "-c", str(c), "--connections", str(a.grpc_connections), "-z", f"{secs}s", "--threads", "1",
+                "--proto", str(proto), "-d", "{}", "-o", "json", "-q",
+                f"grpc://127.0.0.1:{port}/callbench.v1.Students/List"]
+
+    out = [
+        Case("HTTP/1.1", a.rest_server, "wrk", {
+            "callbench": cb_http1,
+            "wrk": lambda port, secs: [tools["wrk"], "-t1", f"-c{c}", f"-d{secs}s", f"http://127.0.0.1:{port}{a.path}"],
+        }),
+        Case("HTTP/2", a.h2_server, "h2load", {
+            "callbench": cb_http2,
+            "h2load": lambda port, secs: [tools["h2load"], "-t", "1", "-c", str(conns), "-m", str(streams), "-D", str(secs),
+                                          f"http://127.0.0.1:{port}{a.path}"],
+        }),
+        Case("gRPC", a.grpc_server, "ghz", {
+            "callbench": cb_grpc,
+            "ghz": lambda port, secs: [tools["ghz"], "--insecure", "--cpus", "1", "--proto", str(proto),
+                                       "--call", "callbench.v1.Students/List", "-d", "{}", "-c", str(c),
+                                       "--connections", str(a.grpc_connections), "-z", f"{secs}s",
+                                       "--disable-template-functions", "--disable-template-data",
+                                       "-O", "json", f"127.0.0.1:{port}"],
+        }),
+    ]
+    return [k for k in out if k.protocol in a.protocols]
+
+
+def measure(tool: str, case: Case, server: Server, secs: int, rep: int, a, workdir: Path) -> Run:
+    argv = case.commands[tool](server.port, secs)
+    code, cpu, wall, share, text, etext = run_client(argv, a.client_cpu, secs + a.grace, server, workdir)
+    run = Run(tool, case.protocol, rep, cpu=cpu, wall=wall, server_cpu=share, status=code)
+    try:
+        parsed = PARSERS[tool](text)
+        run.ok, run.errors, run.seconds = parsed["ok"], parsed["errors"], parsed["seconds"]
+        run.extra = {k: v for k, v in parsed.items() if k not in ("ok", "errors", "seconds")}
+    except Exception as e:  # noqa: BLE001 - reported, the run counts as failed
+        run.note = f"unparsable output ({e}); exit {code}; stderr: {etext.strip()[-300:]!r}"
+    if code != 0 and not run.note:
+        run.note = f"exit {code}: {etext.strip()[-300:]!r}"
+    return run
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Summaries
+
+
+def med(xs):
+    xs = [x for x in xs if x == x]  # no NaN
+    return statistics.median(xs) if xs else float("nan")
+
+
+@dataclass
+class Row:
+    protocol: str
+    tool: str
+    runs: list
+
+    @property
+    def good(self):
+        return [r for r in self.runs if not r.note and r.ok > 0]
+
+    @property
+    def throughput(self):
+        return med([r.throughput for r in self.good])
+
+    @property
+    def cpu_us(self):
+        return med([r.cpu_us_per_call for r in self.good])
+
+    @property
+    def client_share(self):
+        return med([r.cpu / r.wall for r in self.good if r.wall > 0])
+
+    @property
+    def server_share(self):
+        return med([r.server_cpu for r in self.good])
+
+    @property
+    def errors(self):
+        return sum(r.errors for r in self.runs)
+
+
+def fmt(x, digits=0):
+    if x is None or x != x:
+        return "–"
+    return f"{x:,.{digits}f}"
+
+
+def ratio_lines(rows: list[Row]):
+    """(protocol, peer, throughput ratio, server-bound?, throughput verdict, cpu ratio, cpu target, cpu verdict)."""
+    by = {(r.protocol, r.tool): r for r in rows}
+    out = []
+    for (protocol, tool), peer in by.items():
+        if tool == "callbench":
+            continue
+        cb = by.get((protocol, "callbench"))
+        if not cb or not cb.good or not peer.good:
+            out.append((protocol, tool, None, None, "n/a", None, CPU_TARGETS[protocol], "n/a"))
+            continue
+        tr = cb.throughput / peer.throughput
+        bound = cb.server_share >= SERVER_BOUND_CPU and peer.server_share >= SERVER_BOUND_CPU
+        tv = ("meets" if abs(tr - 1) <= THROUGHPUT_TOLERANCE else "misses") if bound else "n/a (client-bound)"
+        cr = cb.cpu_us / peer.cpu_us
+        cv = "meets" if cr <= CPU_TARGETS[protocol] else "misses"
+        out.append((protocol, tool, tr, bound, tv, cr, CPU_TARGETS[protocol], cv))
+    return out
+
+
+def text_report(rows, ratios, open_loop) -> str:
+    lines = [f"{'protocol':9} {'tool':10} {'calls/s':>10} {'CPU µs/call':>12} {'client CPU':>10} {'server CPU':>10} "
+             f"{'errors':>7} {'runs':>5}"]
+    for r in rows:
+        lines.append(f"{r.protocol:9} {r.tool:10} {fmt(r.throughput):>10} {fmt(r.cpu_us, 2):>12} "
+                     f"{fmt(r.client_share * 100, 0) + '%':>10} {fmt(r.server_share * 100, 0) + '%':>10} "
+                     f"{r.errors:>7} {len(r.good):>2}/{len(r.runs):<2}")
+    lines.append("")
+    lines.append("callbench / peer (medians):")
+    for protocol, peer, tr, bound, tv, cr, ct, cv in ratios:
+        lines.append(f"  {protocol:9} vs {peer:7} throughput {fmt(tr, 2):>5} (target 0.90–1.10 when server-bound: {tv}); "
+                     f"CPU/call {fmt(cr, 2):>5} (target ≤ {ct:.2f}: {cv})")
+    if open_loop:
+        lines.append("")
+        lines.append(f"open loop ({open_loop['protocol']}, max closed-loop throughput {fmt(open_loop['max'])} calls/s):")
+        lines.append(f"  {'share':>5} {'requested/s':>12} {'achieved/s':>11} {'error':>8} {'ok/s':>10} {'errors':>7}")
+        for o in open_loop["runs"]:
+            lines.append(f"  {o['share'] * 100:>4.0f}% {fmt(o['requested']):>12} {fmt(o['achieved']):>11} "
+                         f"{fmt(o['error_pct'], 2) + '%':>8} {fmt(o['ok_per_s']):>10} {o['errors']:>7}"
+                         + (f"  {o['note']}" if o.get("note") else ""))
+    return "\n".join(lines)
+
+
+def markdown_report(rows, ratios, open_loop, meta) -> str:
+    md = [f"# callbench engine vs peers — {meta['date']}", ""]
+    md.append(f"Machine: {meta['cpu']} ({meta['ncpu']} CPUs), {meta['kernel']}. callbench {meta['commit']}. "
+              f"Client pinned to CPU {meta['client_cpu']}, server to CPU {meta['server_cpu']} (`--workers 1`). "
+              f"{meta['reps']} interleaved repetitions of {meta['seconds']} s per tool; medians. Client CPU = user + sys "
+              f"of the client process from `wait4`, divided by completed calls. Call: {meta['call']}.")
+    md.append("")
+    md.append("Tools: " + ", ".join(f"{k} {v}" for k, v in meta["versions"].items()) + ".")
+    md.append("")
+    md.append("| protocol | tool | command | calls/s | client CPU µs/call | client CPU | server CPU | errors |")
+    md.append("|---|---|---|---:|---:|---:|---:|---:|")
+    for r in rows:
+        md.append(f"| {r.protocol} | {r.tool} | `{meta['commands'].get((r.protocol, r.tool), '')}` | {fmt(r.throughput)} | "
+                  f"{fmt(r.cpu_us, 2)} | {fmt(r.client_share * 100)}% | {fmt(r.server_share * 100)}% | {r.errors} |")
+    md.append("")
+    md.append("| protocol | callbench / peer | throughput | target | CPU per call | target |")
+    md.append("|---|---|---:|---|---:|---|")
+    for protocol, peer, tr, bound, tv, cr, ct, cv in ratios:
+        md.append(f"| {protocol} | {peer} | {fmt(tr, 2)} | ±10% when server-bound: {tv} | {fmt(cr, 2)} | ≤ {ct:.2f}: {cv} |")
+    if open_loop:
+        md.append("")
+        md.append(f"Open loop ({open_loop['protocol']}, `callbench load --rate R`, {open_loop['seconds']} s each; "
+                  f"closed-loop maximum {fmt(open_loop['max'])} calls/s; target: achieved within 1% of requested):")
+        md.append("")
+        md.append("| share of max | requested/s | achieved/s | error | ok/s | errors |")
+        md.append("|---:|---:|---:|---:|---:|---:|")
+        for o in open_loop["runs"]:
+            md.append(f"| {o['share'] * 100:.0f}% | {fmt(o['requested'])} | {fmt(o['achieved'])} | {fmt(o['error_pct'], 2)}% | "
+                      f"{fmt(o['ok_per_s'])} | {o['errors']} |")
+    md.append("")
+    md.append(f"Made by `python3 bench/engine.py {' '.join(meta['argv'])}`.")
+    return "\n".join(md) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def tool_versions(tools) -> dict:
+    v = {}
+
+    def cmd(argv):
+        try:
+            r = subprocess.run(argv, capture_output=True, text=True, timeout=10)
+            return (r.stdout + r.stderr).strip()
+        except Exception:  # noqa: BLE001
+            return ""
+
+    if tools.get("wrk"):
+        m = re.search(r"wrk (\S+)", cmd([tools["wrk"], "--version"]))
+        v["wrk"] = m.group(1) if m else "?"
+    if tools.get("h2load"):
+        m = re.search(r"nghttp2/(\S+)", cmd([tools["h2load"], "--version"]))
+        v["h2load"] = "nghttp2 " + (m.group(1) if m else "?")
+    if tools.get("ghz"):
+        m = re.search(r"mod\s+\S+\s+(v\S+)", cmd(["go", "version", "-m", tools["ghz"]])) if which("go") else None
+        v["ghz"] = m.group(1) if m else cmd([tools["ghz"], "--version"]) or "?"
+    return v
+
+
+def git_commit() -> str:
+    try:
+        rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                             timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+        return rev + (" (uncommitted changes)" if dirty else "")
+    except Exception:  # noqa: BLE001
+        return "?"
+
+
+def cpu_model() -> str:
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "?"
+
+
+def callbench_load_works(cb: str) -> bool:
+    try:
+        r = subprocess.run([cb, "load", "--help"], capture_output=True, timeout=20)
+        return r.returncode == 0
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--reps", type=int, default=5, help="interleaved repetitions per tool (default 5)")
+    p.add_argument("--seconds", type=int, default=10, help="length of each run (default 10)")
+    p.add_argument("--quick", action="store_true", help="2 repetitions of 3 s, open loop 3 s per rate")
+    p.add_argument("--protocols", default="http1,http2,grpc", help="any of http1,http2,grpc (default all)")
+    p.add_argument("--no-open-loop", action="store_true", help="skip the open-loop check")
+    p.add_argument("--open-loop-protocol", default="http1", choices=["http1", "http2", "grpc"])
+    p.add_argument("--open-loop-seconds", type=int, default=5)
+    p.add_argument("--open-loop-shares", default="0.5,0.75,0.9")
+    p.add_argument("-c", "--concurrency", type=int, default=50, help="calls in flight, HTTP/1.1 and gRPC (default 50)")
+    p.add_argument("--h2-connections", type=int, default=5, help="HTTP/2 connections (default 5)")
+    p.add_argument("--h2-streams", type=int, default=10, help="streams per HTTP/2 connection (default 10)")
+    p.add_argument("--grpc-connections", type=int, default=1, help="gRPC connections (default 1, as ghz)")
+    p.add_argument("--path", default="/students", help="REST path (default /students; gRPC calls Students/List)")
+    p.add_argument("--rest-server", default="rust-actix")
+    p.add_argument("--h2-server", default="rust-actix", help="a REST server that serves h2c (default rust-actix)")
+    p.add_argument("--grpc-server", default="rust-tonic")
+    p.add_argument("--client-cpu", default="0")
+    p.add_argument("--server-cpu", default="1")
+    p.add_argument("--grace", type=int, default=30, help="seconds a run may overrun before it is killed")
+    p.add_argument("--no-build", action="store_true", help="use target/release as it is")
+    p.add_argument("--no-callbench", action="store_true", help="peers only")
+    p.add_argument("--markdown", action="store_true", help="print the Markdown to stdout instead of bench/results/")
+    p.add_argument("--json", metavar="FILE", help="also write every run as JSON")
+    a = p.parse_args(argv)
+    if a.quick:
+        a.reps, a.seconds, a.open_loop_seconds = 2, 3, 3
+    names = {"http1": "HTTP/1.1", "http2": "HTTP/2", "grpc": "gRPC"}
+    try:
+        a.protocols = [names[x.strip()] for x in a.protocols.split(",") if x.strip()]
+        a.open_loop_protocol = names[a.open_loop_protocol]
+        a.open_loop_shares = [float(x) for x in a.open_loop_shares.split(",")]
+    except (KeyError, ValueError) as e:
+        p.error(f"bad list: {e}")
+    if a.reps < 1 or a.seconds < 1:
+        p.error("--reps and --seconds must be at least 1")
+    a.argv = argv
+    return a
+
+
+def main(argv=None) -> int:
+    a = parse_args(sys.argv[1:] if argv is None else argv)
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    log = lambda *x: print(*x, file=sys.stderr, flush=True)  # noqa: E731
+
+    if not which("taskset"):
+        log("taskset (util-linux) is missing")
+        return 2
+    if os.cpu_count() and os.cpu_count() < 2 and a.client_cpu != a.server_cpu:
+        log("fewer than 2 CPUs: pass --client-cpu and --server-cpu")
+        return 2
+
+    target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+    if not target.is_absolute():
+        target = ROOT / target
+    release = target / "release"
+    if not a.no_build:
+        log("building the workspace (cargo build --release --locked)...")
+        r = subprocess.run(["cargo", "build", "--release", "--locked", "--quiet", "--workspace"], cwd=ROOT)
+        if r.returncode != 0:
+            log("warning: the build failed; using the binaries already in target/release")
+
+    tools = {t: which(t) for t in ("wrk", "h2load", "ghz")}
+    cb = release / "callbench"
+    tools["callbench"] = str(cb) if cb.exists() else None
+    missing = [t for t, pth in tools.items() if not pth and t != "callbench"]
+    if missing:
+        log(f"missing peer tools: {', '.join(missing)} (run scripts/setup)")
+        return 2
+    use_cb = not a.no_callbench and tools["callbench"] and callbench_load_works(tools["callbench"])
+    if not a.no_callbench and not use_cb:
+        log("note: `callbench load` is not available in this build: peers only")
+    if not tools["callbench"]:
+        log("target/release/callbench is missing (needed for gen-users): build the workspace")
+        return 2
+
+    all_cases = cases(a, tools)
+    runs: list[Run] = []
+    open_loop = None
+    workdir = Path(tempfile.mkdtemp(prefix="callbench-bench-"))
+    servers: list[Server] = []
+    try:
+        users = workdir / "users.json"
+        subprocess.run([tools["callbench"], "gen-users", "-o", str(users)], check=True, timeout=60,
+                       stdout=subprocess.DEVNULL)
+        for case in all_cases:
+            binary = release / case.server_bin
+            if not binary.exists():
+                log(f"{case.protocol}: {binary} is missing, skipped")
+                continue
+            order = (["callbench"] if use_cb else []) + [case.peer]
+            server = start_server(str(binary), case.server_bin, a.server_cpu, users, workdir)
+            servers.append(server)
+            log(f"{case.protocol}: {case.server_bin} on 127.0.0.1:{server.port} (CPU {a.server_cpu}); "
+                f"{' / '.join(order)}, {a.reps} × {a.seconds} s each")
+            for tool in order:  # warm-up, not counted: also checks the command line and the parser
+                w = measure(tool, case, server, 1, 0, a, workdir)
+                if w.note:
+                    log(f"  warm-up {tool}: {w.note}")
+            for rep in range(1, a.reps + 1):
+                for tool in order:
+                    r = measure(tool, case, server, a.seconds, rep, a, workdir)
+                    runs.append(r)
+                    log(f"  {rep}/{a.reps} {tool:9} {r.ok:>9} ok {r.errors:>5} err {fmt(r.throughput):>9}/s "
+                        f"{fmt(r.cpu_us_per_call, 2):>7} µs/call  client {r.cpu / r.wall * 100:3.0f}%  "
+                        f"server {r.server_cpu * 100:3.0f}%" + (f"  ! {r.note}" if r.note else ""))
+            if use_cb and not a.no_open_loop and case.protocol == a.open_loop_protocol:
+                open_loop = run_open_loop(a, case, server, runs, workdir, log)
+            PROCS.stop(server.proc)
+    except (KeyboardInterrupt, Interrupted) as e:
+        log(f"interrupted ({e or 'Ctrl-C'}): stopping everything")
+        return 130
+    finally:
+        PROCS.stop_all()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+    rows = []
+    for case in all_cases:
+        for tool in (["callbench"] if use_cb else []) + [case.peer]:
+            rs = [r for r in runs if r.protocol == case.protocol and r.tool == tool]
+            if rs:
+                rows.append(Row(case.protocol, tool, rs))
+    ratios = ratio_lines(rows) if use_cb else []
+    print(text_report(rows, ratios, open_loop))
+
+    commands = {}
+    for case in all_cases:
+        for tool, f in case.commands.items():
+            if tool == "callbench" and not use_cb:
+                continue
+            argv = [Path(x).name if i == 0 else x for i, x in enumerate(f("PORT", a.seconds))]
+            argv = [x.replace(str(ROOT) + "/", "") for x in argv]
+            commands[(case.protocol, tool)] = "taskset -c " + a.client_cpu + " " + " ".join(
+                f"'{x}'" if x in ("{}",) else x for x in argv)
+    meta = {"date": dt.datetime.now().strftime("%Y-%m-%d %H:%M"), "cpu": cpu_model(), "ncpu": os.cpu_count(),
+            "kernel": "Linux " + os.uname().release, "commit": git_commit(), "client_cpu": a.client_cpu,
+            "server_cpu": a.server_cpu, "reps": a.reps, "seconds": a.seconds, "versions": tool_versions(tools),
+            "commands": commands, "argv": a.argv,
+            "call": f"REST `GET {a.path}` ({a.rest_server}; HTTP/2 h2c on {a.h2_server}), gRPC "
+                    f"`callbench.v1.Students/List` ({a.grpc_server})"}
+    md = markdown_report(rows, ratios, open_loop, meta)
+    if a.markdown:
+        print()
+        print(md)
+    else:
+        out = ROOT / "bench" / "results" / f"engine-{dt.date.today().isoformat()}.md"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(md)
+        log(f"wrote {out.relative_to(ROOT)}")
+    if a.json:
+        Path(a.json).write_text(json.dumps({"runs": [r.__dict__ for r in runs], "open_loop": open_loop}, indent=1,
+                                           default=str))
+    bad = [r for r in runs if r.note]
+    return 1 if bad else 0
+
+
+def run_open_loop(a, case: Case, server: Server, runs, workdir, log):
+    """Closed-loop maximum (the median of callbench's runs above), then --rate at the given shares of it."""
+    closed = [r.throughput for r in runs if r.protocol == case.protocol and r.tool == "callbench" and not r.note and r.ok]
+    if not closed:
+        log("  open loop: no closed-loop callbench run to take the maximum from, skipped")
+        return None
+    top = med(closed)
+    base = case.commands["callbench"](server.port, a.open_loop_seconds)
+    out = {"protocol": case.protocol, "max": top, "seconds": a.open_loop_seconds, "runs": []}
+    for share in a.open_loop_shares:
+        rate = round(top * share)
+        argv = base[:2] + ["--rate", str(rate)] + base[2:]
+        code, cpu, wall, srv, text, etext = run_client(argv, a.client_cpu, a.open_loop_seconds + a.grace, server, workdir)
+        o = {"share": share, "requested": float(rate), "achieved": float("nan"), "error_pct": float("nan"),
+             "ok_per_s": float("nan"), "errors": 0, "note": ""}
+        try:
+            p = parse_callbench(text)
+            achieved = (p["rate"] or {}).get("achieved")
+            requested = (p["rate"] or {}).get("requested") or rate
+            if achieved is None:  # count it ourselves: every completed call in the window
+                achieved = (p["ok"] + p["errors"]) / p["seconds"]
+            o.update(requested=float(requested), achieved=float(achieved),
+                     error_pct=(achieved - requested) / requested * 100, ok_per_s=p["ok"] / p["seconds"],
+                     errors=p["errors"])
+            if abs(achieved - requested) > OPEN_LOOP_TOLERANCE * requested:
+                o["note"] = "outside 1%"
+        except Exception as e:  # noqa: BLE001
+            o["note"] = f"unparsable ({e}); exit {code}: {etext.strip()[-300:]!r}"
+        out["runs"].append(o)
+        log(f"  open loop {share * 100:.0f}%: requested {fmt(o['requested'])}/s achieved {fmt(o['achieved'])}/s "
+            f"({fmt(o['error_pct'], 2)}%)" + (f"  ! {o['note']}" if o["note"] else ""))
+    return out
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,63 @@
+//! Calls any unary or server-streaming gRPC method without generated code.
+//!
+//! The load engine names a method (`package.Service/Method`) and where its
+//! schema comes from ([`Source`]): `.proto` files compiled at run time, a
+//! protoset file, or the server's own reflection service. [`resolve`] gives
+//! back its [`MethodDescriptor`]; [`encode_request`] turns grpcurl-style JSON
+//! into the protobuf bytes to send, [`decode_response`] and [`to_json`] read
+//! the answer. Every error is one line of text for the CLI to print.
+
+mod h2c;
+mod json;
+mod lookup;
+mod pool;
+mod protos;
+mod protoset;
+mod reflection;
+mod reflection_pb;
+mod wire;
+
+use std::path::PathBuf;
+
+pub use h2c::connect_h2c;
+pub use json::{decode_response, encode_request, to_json};
+pub use lookup::{find_method, grpc_path, is_server_streaming, split_method_name};
+pub use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor, MethodDescriptor};
+pub use protos::load_protos;
+pub use protoset::{decode_protoset, load_protoset};
+pub use reflection::{reflect, ReflectionConn, ReflectionVersion};
+
+/// Where a method's schema comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// `.proto` files, compiled at run time; imports are looked up in
+    /// `import_paths` (the current directory when empty), and the well-known
+    /// `google/protobuf/*.proto` always resolve.
+    Protos { files: Vec<PathBuf>, import_paths: Vec<PathBuf> },
+    /// A serialized `google.protobuf.FileDescriptorSet` (`protoc
+    /// --descriptor_set_out --include_imports`, `buf build -o x.protoset`).
+    Protoset(PathBuf),
+    /// The server's reflection service (v1, else v1alpha).
+    Reflection,
+}
+
+/// The descriptor of `method_name` (`package.Service/Method` or
+/// `package.Service.Method`), refused when it is client- or bidi-streaming.
+/// `reflection` is the connection to ask when `source` is [`Source::Reflection`]
+/// (ignored otherwise).
+pub async fn resolve(
+    source: &Source,
+    method_name: &str,
+    reflection: Option<ReflectionConn>,
+) -> Result<MethodDescriptor, String> {
+    let pool = match source {
+        Source::Protos { files, import_paths } => load_protos(files, import_paths)?,
+        Source::Protoset(path) => load_protoset(path)?,
+        Source::Reflection => {
+            let conn = reflection.ok_or("reflection needs a connection to the server")?;
+            let (service, _) = split_method_name(method_name)?;
+            reflect(conn, service).await?
+        }
+    };
+    find_method(&pool, method_name)
+}

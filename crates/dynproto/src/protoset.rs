@@ -1,0 +1,27 @@
+//! Protoset files: a serialized `google.protobuf.FileDescriptorSet`, as
+//! `protoc --descriptor_set_out` and `buf build -o` write them.
+
+use crate::pool::build_pool;
+use prost::Message;
+use prost_reflect::prost_types::FileDescriptorSet;
+use prost_reflect::DescriptorPool;
+use std::path::Path;
+
+/// Reads and decodes a protoset file.
+pub fn load_protoset(path: &Path) -> Result<DescriptorPool, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read protoset {}: {e}", path.display()))?;
+    decode_protoset(&bytes, &format!("protoset {}", path.display()))
+}
+
+/// Decodes protoset bytes; `origin` names them in error messages.
+pub fn decode_protoset(bytes: &[u8], origin: &str) -> Result<DescriptorPool, String> {
+    let set = FileDescriptorSet::decode(bytes)
+        .map_err(|e| format!("{origin} is not a FileDescriptorSet (truncated or not a protoset?): {e}"))?;
+    if set.file.is_empty() {
+        return Err(format!("{origin} holds no file descriptors"));
+    }
+    build_pool(set.file, origin).map_err(|e| match e.ends_with("which is missing") {
+        true => format!("{e} (build the protoset with --include_imports)"),
+        false => e,
+    })
+}

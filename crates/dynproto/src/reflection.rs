@@ -1,0 +1,219 @@
+//! gRPC server reflection client: asks for the file that defines a service,
+//! then for every file it imports until the set is complete, over one
+//! `ServerReflectionInfo` stream on the caller's h2 connection (h2c or TLS).
+
+use crate::pool::{build_pool, well_known};
+use crate::reflection_pb::{
+    ErrorResponse, MessageRequest, MessageResponse, ServerReflectionRequest, ServerReflectionResponse,
+};
+use crate::wire::{status_name, Call, CallError, UNIMPLEMENTED};
+use bytes::Bytes;
+use h2::client::SendRequest;
+use prost::Message;
+use prost_reflect::prost_types::FileDescriptorProto;
+use prost_reflect::DescriptorPool;
+use std::collections::{BTreeMap, HashSet};
+use std::time::Duration;
+
+/// A server with more files than this is sending us in circles.
+const MAX_FILES: usize = 10_000;
+/// grpc code NOT_FOUND, in a reflection ErrorResponse.
+const NOT_FOUND: i32 = 5;
+
+/// The reflection service's versions: grpc-go and tonic serve both, older servers only v1alpha.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReflectionVersion {
+    V1,
+    V1Alpha,
+}
+
+impl ReflectionVersion {
+    fn service(self) -> &'static str {
+        match self {
+            ReflectionVersion::V1 => "grpc.reflection.v1.ServerReflection",
+            ReflectionVersion::V1Alpha => "grpc.reflection.v1alpha.ServerReflection",
+        }
+    }
+}
+
+/// Where to ask: an HTTP/2 connection the caller keeps driving, and the
+/// `:authority` and `:scheme` ("http" for h2c, "https" for TLS) of its calls.
+#[derive(Debug, Clone)]
+pub struct ReflectionConn {
+    pub send: SendRequest<Bytes>,
+    pub authority: String,
+    pub scheme: String,
+    /// For the whole exchange: a server that stops answering is an error, not a hang.
+    pub timeout: Duration,
+    /// Tried in order; the next one only when the server says UNIMPLEMENTED.
+    pub versions: Vec<ReflectionVersion>,
+}
+
+impl ReflectionConn {
+    /// v1 then v1alpha, 10 seconds in all.
+    pub fn new(send: SendRequest<Bytes>, authority: impl Into<String>, scheme: impl Into<String>) -> Self {
+        ReflectionConn {
+            send,
+            authority: authority.into(),
+            scheme: scheme.into(),
+            timeout: Duration::from_secs(10),
+            versions: vec![ReflectionVersion::V1, ReflectionVersion::V1Alpha],
+        }
+    }
+}
+
+/// Why one version's exchange failed: absent (try the next) or for good.
+enum Failure {
+    Unimplemented,
+    Error(String),
+}
+
+impl From<CallError> for Failure {
+    fn from(error: CallError) -> Failure {
+        match error {
+            CallError::Status { code: UNIMPLEMENTED, .. } => Failure::Unimplemented,
+            other => Failure::Error(format!("reflection: {}", other.describe())),
+        }
+    }
+}
+
+/// The descriptors of `service` (`package.Service`) and of everything it imports.
+pub async fn reflect(conn: ReflectionConn, service: &str) -> Result<DescriptorPool, String> {
+    let limit = conn.timeout;
+    match tokio::time::timeout(limit, reflect_any_version(&conn, service)).await {
+        // Messages quote what the server sent: keep them on one line.
+        Ok(result) => result.map_err(|e| crate::pool::one_line(&e)),
+        Err(_) => Err(format!("reflection: no complete answer from {} within {limit:?}", conn.authority)),
+    }
+}
+
+async fn reflect_any_version(conn: &ReflectionConn, service: &str) -> Result<DescriptorPool, String> {
+    for &version in &conn.versions {
+        match fetch_files(conn, version, service).await {
+            Ok(files) => return build_pool(files, "reflection"),
+            Err(Failure::Unimplemented) => continue,
+            Err(Failure::Error(message)) => return Err(message),
+        }
+    }
+    let tried: Vec<&str> = conn.versions.iter().map(|v| v.service()).collect();
+    Err(format!(
+        "reflection: {} does not offer server reflection ({} answered UNIMPLEMENTED)",
+        conn.authority,
+        tried.join(" and ")
+    ))
+}
+
+/// One stream: the file defining `symbol`, then missing imports level by
+/// level (each level's requests sent together: one round trip per level).
+async fn fetch_files(
+    conn: &ReflectionConn,
+    version: ReflectionVersion,
+    symbol: &str,
+) -> Result<Vec<FileDescriptorProto>, Failure> {
+    let path = format!("/{}/ServerReflectionInfo", version.service());
+    let mut call = Call::start(&conn.send, &conn.scheme, &conn.authority, &path).await?;
+    let mut files: BTreeMap<String, FileDescriptorProto> = BTreeMap::new();
+
+    send(&mut call, MessageRequest::FileContainingSymbol(symbol.to_string()))?;
+    match receive(&mut call).await? {
+        MessageResponse::FileDescriptorResponse(response) => add_files(&mut files, response.file_descriptor_proto)?,
+        MessageResponse::ErrorResponse(error) if error.error_code == NOT_FOUND => {
+            return Err(Failure::Error(service_not_found(&mut call, symbol).await?));
+        }
+        MessageResponse::ErrorResponse(error) => return Err(server_error(&format!("symbol {symbol}"), &error)),
+        MessageResponse::ListServicesResponse(_) => return Err(unexpected()),
+    }
+
+    let mut asked: HashSet<String> = HashSet::new();
+    loop {
+        let wanted = missing_imports(&files, &asked);
+        if wanted.is_empty() {
+            break;
+        }
+        if files.len() + wanted.len() > MAX_FILES {
+            return Err(Failure::Error(format!("reflection: the server sent over {MAX_FILES} files")));
+        }
+        for (name, _) in &wanted {
+            asked.insert(name.clone());
+            send(&mut call, MessageRequest::FileByFilename(name.clone()))?;
+        }
+        for (name, importer) in &wanted {
+            match receive(&mut call).await? {
+                MessageResponse::FileDescriptorResponse(response) => {
+                    add_files(&mut files, response.file_descriptor_proto)?
+                }
+                // Servers often leave the well-known files out; build_pool has its own copies.
+                MessageResponse::ErrorResponse(_) if well_known(name).is_some() => {}
+                MessageResponse::ErrorResponse(error) => {
+                    return Err(server_error(&format!("file {name} (imported by {importer})"), &error))
+                }
+                MessageResponse::ListServicesResponse(_) => return Err(unexpected()),
+            }
+        }
+    }
+    call.finish();
+    Ok(files.into_values().collect())
+}
+
+/// Imports named by `files` that are neither there nor asked for, with their importer.
+fn missing_imports(files: &BTreeMap<String, FileDescriptorProto>, asked: &HashSet<String>) -> Vec<(String, String)> {
+    let mut wanted: BTreeMap<String, String> = BTreeMap::new();
+    for (name, file) in files {
+        for dependency in &file.dependency {
+            if !files.contains_key(dependency) && !asked.contains(dependency) {
+                wanted.entry(dependency.clone()).or_insert_with(|| name.clone());
+            }
+        }
+    }
+    wanted.into_iter().collect()
+}
+
+fn add_files(files: &mut BTreeMap<String, FileDescriptorProto>, encoded: Vec<Vec<u8>>) -> Result<(), Failure> {
+    for bytes in encoded {
+        let file = FileDescriptorProto::decode(bytes.as_slice())
+            .map_err(|e| Failure::Error(format!("reflection: the server sent a bad file descriptor: {e}")))?;
+        files.entry(file.name().to_string()).or_insert(file);
+    }
+    Ok(())
+}
+
+/// "service X not found (services: ...)", with the list the server gives.
+async fn service_not_found(call: &mut Call, symbol: &str) -> Result<String, Failure> {
+    send(call, MessageRequest::ListServices(String::new()))?;
+    let names = match receive(call).await? {
+        MessageResponse::ListServicesResponse(list) => {
+            let mut names: Vec<String> = list.service.into_iter().map(|s| s.name).collect();
+            names.sort();
+            names.join(", ")
+        }
+        _ => "unknown".to_string(),
+    };
+    Ok(format!("service {symbol} not found (services: {names})"))
+}
+
+fn send(call: &mut Call, request: MessageRequest) -> Result<(), Failure> {
+    let request = ServerReflectionRequest { host: String::new(), message_request: Some(request) };
+    Ok(call.send(&request.encode_to_vec())?)
+}
+
+async fn receive(call: &mut Call) -> Result<MessageResponse, Failure> {
+    let Some(bytes) = call.recv().await? else {
+        return Err(Failure::Error("reflection: the server ended the stream without answering".into()));
+    };
+    let response = ServerReflectionResponse::decode(bytes)
+        .map_err(|e| Failure::Error(format!("reflection: the server sent an undecodable answer: {e}")))?;
+    response.message_response.ok_or_else(unexpected)
+}
+
+fn server_error(what: &str, error: &ErrorResponse) -> Failure {
+    let code = u32::try_from(error.error_code).map(status_name).unwrap_or_else(|_| error.error_code.to_string());
+    let detail = match error.error_message.is_empty() {
+        true => String::new(),
+        false => format!(": {}", crate::pool::one_line(&error.error_message)),
+    };
+    Failure::Error(format!("reflection: the server cannot give {what}: {code}{detail}"))
+}
+
+fn unexpected() -> Failure {
+    Failure::Error("reflection: the server sent an answer of the wrong kind".into())
+}

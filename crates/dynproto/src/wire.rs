@@ -1,0 +1,271 @@
+//! One gRPC call over a caller's h2 connection, at the wire level: the
+//! request headers, length-prefixed messages both ways, and the grpc-status
+//! from trailers or from a trailers-only answer. Used for reflection, which
+//! must work over whatever connection (h2c or TLS) the engine opened.
+
+use bytes::{Buf, Bytes, BytesMut};
+use h2::client::{ResponseFuture, SendRequest};
+use h2::{RecvStream, SendStream};
+use http::{HeaderMap, Method, Request, StatusCode};
+
+/// The 5-byte gRPC message header: compressed flag, big-endian length.
+const HEADER_LEN: usize = 5;
+/// Descriptor files are small; anything larger is a confused or hostile peer.
+const MAX_MESSAGE_BYTES: usize = 64 << 20;
+/// grpc-status UNIMPLEMENTED: the method (here, the reflection version) is absent.
+pub(crate) const UNIMPLEMENTED: u32 = 12;
+
+#[derive(Debug)]
+pub(crate) enum CallError {
+    /// The server ended the call with a non-OK grpc-status.
+    Status { code: u32, message: String },
+    /// Anything else: transport, HTTP or framing trouble.
+    Other(String),
+}
+
+impl CallError {
+    pub(crate) fn describe(&self) -> String {
+        match self {
+            CallError::Status { code, message } if message.is_empty() => status_name(*code),
+            CallError::Status { code, message } => format!("{}: {message}", status_name(*code)),
+            CallError::Other(text) => text.clone(),
+        }
+    }
+}
+
+/// A call in progress: requests go out as they are sent, answers are read one at a time.
+pub(crate) struct Call {
+    send: SendStream<Bytes>,
+    response: Option<ResponseFuture>,
+    body: Option<RecvStream>,
+    buffer: BytesMut,
+}
+
+impl Call {
+    /// Opens a stream to `path` on the connection (`scheme` "http" or "https").
+    pub(crate) async fn start(
+        conn: &SendRequest<Bytes>,
+        scheme: &str,
+        authority: &str,
+        path: &str,
+    ) -> Result<Call, CallError> {
+        let uri = format!("{scheme}://{authority}{path}");
+        let request = Request::builder()
+            .method(Method::POST)
+            .uri(&uri)
+            .header("content-type", "application/grpc")
+            .header("te", "trailers")
+            .body(())
+            .map_err(|e| CallError::Other(format!("bad request target {uri}: {e}")))?;
+        let mut conn = conn.clone().ready().await.map_err(|e| transport("the connection is not usable", e))?;
+        let (response, send) = conn.send_request(request, false).map_err(|e| transport("cannot open a stream", e))?;
+        Ok(Call { send, response: Some(response), body: None, buffer: BytesMut::new() })
+    }
+
+    pub(crate) fn send(&mut self, message: &[u8]) -> Result<(), CallError> {
+        let length = u32::try_from(message.len()).map_err(|_| CallError::Other("request too large".into()))?;
+        let mut frame = Vec::with_capacity(HEADER_LEN + message.len());
+        frame.push(0);
+        frame.extend_from_slice(&length.to_be_bytes());
+        frame.extend_from_slice(message);
+        self.send.send_data(Bytes::from(frame), false).map_err(|e| transport("cannot send", e))
+    }
+
+    /// Half-closes the request side: no more messages.
+    pub(crate) fn finish(&mut self) {
+        let _ = self.send.send_data(Bytes::new(), true);
+    }
+
+    /// The next answer, or None when the call ended with grpc-status OK.
+    pub(crate) async fn recv(&mut self) -> Result<Option<Bytes>, CallError> {
+        if let Some(response) = self.response.take() {
+            let response = response.await.map_err(|e| transport("no answer", e))?;
+            let (parts, body) = response.into_parts();
+            check_headers(parts.status, &parts.headers)?;
+            self.body = Some(body);
+        }
+        let Some(body) = self.body.as_mut() else {
+            return Err(CallError::Other("the call is over".into()));
+        };
+        loop {
+            if let Some(message) = take_message(&mut self.buffer)? {
+                return Ok(Some(message));
+            }
+            match body.data().await {
+                Some(Ok(chunk)) => {
+                    let _ = body.flow_control().release_capacity(chunk.len());
+                    self.buffer.extend_from_slice(&chunk);
+                }
+                Some(Err(e)) => return Err(transport("the answer broke off", e)),
+                None => break,
+            }
+        }
+        let trailers = body.trailers().await.map_err(|e| transport("the trailers broke off", e))?;
+        let trailers = trailers.unwrap_or_default();
+        match status(&trailers) {
+            Some(Err(error)) => Err(error),
+            None => Err(CallError::Other("the answer ended without a grpc-status".into())),
+            Some(Ok(())) if !self.buffer.is_empty() => {
+                Err(CallError::Other("the answer ended inside a message".into()))
+            }
+            Some(Ok(())) => Ok(None),
+        }
+    }
+}
+
+/// Refuses non-gRPC answers; a grpc-status in the headers is a trailers-only answer.
+fn check_headers(http_status: StatusCode, headers: &HeaderMap) -> Result<(), CallError> {
+    if let Some(Err(error)) = status(headers) {
+        return Err(error);
+    }
+    if http_status == StatusCode::NOT_FOUND {
+        // The gRPC spec maps HTTP 404 to UNIMPLEMENTED (a proxy without the route).
+        return Err(CallError::Status { code: UNIMPLEMENTED, message: "HTTP 404".into() });
+    }
+    if http_status != StatusCode::OK {
+        return Err(CallError::Other(format!("not a gRPC answer: HTTP {http_status}")));
+    }
+    let content_type = headers.get("content-type").map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    match content_type {
+        Some(value) if value.to_ascii_lowercase().starts_with("application/grpc") => Ok(()),
+        Some(value) => Err(CallError::Other(format!("not a gRPC answer: content-type {value:?}"))),
+        None => Err(CallError::Other("not a gRPC answer: no content-type".into())),
+    }
+}
+
+/// The grpc-status in `headers`: None when absent, Ok for 0.
+fn status(headers: &HeaderMap) -> Option<Result<(), CallError>> {
+    let value = headers.get("grpc-status")?;
+    let code = std::str::from_utf8(value.as_bytes()).ok().and_then(|s| s.trim().parse::<u32>().ok());
+    let Some(code) = code else {
+        return Some(Err(CallError::Other(format!("bad grpc-status {value:?}"))));
+    };
+    if code == 0 {
+        return Some(Ok(()));
+    }
+    let message = headers.get("grpc-message").map(|v| percent_decode(v.as_bytes())).unwrap_or_default();
+    Some(Err(CallError::Status { code, message }))
+}
+
+/// Takes one whole message off the front of `buffer`, if it holds one.
+fn take_message(buffer: &mut BytesMut) -> Result<Option<Bytes>, CallError> {
+    if buffer.len() < HEADER_LEN {
+        return Ok(None);
+    }
+    let compressed = buffer[0];
+    let length = u32::from_be_bytes([buffer[1], buffer[2], buffer[3], buffer[4]]) as usize;
+    if compressed != 0 {
+        // We never send grpc-accept-encoding, so a compressed answer breaks the protocol.
+        return Err(CallError::Other(format!("the server sent a compressed message (flag {compressed}) unasked")));
+    }
+    if length > MAX_MESSAGE_BYTES {
+        return Err(CallError::Other(format!(
+            "the server announced a message of {length} bytes (limit {MAX_MESSAGE_BYTES})"
+        )));
+    }
+    if buffer.len() < HEADER_LEN + length {
+        return Ok(None);
+    }
+    buffer.advance(HEADER_LEN);
+    Ok(Some(buffer.split_to(length).freeze()))
+}
+
+/// grpc-message is percent-encoded UTF-8 (gRPC HTTP/2 spec).
+fn percent_decode(raw: &[u8]) -> String {
+    let mut out = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        let hex = raw
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (raw[i], hex) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn transport(what: &str, error: h2::Error) -> CallError {
+    CallError::Other(format!("{what}: {error}"))
+}
+
+/// `NOT_FOUND (5)`, as people read gRPC codes.
+pub(crate) fn status_name(code: u32) -> String {
+    const NAMES: [&str; 17] = [
+        "OK",
+        "CANCELLED",
+        "UNKNOWN",
+        "INVALID_ARGUMENT",
+        "DEADLINE_EXCEEDED",
+        "NOT_FOUND",
+        "ALREADY_EXISTS",
+        "PERMISSION_DENIED",
+        "RESOURCE_EXHAUSTED",
+        "FAILED_PRECONDITION",
+        "ABORTED",
+        "OUT_OF_RANGE",
+        "UNIMPLEMENTED",
+        "INTERNAL",
+        "UNAVAILABLE",
+        "DATA_LOSS",
+        "UNAUTHENTICATED",
+    ];
+    match NAMES.get(code as usize) {
+        Some(name) => format!("{name} ({code})"),
+        None => format!("status {code}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_split_across_chunks_come_out_whole() {
+        let mut buffer = BytesMut::new();
+        buffer.extend_from_slice(&[0, 0, 0, 0, 3, b'a']);
+        assert!(take_message(&mut buffer).unwrap().is_none());
+        buffer.extend_from_slice(b"bc\0\0\0\0\0");
+        assert_eq!(take_message(&mut buffer).unwrap().unwrap(), Bytes::from_static(b"abc"));
+        assert_eq!(take_message(&mut buffer).unwrap().unwrap(), Bytes::new());
+        assert!(buffer.is_empty());
+    }
+
+    #[test]
+    fn huge_or_compressed_frames_are_errors() {
+        let mut huge = BytesMut::from(&[0u8, 0xff, 0xff, 0xff, 0xff][..]);
+        assert!(take_message(&mut huge).is_err());
+        let mut compressed = BytesMut::from(&[1u8, 0, 0, 0, 0][..]);
+        assert!(take_message(&mut compressed).is_err());
+    }
+
+    #[test]
+    fn grpc_message_is_percent_decoded() {
+        assert_eq!(percent_decode(b"no%20such%3A x%"), "no such: x%");
+        assert_eq!(percent_decode(b"%zz%e2%9c%93"), "%zz\u{2713}");
+    }
+
+    #[test]
+    fn statuses_read_from_headers() {
+        let mut headers = HeaderMap::new();
+        assert!(status(&headers).is_none());
+        headers.insert("grpc-status", "12".parse().unwrap());
+        headers.insert("grpc-message", "unknown%20service".parse().unwrap());
+        match status(&headers) {
+            Some(Err(CallError::Status { code: 12, message })) => assert_eq!(message, "unknown service"),
+            other => panic!("{other:?}"),
+        }
+        headers.insert("grpc-status", "x".parse().unwrap());
+        assert!(matches!(status(&headers), Some(Err(CallError::Other(_)))));
+        assert_eq!(status_name(5), "NOT_FOUND (5)");
+        assert_eq!(status_name(99), "status 99");
+    }
+}

@@ -1,0 +1,132 @@
+//! What the integration tests share: paths in the repo, scratch directories,
+//! the real rust-tonic server (killed on drop), and one raw unary gRPC call.
+#![allow(dead_code)] // each test file uses its own part
+
+use bytes::{Buf, Bytes, BytesMut};
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The contract's .proto files and their import path.
+pub fn contract_protos() -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let files = ["auth", "students", "cars", "life", "echo"]
+        .iter()
+        .map(|name| PathBuf::from(format!("callbench/v1/{name}.proto")))
+        .collect();
+    (files, vec![repo_root().join("proto")])
+}
+
+/// A fresh, empty directory for one test.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("dynproto-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir is created");
+    dir
+}
+
+/// target/release (or target/debug): where `cargo build -p rust-tonic` put the server.
+fn server_binary() -> PathBuf {
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().expect("CARGO_TARGET_TMPDIR is target/tmp");
+    let profile = if cfg!(debug_assertions) { "debug" } else { "release" };
+    let binary = target.join(profile).join("rust-tonic");
+    assert!(
+        binary.is_file(),
+        "{} is missing: build it first with `cargo build --release --locked -p rust-tonic`",
+        binary.display()
+    );
+    binary
+}
+
+/// The reference gRPC server on a free loopback port, killed when dropped
+/// (also when the test fails).
+pub struct TonicServer {
+    child: Child,
+    pub addr: SocketAddr,
+}
+
+impl TonicServer {
+    pub fn start() -> TonicServer {
+        let users = scratch("users").join("users.json");
+        callbench_workloads::users::write_users_json(&users).expect("users.json is written");
+        let mut child = Command::new(server_binary())
+            .args(["--host", "127.0.0.1", "--port", "0", "--users"])
+            .arg(&users)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("rust-tonic starts");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        // Owned from here: a failure below still kills the child.
+        let mut server = TonicServer { child, addr: SocketAddr::from(([127, 0, 0, 1], 0)) };
+        let (lines, line) = mpsc::channel();
+        std::thread::spawn(move || {
+            for text in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let _ = lines.send(text);
+            }
+        });
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let text = line.recv_timeout(left).expect("rust-tonic prints `listening on HOST:PORT`");
+            if let Some(addr) = text.strip_prefix("listening on ") {
+                server.addr = addr.trim().parse().expect("an address after `listening on`");
+                return server;
+            }
+        }
+    }
+}
+
+impl Drop for TonicServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One unary call with an h2c connection of its own: (grpc-status, response message bytes).
+pub async fn unary_call(addr: SocketAddr, path: &str, message: &[u8]) -> (String, Bytes) {
+    let tcp = tokio::net::TcpStream::connect(addr).await.expect("connects");
+    let (send, connection) = h2::client::handshake(tcp).await.expect("h2 handshake");
+    tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    let request = http::Request::builder()
+        .method("POST")
+        .uri(format!("http://{addr}{path}"))
+        .header("content-type", "application/grpc")
+        .header("te", "trailers")
+        .body(())
+        .expect("a request");
+    let mut send = send.ready().await.expect("ready");
+    let (response, mut stream) = send.send_request(request, false).expect("stream opens");
+    let mut frame = vec![0u8];
+    frame.extend_from_slice(&(message.len() as u32).to_be_bytes());
+    frame.extend_from_slice(message);
+    stream.send_data(Bytes::from(frame), true).expect("sent");
+    let response = response.await.expect("answer");
+    let (parts, mut body) = response.into_parts();
+    let mut data = BytesMut::new();
+    while let Some(chunk) = body.data().await {
+        let chunk = chunk.expect("body");
+        let _ = body.flow_control().release_capacity(chunk.len());
+        data.extend_from_slice(&chunk);
+    }
+    let trailers = body.trailers().await.expect("trailers").unwrap_or_default();
+    let status = trailers
+        .get("grpc-status")
+        .or_else(|| parts.headers.get("grpc-status"))
+        .map(|v| v.to_str().unwrap_or("?").to_string())
+        .unwrap_or_default();
+    if data.len() < 5 {
+        return (status, Bytes::new());
+    }
+    data.advance(5);
+    (status, data.freeze())
+}

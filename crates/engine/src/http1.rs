@@ -1,0 +1,239 @@
+//! The HTTP/1.1 target: one request serialised once, written whole per call; answers parsed with
+//! `httparse` in a buffer each connection reuses. Bodies are skipped unless a check needs them.
+
+mod chunked;
+
+use crate::net::{Endpoint, Stream};
+use crate::record::{ByteCounts, ErrorKind};
+use crate::request::{gunzip, Expect, HttpRequest};
+use crate::target::{Connected, Reply, Target, WireTotals};
+use bytes::{Buf, Bytes, BytesMut};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// An answer's head is refused beyond this size (as most servers refuse requests).
+const MAX_HEAD: usize = 64 * 1024;
+const MAX_HEADERS: usize = 64;
+
+pub struct Http1 {
+    endpoint: Endpoint,
+    request: Bytes,
+    payload_sent: u64,
+    head_request: bool,
+    expect: Expect,
+}
+
+pub struct Http1Conn {
+    stream: Stream,
+    buf: BytesMut,
+}
+
+impl Http1 {
+    /// `close_each`: ask the server to close after each answer (new-connection-per-call mode), so the
+    /// server, not the client, holds the TIME_WAIT sockets.
+    pub fn new(endpoint: Endpoint, request: &HttpRequest, expect: Expect, close_each: bool) -> Self {
+        let body = request.wire_body();
+        let mut head = format!("{} {} HTTP/1.1\r\n", request.method, request.path);
+        if !request.has_header("host") {
+            head.push_str(&format!("host: {}\r\n", endpoint.authority()));
+        }
+        for (name, value) in &request.headers {
+            head.push_str(&format!("{name}: {value}\r\n"));
+        }
+        for (name, value) in request.implied_headers() {
+            head.push_str(&format!("{name}: {value}\r\n"));
+        }
+        if !body.is_empty() || !matches!(request.method.as_str(), "GET" | "HEAD" | "DELETE" | "OPTIONS") {
+            head.push_str(&format!("content-length: {}\r\n", body.len()));
+        }
+        if close_each && !request.has_header("connection") {
+            head.push_str("connection: close\r\n");
+        }
+        head.push_str("\r\n");
+        let mut wire = head.into_bytes();
+        wire.extend_from_slice(&body);
+        Http1 {
+            endpoint,
+            request: wire.into(),
+            payload_sent: body.len() as u64,
+            head_request: request.method == "HEAD",
+            expect,
+        }
+    }
+
+    /// The request exactly as written on the socket.
+    pub fn request_bytes(&self) -> &[u8] {
+        &self.request
+    }
+}
+
+/// How the answer's body is delimited.
+enum Framing {
+    None,
+    Length(usize),
+    Chunked,
+    UntilClose,
+}
+
+/// What the head of an answer said.
+struct Head {
+    len: usize,
+    status: u16,
+    framing: Framing,
+    close: bool,
+    gzip: bool,
+}
+
+fn parse_head(buf: &[u8], head_request: bool) -> Result<Option<Head>, ErrorKind> {
+    let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+    let mut response = httparse::Response::new(&mut headers);
+    let len = match response.parse(buf) {
+        Ok(httparse::Status::Complete(len)) => len,
+        Ok(httparse::Status::Partial) if buf.len() > MAX_HEAD => return Err(ErrorKind::Io),
+        Ok(httparse::Status::Partial) => return Ok(None),
+        Err(_) => return Err(ErrorKind::Io),
+    };
+    let status = response.code.unwrap_or(0);
+    let mut close = response.version == Some(0);
+    let (mut length, mut chunked, mut gzip) = (None, false, false);
+    for h in response.headers.iter() {
+        let value = std::str::from_utf8(h.value).unwrap_or("").trim();
+        if h.name.eq_ignore_ascii_case("content-length") {
+            length = Some(value.parse::<usize>().map_err(|_| ErrorKind::Io)?);
+        } else if h.name.eq_ignore_ascii_case("transfer-encoding") {
+            chunked = value.to_ascii_lowercase().ends_with("chunked");
+        } else if h.name.eq_ignore_ascii_case("connection") {
+            let value = value.to_ascii_lowercase();
+            close = value.contains("close") || (close && !value.contains("keep-alive"));
+        } else if h.name.eq_ignore_ascii_case("content-encoding") {
+            gzip = value.eq_ignore_ascii_case("gzip");
+        }
+    }
+    let framing = if head_request || status < 200 || status == 204 || status == 304 {
+        Framing::None
+    } else if chunked {
+        Framing::Chunked
+    } else if let Some(n) = length {
+        Framing::Length(n)
+    } else {
+        close = true;
+        Framing::UntilClose
+    };
+    Ok(Some(Head { len, status, framing, close, gzip }))
+}
+
+impl Http1Conn {
+    /// Reads more into the buffer; false at end of stream.
+    async fn fill(&mut self) -> Result<bool, ErrorKind> {
+        if self.buf.capacity() - self.buf.len() < 8 * 1024 {
+            self.buf.reserve(16 * 1024);
+        }
+        match self.stream.read_buf(&mut self.buf).await {
+            Ok(0) => Ok(false),
+            Ok(_) => Ok(true),
+            Err(_) => Err(ErrorKind::Io),
+        }
+    }
+
+    /// Reads one answer; gives its head, body (if `keep_body`) and body size on the wire.
+    async fn answer(&mut self, head_request: bool, keep_body: bool) -> Result<(Head, Vec<u8>, u64), ErrorKind> {
+        loop {
+            let head = loop {
+                if let Some(head) = parse_head(&self.buf, head_request)? {
+                    break head;
+                }
+                if !self.fill().await? {
+                    return Err(ErrorKind::Io);
+                }
+            };
+            if (100..200).contains(&head.status) {
+                self.buf.advance(head.len); // 100 Continue and friends: the real answer follows
+                continue;
+            }
+            self.buf.advance(head.len);
+            let mut body = Vec::new();
+            let size = match head.framing {
+                Framing::None => 0,
+                Framing::Length(n) => {
+                    while self.buf.len() < n {
+                        if !self.fill().await? {
+                            return Err(ErrorKind::Io);
+                        }
+                    }
+                    if keep_body {
+                        body.extend_from_slice(&self.buf[..n]);
+                    }
+                    self.buf.advance(n);
+                    n as u64
+                }
+                Framing::Chunked => loop {
+                    let out = keep_body.then_some(&mut body);
+                    match chunked::scan(&self.buf, out).map_err(|()| ErrorKind::Io)? {
+                        Some((end, data)) => {
+                            self.buf.advance(end);
+                            break data;
+                        }
+                        None => {
+                            body.clear();
+                            if !self.fill().await? {
+                                return Err(ErrorKind::Io);
+                            }
+                        }
+                    }
+                },
+                Framing::UntilClose => {
+                    while self.fill().await? {}
+                    let n = self.buf.len();
+                    if keep_body {
+                        body.extend_from_slice(&self.buf);
+                    }
+                    self.buf.clear();
+                    n as u64
+                }
+            };
+            return Ok((head, body, size));
+        }
+    }
+}
+
+impl Target for Http1 {
+    type Conn = Http1Conn;
+
+    async fn connect(&self, _slot: usize) -> Result<Connected<Http1Conn>, ErrorKind> {
+        let stream = self.endpoint.connect().await?;
+        Ok(Connected::new(Http1Conn { stream, buf: BytesMut::with_capacity(16 * 1024) }))
+    }
+
+    async fn call(&self, conn: &mut Http1Conn) -> Reply {
+        let mut bytes = ByteCounts { sent: self.payload_sent, received: 0 };
+        if conn.stream.write_all(&self.request).await.is_err() {
+            return Reply::broken(ErrorKind::Io, bytes);
+        }
+        let keep_body = self.expect.body.is_some();
+        let (head, body, size) = match conn.answer(self.head_request, keep_body).await {
+            Ok(answer) => answer,
+            Err(kind) => return Reply::broken(kind, bytes),
+        };
+        bytes.received = size;
+        let mut reply = if !self.expect.status_ok(head.status) {
+            Reply::error(ErrorKind::HttpStatus(head.status), bytes)
+        } else if let Some(check) = &self.expect.body {
+            let body = if head.gzip { gunzip(&body) } else { Some(body) };
+            if body.is_some_and(|b| check(&b)) {
+                Reply::ok(bytes)
+            } else {
+                Reply::error(ErrorKind::Validation, bytes)
+            }
+        } else {
+            Reply::ok(bytes)
+        };
+        reply.keep_connection = !head.close;
+        reply
+    }
+
+    fn wire(&self) -> WireTotals {
+        self.endpoint.wire()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,112 @@
+//! HTTP/1.1 against a scripted server on loopback: framing, statuses, checks and byte counts.
+
+use super::*;
+use crate::net::Endpoint;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+/// A server that answers each request (read until the blank line and `content-length` bytes) with the
+/// next canned answer, then closes.
+async fn server(answers: Vec<Vec<u8>>) -> (Endpoint, tokio::task::JoinHandle<Vec<Vec<u8>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let task = tokio::spawn(async move {
+        let (mut s, _) = listener.accept().await.unwrap();
+        let mut requests = Vec::new();
+        for answer in answers {
+            let mut req = Vec::new();
+            let mut byte = [0u8; 1];
+            while !req.ends_with(b"\r\n\r\n") {
+                if s.read(&mut byte).await.unwrap() == 0 {
+                    return requests;
+                }
+                req.push(byte[0]);
+            }
+            let text = String::from_utf8_lossy(&req).to_lowercase();
+            let len = text
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length: "))
+                .map_or(0, |v| v.trim().parse::<usize>().unwrap());
+            let mut body = vec![0u8; len];
+            s.read_exact(&mut body).await.unwrap();
+            req.extend_from_slice(&body);
+            requests.push(req);
+            s.write_all(&answer).await.unwrap();
+        }
+        requests
+    });
+    (Endpoint::new("127.0.0.1", addr.port(), vec![addr], None).unwrap(), task)
+}
+
+fn post(body: &'static str) -> HttpRequest {
+    let mut r = HttpRequest::get("/echo");
+    r.method = "POST".into();
+    r.body = Bytes::from_static(body.as_bytes());
+    r
+}
+
+#[tokio::test]
+async fn lengths_chunks_statuses_and_bytes() {
+    let answers: Vec<Vec<u8>> = [
+        b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello".as_slice(),
+        b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n",
+        b"HTTP/1.1 503 Busy\r\nContent-Length: 0\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok",
+    ]
+    .map(<[u8]>::to_vec)
+    .into();
+    let (endpoint, server) = server(answers.clone()).await;
+    let target = Http1::new(endpoint, &post("{\"x\":1}"), Expect::default(), false);
+    let mut conn = target.connect(0).await.unwrap().conn;
+    let replies = [
+        target.call(&mut conn).await,
+        target.call(&mut conn).await,
+        target.call(&mut conn).await,
+        target.call(&mut conn).await,
+    ];
+    assert_eq!(replies[0], Reply::ok(ByteCounts { sent: 7, received: 5 }));
+    assert_eq!(replies[1], Reply::ok(ByteCounts { sent: 7, received: 3 }));
+    assert_eq!(replies[2].outcome, crate::Outcome::Error(ErrorKind::HttpStatus(503)));
+    assert!(replies[2].keep_connection && !replies[3].keep_connection && replies[3].outcome.is_ok());
+    let requests = server.await.unwrap();
+    let first = String::from_utf8(requests[0].clone()).unwrap();
+    assert!(first.starts_with("POST /echo HTTP/1.1\r\nhost: 127.0.0.1:"), "{first}");
+    assert!(first.contains("content-type: application/json\r\ncontent-length: 7\r\n\r\n{\"x\":1}"), "{first}");
+    let sent: usize = requests.iter().map(Vec::len).sum();
+    let received: usize = answers.iter().map(|a| a.len()).sum();
+    let wire = target.wire();
+    assert_eq!((wire.sent, wire.received), (sent as u64, received as u64));
+}
+
+#[tokio::test]
+async fn body_checks_gzip_and_broken_answers() {
+    let zipped = crate::request::gzip(b"same");
+    let mut gz =
+        format!("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: {}\r\n\r\n", zipped.len()).into_bytes();
+    gz.extend_from_slice(&zipped);
+    let answers = vec![
+        gz,
+        b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nother".to_vec(),
+        b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort".to_vec(),
+    ];
+    let (endpoint, _server) = server(answers).await;
+    let expect = Expect { status: vec![], body: Some(Box::new(|b: &[u8]| b == b"same")) };
+    let target = Http1::new(endpoint, &HttpRequest::get("/x"), expect, false);
+    let mut conn = target.connect(0).await.unwrap().conn;
+    assert!(target.call(&mut conn).await.outcome.is_ok());
+    assert_eq!(target.call(&mut conn).await.outcome, crate::Outcome::Error(ErrorKind::Validation));
+    let broken = target.call(&mut conn).await; // the server closes mid-body
+    assert_eq!((broken.outcome, broken.keep_connection), (crate::Outcome::Error(ErrorKind::Io), false));
+}
+
+#[test]
+fn request_is_serialised_once_with_close_when_asked() {
+    let endpoint = Endpoint::new("localhost", 80, vec!["127.0.0.1:80".parse().unwrap()], None).unwrap();
+    let mut r = HttpRequest::get("/students");
+    r.headers.push(("X-Trace".into(), "1".into()));
+    let target = Http1::new(endpoint, &r, Expect::default(), true);
+    assert_eq!(
+        target.request_bytes(),
+        b"GET /students HTTP/1.1\r\nhost: localhost\r\nX-Trace: 1\r\nconnection: close\r\n\r\n"
+    );
+}

@@ -1,0 +1,238 @@
+//! Connections for the network targets: name resolution with the loopback rule, TCP (no Nagle),
+//! optional TLS, and byte counting at the socket.
+
+pub mod counted;
+pub mod tls;
+
+use crate::record::ErrorKind;
+use crate::target::WireTotals;
+use counted::{Counted, WireCounter};
+use rustls::pki_types::ServerName;
+use std::io::IoSlice;
+use std::net::{IpAddr, SocketAddr};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
+use tokio_rustls::client::TlsStream;
+use tokio_rustls::TlsConnector;
+
+/// Whether an address is this machine's loopback (127.0.0.0/8, ::1, or ::ffff:127.x.y.z).
+pub fn is_loopback(ip: IpAddr) -> bool {
+    ip.to_canonical().is_loopback()
+}
+
+/// Resolves `host:port`; refuses any address off this machine unless `allow_remote`. Resolving sends
+/// nothing to the target, so this decides before any connection is attempted.
+pub async fn resolve(host: &str, port: u16, allow_remote: bool) -> Result<Vec<SocketAddr>, String> {
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    let addrs: Vec<SocketAddr> = match bare.parse::<IpAddr>() {
+        Ok(ip) => vec![SocketAddr::new(ip, port)],
+        Err(_) => {
+            tokio::net::lookup_host((bare, port)).await.map_err(|e| format!("cannot resolve {host}: {e}"))?.collect()
+        }
+    };
+    if addrs.is_empty() {
+        return Err(format!("{host} resolves to no address"));
+    }
+    if !allow_remote {
+        if let Some(remote) = addrs.iter().find(|a| !is_loopback(a.ip())) {
+            return Err(format!(
+                "refusing to load {host} ({}): only loopback targets (127.0.0.0/8, ::1) are allowed without \
+                 --allow-remote",
+                remote.ip()
+            ));
+        }
+    }
+    Ok(addrs)
+}
+
+/// Where to connect, and how.
+pub struct Endpoint {
+    /// The host as the user wrote it (Host header, :authority, TLS server name).
+    pub host: String,
+    pub port: u16,
+    pub addrs: Vec<SocketAddr>,
+    tls: Option<(TlsConnector, ServerName<'static>)>,
+    counter: Arc<WireCounter>,
+}
+
+impl Endpoint {
+    /// `tls`: a client config when the scheme is https/grpcs.
+    pub fn new(
+        host: &str,
+        port: u16,
+        addrs: Vec<SocketAddr>,
+        tls: Option<Arc<rustls::ClientConfig>>,
+    ) -> Result<Self, String> {
+        let tls = match tls {
+            None => None,
+            Some(config) => {
+                let bare = host.trim_start_matches('[').trim_end_matches(']');
+                let name = ServerName::try_from(bare.to_string())
+                    .map_err(|e| format!("{host} is not a valid TLS server name: {e}"))?;
+                Some((TlsConnector::from(config), name))
+            }
+        };
+        Ok(Endpoint { host: host.to_string(), port, addrs, tls, counter: Arc::default() })
+    }
+
+    pub fn is_tls(&self) -> bool {
+        self.tls.is_some()
+    }
+
+    /// `host:port`, as the Host header and :authority want it.
+    pub fn authority(&self) -> String {
+        let default = if self.is_tls() { 443 } else { 80 };
+        if self.port == default {
+            self.host.clone()
+        } else {
+            format!("{}:{}", self.host, self.port)
+        }
+    }
+
+    /// Bytes on the wire of every connection opened through this endpoint.
+    pub fn wire(&self) -> WireTotals {
+        self.counter.totals()
+    }
+
+    /// A counted connection (its bytes add to [`Endpoint::wire`]).
+    pub async fn connect(&self) -> Result<Stream, ErrorKind> {
+        self.connect_counted(self.counter.clone()).await.map_err(|_| ErrorKind::Connect)
+    }
+
+    /// A connection whose bytes are not counted (probes before a run), with the reason if it fails.
+    pub async fn connect_uncounted(&self) -> Result<Stream, String> {
+        self.connect_counted(Arc::default()).await
+    }
+
+    async fn connect_counted(&self, counter: Arc<WireCounter>) -> Result<Stream, String> {
+        let mut last = String::new();
+        for addr in &self.addrs {
+            match TcpStream::connect(addr).await {
+                Ok(tcp) => {
+                    let _ = tcp.set_nodelay(true);
+                    let counted = Counted::new(tcp, counter);
+                    return match &self.tls {
+                        None => Ok(Stream::Plain(counted)),
+                        Some((connector, name)) => connector
+                            .connect(name.clone(), counted)
+                            .await
+                            .map(|tls| Stream::Tls(Box::new(tls)))
+                            .map_err(|e| format!("TLS handshake with {addr} failed: {e}")),
+                    };
+                }
+                Err(e) => last = format!("cannot connect to {addr}: {e}"),
+            }
+        }
+        Err(last)
+    }
+}
+
+/// A connection, plain or TLS, counted at the socket.
+pub enum Stream {
+    Plain(Counted<TcpStream>),
+    Tls(Box<TlsStream<Counted<TcpStream>>>),
+}
+
+impl Stream {
+    /// The protocol the server chose by ALPN (TLS only).
+    pub fn alpn(&self) -> Option<&[u8]> {
+        match self {
+            Stream::Plain(_) => None,
+            Stream::Tls(tls) => tls.get_ref().1.alpn_protocol(),
+        }
+    }
+}
+
+macro_rules! delegate {
+    ($self:ident, $s:ident => $e:expr) => {
+        match $self.get_mut() {
+            Stream::Plain($s) => {
+                let $s = Pin::new($s);
+                $e
+            }
+            Stream::Tls($s) => {
+                let $s = Pin::new($s.as_mut());
+                $e
+            }
+        }
+    };
+}
+
+impl AsyncRead for Stream {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
+        delegate!(self, s => s.poll_read(cx, buf))
+    }
+}
+
+impl AsyncWrite for Stream {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+        delegate!(self, s => s.poll_write(cx, buf))
+    }
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        delegate!(self, s => s.poll_write_vectored(cx, bufs))
+    }
+    fn is_write_vectored(&self) -> bool {
+        match self {
+            Stream::Plain(s) => s.is_write_vectored(),
+            Stream::Tls(s) => s.is_write_vectored(),
+        }
+    }
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        delegate!(self, s => s.poll_flush(cx))
+    }
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        delegate!(self, s => s.poll_shutdown(cx))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_rule() {
+        for ip in ["127.0.0.1", "127.9.8.7", "::1", "::ffff:127.0.0.1"] {
+            assert!(is_loopback(ip.parse().unwrap()), "{ip}");
+        }
+        for ip in ["10.0.0.1", "192.168.1.1", "8.8.8.8", "::2", "fe80::1", "0.0.0.0"] {
+            assert!(!is_loopback(ip.parse().unwrap()), "{ip}");
+        }
+    }
+
+    #[tokio::test]
+    async fn remote_targets_are_refused_before_connecting() {
+        let err = resolve("10.1.2.3", 80, false).await.unwrap_err();
+        assert!(err.contains("--allow-remote"), "{err}");
+        assert_eq!(resolve("10.1.2.3", 80, true).await.unwrap().len(), 1);
+        assert!(resolve("localhost", 80, false).await.unwrap().iter().all(|a| a.ip().is_loopback()));
+        assert!(resolve("[::1]", 80, false).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn connect_counts_and_reports_refusal() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let endpoint = Endpoint::new("127.0.0.1", addr.port(), vec![addr], None).unwrap();
+        let accept = tokio::spawn(async move {
+            use tokio::io::AsyncWriteExt;
+            let (mut s, _) = listener.accept().await.unwrap();
+            s.write_all(b"hi").await.unwrap();
+        });
+        let mut stream = endpoint.connect().await.unwrap();
+        accept.await.unwrap();
+        let mut buf = [0u8; 2];
+        tokio::io::AsyncReadExt::read_exact(&mut stream, &mut buf).await.unwrap();
+        assert_eq!(endpoint.wire(), WireTotals { sent: 0, received: 2 });
+        drop(stream);
+        let closed = Endpoint::new("127.0.0.1", 1, vec!["127.0.0.1:1".parse().unwrap()], None).unwrap();
+        let Err(e) = closed.connect_uncounted().await else { panic!("port 1 accepted") };
+        assert!(e.contains("cannot connect"), "{e}");
+    }
+}

@@ -1,0 +1,87 @@
+//! TLS client settings (rustls, ring): web PKI roots plus any `--cacert`, or no verification at all
+//! with `--insecure` (self-signed reference servers). The handshake's signatures are still checked.
+
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvider};
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
+use std::path::Path;
+use std::sync::Arc;
+
+#[derive(Debug, Clone, Default)]
+pub struct TlsOptions {
+    /// Accept any certificate (self-signed, wrong name, expired).
+    pub insecure: bool,
+    /// Extra trusted CA certificates (PEM).
+    pub ca_file: Option<std::path::PathBuf>,
+}
+
+/// A client config offering `alpn` (e.g. `h2` or `http/1.1`).
+pub fn client_config(options: &TlsOptions, alpn: &[&[u8]]) -> Result<Arc<ClientConfig>, String> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let builder = ClientConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .map_err(|e| format!("TLS set-up failed: {e}"))?;
+    let mut config = if options.insecure {
+        builder.dangerous().with_custom_certificate_verifier(Arc::new(AnyCertificate(provider))).with_no_client_auth()
+    } else {
+        let mut roots = RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
+        if let Some(file) = &options.ca_file {
+            for cert in read_pem_certs(file)? {
+                roots.add(cert).map_err(|e| format!("{}: not a usable CA certificate: {e}", file.display()))?;
+            }
+        }
+        builder.with_root_certificates(roots).with_no_client_auth()
+    };
+    config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
+    Ok(Arc::new(config))
+}
+
+fn read_pem_certs(file: &Path) -> Result<Vec<CertificateDer<'static>>, String> {
+    use rustls::pki_types::pem::PemObject;
+    let certs: Result<Vec<_>, _> =
+        CertificateDer::pem_file_iter(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?.collect();
+    let certs = certs.map_err(|e| format!("{}: bad PEM: {e}", file.display()))?;
+    if certs.is_empty() {
+        return Err(format!("{}: no certificate found", file.display()));
+    }
+    Ok(certs)
+}
+
+#[derive(Debug)]
+struct AnyCertificate(Arc<CryptoProvider>);
+
+impl ServerCertVerifier for AnyCertificate {
+    fn verify_server_cert(
+        &self,
+        _end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        Ok(ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        verify_tls12_signature(message, cert, dss, &self.0.signature_verification_algorithms)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        verify_tls13_signature(message, cert, dss, &self.0.signature_verification_algorithms)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.0.signature_verification_algorithms.supported_schemes()
+    }
+}

@@ -1,0 +1,116 @@
+//! What an HTTP call sends and what counts as a good answer, shared by HTTP/1.1 and HTTP/2.
+
+use bytes::Bytes;
+use std::io::Write;
+
+#[derive(Debug, Clone)]
+pub struct HttpRequest {
+    pub method: String,
+    /// Path and query, e.g. `/students?page=1`.
+    pub path: String,
+    /// User headers, in order (`-H`); names as given.
+    pub headers: Vec<(String, String)>,
+    pub body: Bytes,
+    /// Send the body gzip-compressed and ask for gzip answers.
+    pub gzip: bool,
+}
+
+impl HttpRequest {
+    pub fn get(path: &str) -> Self {
+        HttpRequest { method: "GET".into(), path: path.into(), headers: Vec::new(), body: Bytes::new(), gzip: false }
+    }
+
+    pub fn has_header(&self, name: &str) -> bool {
+        self.headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(name))
+    }
+
+    /// The body as sent: compressed once here, not per call.
+    pub fn wire_body(&self) -> Bytes {
+        if self.gzip && !self.body.is_empty() {
+            gzip(&self.body).into()
+        } else {
+            self.body.clone()
+        }
+    }
+
+    /// Headers callbench adds unless the user gave them: a JSON content type for bodies, and the
+    /// compression headers.
+    pub fn implied_headers(&self) -> Vec<(&'static str, &'static str)> {
+        let mut implied = Vec::new();
+        if !self.body.is_empty() && !self.has_header("content-type") {
+            implied.push(("content-type", "application/json"));
+        }
+        if self.gzip {
+            if !self.has_header("accept-encoding") {
+                implied.push(("accept-encoding", "gzip"));
+            }
+            if !self.body.is_empty() && !self.has_header("content-encoding") {
+                implied.push(("content-encoding", "gzip"));
+            }
+        }
+        implied
+    }
+}
+
+/// Judges an answer's body (after undoing gzip) or message (uncompressed protobuf).
+pub type BodyCheck = Box<dyn Fn(&[u8]) -> bool + Send + Sync>;
+
+/// What a successful call answers.
+#[derive(Default)]
+pub struct Expect {
+    /// Accepted statuses; empty means any 2xx.
+    pub status: Vec<u16>,
+    /// Checks the body, if set.
+    pub body: Option<BodyCheck>,
+}
+
+impl Expect {
+    pub fn status_ok(&self, status: u16) -> bool {
+        if self.status.is_empty() {
+            (200..300).contains(&status)
+        } else {
+            self.status.contains(&status)
+        }
+    }
+}
+
+pub fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(data).expect("writing to memory");
+    encoder.finish().expect("writing to memory")
+}
+
+/// Undoes gzip; None if the data is not valid gzip.
+pub fn gunzip(data: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(data), &mut out).ok()?;
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gzip_round_trip_and_implied_headers() {
+        let mut r = HttpRequest::get("/");
+        r.method = "POST".into();
+        r.body = Bytes::from_static(br#"{"a": 1}"#);
+        assert_eq!(r.implied_headers(), vec![("content-type", "application/json")]);
+        r.gzip = true;
+        assert_eq!(gunzip(&r.wire_body()).unwrap(), r.body);
+        assert_eq!(r.implied_headers().len(), 3);
+        r.headers.push(("Content-Type".into(), "text/plain".into()));
+        assert!(!r.implied_headers().contains(&("content-type", "application/json")));
+        assert!(gunzip(b"not gzip").is_none());
+    }
+
+    #[test]
+    fn default_expectation_is_2xx() {
+        let e = Expect::default();
+        assert!(e.status_ok(200) && e.status_ok(204) && !e.status_ok(404) && !e.status_ok(301));
+        let e = Expect { status: vec![404], body: None };
+        assert!(e.body.is_none());
+        assert!(e.status_ok(404) && !e.status_ok(200));
+    }
+}

@@ -1,0 +1,337 @@
+//! From a spec to a ready target: URL and flags checked, names resolved under the loopback rule,
+//! the server probed once (so an unreachable target is one clear error, not a run of failures),
+//! the request prepared once.
+
+use super::parse::{self, TargetUrl};
+use super::preset::{self, Preset};
+use super::progress::Progress;
+use super::report::{RunResult, RunSink};
+use super::{LoadSpec, Plan, DEFAULT_CONCURRENCY};
+use callbench_dynproto::{MethodDescriptor, ReflectionConn, Source};
+use callbench_engine::grpc::{Grpc, GrpcCall};
+use callbench_engine::http1::Http1;
+use callbench_engine::http2::Http2;
+use callbench_engine::inproc::InProc;
+use callbench_engine::net::{self, tls, Endpoint};
+use callbench_engine::request::{BodyCheck, Expect, HttpRequest};
+use callbench_engine::{Connected, ErrorKind, Reply, Target, WireTotals};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A prepared target, shared by the runs of a search.
+pub enum AnyTarget {
+    Http1(Arc<Http1>),
+    Http2(Arc<Http2>),
+    Grpc(Arc<Grpc>),
+    InProc(Arc<InProc>),
+}
+
+pub struct Built {
+    pub target: AnyTarget,
+    /// `http/1.1`, `h2`, `grpc` or `inproc`.
+    pub protocol: &'static str,
+    pub tls: bool,
+    pub concurrency: usize,
+    /// Connections the run keeps open (HTTP/1.1: one per slot; HTTP/2 and gRPC: shared by streams).
+    pub connections: usize,
+    /// What is called, for the report: `GET /students`, `callbench.v1.Life/Step`...
+    pub call: String,
+}
+
+/// An `Arc` of a target is a target: a search reuses one prepared target for every run.
+struct Shared<T>(Arc<T>);
+
+impl<T: Target> Target for Shared<T> {
+    type Conn = T::Conn;
+    async fn connect(&self, slot: usize) -> Result<Connected<T::Conn>, ErrorKind> {
+        self.0.connect(slot).await
+    }
+    async fn call(&self, conn: &mut T::Conn) -> Reply {
+        self.0.call(conn).await
+    }
+    fn wire(&self) -> WireTotals {
+        self.0.wire()
+    }
+}
+
+impl Built {
+    pub async fn run(&self, plan: Plan, quiet: bool) -> Result<RunResult, String> {
+        match &self.target {
+            AnyTarget::Http1(t) => drive(Shared(t.clone()), plan, quiet).await,
+            AnyTarget::Http2(t) => drive(Shared(t.clone()), plan, quiet).await,
+            AnyTarget::Grpc(t) => drive(Shared(t.clone()), plan, quiet).await,
+            AnyTarget::InProc(t) => drive(Shared(t.clone()), plan, quiet).await,
+        }
+    }
+}
+
+async fn drive<T: Target>(target: T, plan: Plan, quiet: bool) -> Result<RunResult, String> {
+    let stop = plan.load.stop;
+    let progress = Progress::start(plan.load.progress.clone(), &plan, quiet);
+    let segments = plan.segments.clone();
+    let new_sink = || RunSink::new(stop, &segments);
+    let result = callbench_engine::run(target, plan.pacer_kind.pacer(), plan.load, new_sink).await;
+    progress.finish();
+    let (info, sink) = result?;
+    Ok(RunResult { info, stats: sink.all, segments: sink.segments, segment_bounds: plan.segments })
+}
+
+pub async fn build(spec: &LoadSpec) -> Result<Built, String> {
+    let url = parse::target(&spec.target)?;
+    if spec.threads == 0 {
+        return Err("--threads must be at least 1".into());
+    }
+    if spec.http2 && !matches!(url, TargetUrl::Http { .. }) {
+        return Err("--http2 applies to http:// and https:// targets (gRPC is always HTTP/2)".into());
+    }
+    let preset = match (&url, &spec.workload) {
+        (TargetUrl::InProc { .. }, Some(_)) => {
+            return Err("inproc targets name their workload: inproc:<workload>, without --workload".into())
+        }
+        (_, Some(name)) => Some(preset::preset(name, &spec.preset)?),
+        _ => None,
+    };
+    if preset.is_some() && (spec.body.is_some() || spec.method.is_some()) {
+        return Err("--workload fills in the request: leave out -X and -d".into());
+    }
+    match url {
+        TargetUrl::Http { tls, host, port, path } => build_http(spec, tls, &host, port, &path, preset).await,
+        TargetUrl::Grpc { tls, host, port, method } => build_grpc(spec, tls, &host, port, method, preset).await,
+        TargetUrl::InProc { workload } => build_inproc(spec, &workload),
+    }
+}
+
+/// Concurrency and connections for a protocol that holds one call per connection.
+fn one_call_per_connection(spec: &LoadSpec) -> Result<(usize, usize), String> {
+    if spec.streams.is_some() {
+        return Err("--streams applies to HTTP/2 and gRPC targets".into());
+    }
+    let c = match (spec.concurrency, spec.connections) {
+        (Some(c), Some(n)) if c != n => return Err(format!(
+            "HTTP/1.1 carries one call at a time per connection: -c {c} needs {c} connections, not --connections {n}"
+        )),
+        (Some(c), _) | (None, Some(c)) => c,
+        (None, None) => DEFAULT_CONCURRENCY,
+    };
+    Ok((c, c))
+}
+
+/// Concurrency and connections for HTTP/2 and gRPC: `--connections N` × `--streams M`.
+fn multiplexed(spec: &LoadSpec) -> Result<(usize, usize), String> {
+    let connections = spec.connections.unwrap_or(1);
+    let concurrency = match (spec.concurrency, spec.streams) {
+        (Some(c), Some(m)) if c != connections * m => {
+            return Err(format!("-c {c} disagrees with --connections {connections} × --streams {m}"))
+        }
+        (Some(c), _) => c,
+        (None, Some(m)) => connections * m,
+        (None, None) => DEFAULT_CONCURRENCY.max(connections),
+    };
+    if spec.new_connection_per_call {
+        return Ok((concurrency, concurrency));
+    }
+    Ok((concurrency, connections.min(concurrency)))
+}
+
+async fn endpoint(spec: &LoadSpec, tls: bool, host: &str, port: u16, alpn: &[&[u8]]) -> Result<Endpoint, String> {
+    let addrs = net::resolve(host, port, spec.allow_remote).await?;
+    let config = if tls {
+        let options = tls::TlsOptions { insecure: spec.insecure, ca_file: spec.ca_file.clone() };
+        Some(tls::client_config(&options, alpn)?)
+    } else {
+        None
+    };
+    Endpoint::new(host, port, addrs, config)
+}
+
+async fn build_http(
+    spec: &LoadSpec,
+    tls: bool,
+    host: &str,
+    port: u16,
+    path: &str,
+    preset: Option<Preset>,
+) -> Result<Built, String> {
+    if !spec.protos.is_empty() || spec.protoset.is_some() {
+        return Err("--proto and --protoset apply to grpc:// targets".into());
+    }
+    let (request, check) = match &preset {
+        Some(p) => {
+            let check = if spec.check { Some(p.http_check(&p.contract_method())?) } else { None };
+            (p.http_request(path), check)
+        }
+        None => {
+            if spec.check {
+                return Err("--check needs --workload (it knows the right answer); use --expect-body".into());
+            }
+            let body = spec.body.clone().unwrap_or_default();
+            let method = spec.method.clone().unwrap_or_else(|| if body.is_empty() { "GET" } else { "POST" }.into());
+            let mut r = HttpRequest::get(path);
+            r.method = method.to_ascii_uppercase();
+            r.body = body.into();
+            (r, None)
+        }
+    };
+    let mut request = request;
+    request.headers = spec.headers.clone();
+    request.gzip = spec.gzip;
+    let check = match (&spec.expect_body, check) {
+        (Some(expected), _) => {
+            let expected = expected.clone();
+            Some(Box::new(move |body: &[u8]| body == expected.as_slice()) as BodyCheck)
+        }
+        (None, check) => check,
+    };
+    let expect = Expect { status: spec.expect_status.clone(), body: check };
+    let call = format!("{} {}", request.method, request.path);
+    if spec.http2 {
+        let endpoint = endpoint(spec, tls, host, port, &[b"h2"]).await?;
+        callbench_engine::h2pool::probe(&endpoint).await?;
+        let (concurrency, connections) = multiplexed(spec)?;
+        let target = Http2::new(endpoint, connections, spec.new_connection_per_call, &request, expect)?;
+        Ok(Built { target: AnyTarget::Http2(Arc::new(target)), protocol: "h2", tls, concurrency, connections, call })
+    } else {
+        let endpoint = endpoint(spec, tls, host, port, &[b"http/1.1"]).await?;
+        drop(endpoint.connect_uncounted().await?);
+        let (concurrency, connections) = one_call_per_connection(spec)?;
+        let target = Http1::new(endpoint, &request, expect, spec.new_connection_per_call);
+        Ok(Built {
+            target: AnyTarget::Http1(Arc::new(target)),
+            protocol: "http/1.1",
+            tls,
+            concurrency,
+            connections,
+            call,
+        })
+    }
+}
+
+async fn build_grpc(
+    spec: &LoadSpec,
+    tls: bool,
+    host: &str,
+    port: u16,
+    method: Option<String>,
+    preset: Option<Preset>,
+) -> Result<Built, String> {
+    if spec.method.is_some() {
+        return Err("-X applies to HTTP targets; gRPC calls are always POST".into());
+    }
+    let endpoint = endpoint(spec, tls, host, port, &[b"h2"]).await?;
+    let probe = callbench_engine::h2pool::probe(&endpoint).await?;
+    let (descriptor, message, preset_check) = match (&preset, &method) {
+        (Some(_), Some(m)) => return Err(format!("--workload names the method: leave {m} out of the target URL")),
+        (Some(p), None) => {
+            let d = p.contract_method();
+            let check = if spec.check { Some(p.grpc_check(&d)?) } else { None };
+            let message = p.grpc_message(&d)?;
+            (d, message, check)
+        }
+        (None, None) => {
+            return Err("name the method: grpc://host:port/package.Service/Method (or use --workload)".into())
+        }
+        (None, Some(name)) => {
+            if spec.check {
+                return Err("--check needs --workload (it knows the right answer); use --expect-body".into());
+            }
+            let d = resolve_method(spec, &endpoint, probe, name).await?;
+            let json = match &spec.body {
+                Some(b) => {
+                    String::from_utf8(b.clone()).map_err(|_| "the request JSON (-d) is not UTF-8".to_string())?
+                }
+                None => String::new(),
+            };
+            let message = callbench_dynproto::encode_request(&d, &json)?;
+            (d, message, None)
+        }
+    };
+    let check = match &spec.expect_body {
+        Some(json) => Some(expected_message_check(&descriptor, json)?),
+        None => preset_check,
+    };
+    if !spec.expect_status.is_empty() {
+        return Err("--expect-status applies to HTTP targets (a gRPC call succeeds with status OK)".into());
+    }
+    let (concurrency, connections) = multiplexed(spec)?;
+    let path = callbench_dynproto::grpc_path(&descriptor);
+    let call = GrpcCall { path: path.clone(), message, metadata: spec.headers.clone(), gzip: spec.gzip, check };
+    let target = Grpc::new(endpoint, connections, spec.new_connection_per_call, call)?;
+    Ok(Built {
+        target: AnyTarget::Grpc(Arc::new(target)),
+        protocol: "grpc",
+        tls,
+        concurrency,
+        connections,
+        call: path.trim_start_matches('/').to_string(),
+    })
+}
+
+async fn resolve_method(
+    spec: &LoadSpec,
+    endpoint: &Endpoint,
+    probe: h2::client::SendRequest<bytes::Bytes>,
+    name: &str,
+) -> Result<MethodDescriptor, String> {
+    let source = match (&spec.protos[..], &spec.protoset) {
+        ([], None) => Source::Reflection,
+        ([], Some(set)) => Source::Protoset(set.clone()),
+        (files, None) => Source::Protos { files: files.to_vec(), import_paths: spec.import_paths.clone() },
+        (_, Some(_)) => return Err("give --proto or --protoset, not both".into()),
+    };
+    let scheme = if endpoint.is_tls() { "https" } else { "http" };
+    let mut conn = ReflectionConn::new(probe, endpoint.authority(), scheme);
+    conn.timeout = Duration::from_secs(10);
+    callbench_dynproto::resolve(&source, name, Some(conn)).await.map_err(|e| match source {
+        Source::Reflection => format!("{e} (no --proto or --protoset given, so the server's reflection was asked)"),
+        _ => e,
+    })
+}
+
+fn expected_message_check(method: &MethodDescriptor, json: &[u8]) -> Result<BodyCheck, String> {
+    let json = std::str::from_utf8(json).map_err(|_| "--expect-body is not UTF-8 JSON".to_string())?;
+    let output = method.output();
+    let expected =
+        prost_reflect::DynamicMessage::deserialize(output.clone(), &mut serde_json::Deserializer::from_str(json))
+            .map_err(|e| format!("--expect-body is not a {}: {e}", output.full_name()))?;
+    Ok(Box::new(move |bytes: &[u8]| {
+        prost_reflect::DynamicMessage::decode(output.clone(), bytes)
+            .is_ok_and(|m| callbench_contract::rest_json::same_message(&m, &expected))
+    }))
+}
+
+fn build_inproc(spec: &LoadSpec, workload: &str) -> Result<Built, String> {
+    let misplaced = [
+        (spec.connections.is_some(), "--connections"),
+        (spec.streams.is_some(), "--streams"),
+        (spec.new_connection_per_call, "--new-connection-per-call"),
+        (!spec.headers.is_empty(), "-H"),
+        (spec.body.is_some(), "-d"),
+        (spec.method.is_some(), "-X"),
+        (spec.gzip, "--gzip"),
+        (spec.expect_body.is_some(), "--expect-body"),
+        (!spec.expect_status.is_empty(), "--expect-status"),
+    ];
+    if let Some((_, flag)) = misplaced.iter().find(|(given, _)| *given) {
+        return Err(format!("{flag} has no meaning for in-process targets"));
+    }
+    let users = users_file()?;
+    let work = preset::inproc(workload, &spec.preset, &users)?;
+    let target = InProc::new(work)?;
+    let concurrency = spec.concurrency.unwrap_or(1);
+    Ok(Built {
+        target: AnyTarget::InProc(Arc::new(target)),
+        protocol: "inproc",
+        tls: false,
+        concurrency,
+        connections: 0,
+        call: workload.to_string(),
+    })
+}
+
+/// The repo's users.json when run from a checkout, else one in the temp directory.
+fn users_file() -> Result<std::path::PathBuf, String> {
+    match crate::repo::Repo::locate() {
+        Ok(repo) => repo.users_file().map_err(|e| e.to_string()),
+        Err(_) => Ok(std::env::temp_dir().join("callbench").join("users.json")),
+    }
+}

@@ -1,0 +1,205 @@
+//! The small languages of `callbench load`'s flags: durations, rate shapes, latency objectives,
+//! headers and targets. Every error is one line naming the bad text.
+
+use callbench_engine::{RateShape, Segment};
+use std::time::Duration;
+
+/// `10s`, `500ms`, `250us`, `2m`, `1h`, `1.5s`; a bare number is seconds.
+pub fn duration(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| c.is_ascii_alphabetic() || c == 'µ').unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let value: f64 = number.trim().parse().map_err(|_| format!("bad duration {text:?} (try 10s, 500ms, 2m)"))?;
+    let seconds = match unit.trim() {
+        "" | "s" => value,
+        "ms" => value / 1e3,
+        "us" | "µs" => value / 1e6,
+        "m" | "min" => value * 60.0,
+        "h" => value * 3600.0,
+        _ => return Err(format!("bad duration unit in {text:?} (use us, ms, s, m or h)")),
+    };
+    if !seconds.is_finite() || seconds < 0.0 || seconds > 1e7 {
+        return Err(format!("duration {text:?} is out of range"));
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+/// A positive rate in calls/s, e.g. `1000` or `2.5k`.
+pub fn rate(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let (number, scale) = match t.strip_suffix(['k', 'K']) {
+        Some(n) => (n, 1e3),
+        None => (t, 1.0),
+    };
+    let value = number.parse::<f64>().map(|v| v * scale).map_err(|_| format!("bad rate {text:?} (calls/s)"))?;
+    if value.is_finite() && value >= 0.0 {
+        Ok(value)
+    } else {
+        Err(format!("bad rate {text:?}: must be ≥ 0 calls/s"))
+    }
+}
+
+/// A rate over time: `RATE@DURATION` steps and `FROM..TO@DURATION` ramps, comma-separated, e.g.
+/// `0..2000@10s,2000@20s`. The run ends after the last segment.
+pub fn rate_shape(text: &str) -> Result<(RateShape, Vec<Segment>), String> {
+    let mut segments = Vec::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (rates, length) = part
+            .split_once('@')
+            .ok_or_else(|| format!("bad rate segment {part:?}: write RATE@DURATION or FROM..TO@DURATION"))?;
+        let duration = duration(length)?;
+        if duration.is_zero() {
+            return Err(format!("rate segment {part:?} has no duration"));
+        }
+        let (from, to) = match rates.split_once("..") {
+            Some((from, to)) => (rate(from)?, rate(to)?),
+            None => (rate(rates)?, rate(rates)?),
+        };
+        segments.push(Segment { duration, from, to });
+    }
+    if segments.is_empty() {
+        return Err("empty rate shape".into());
+    }
+    Ok((RateShape::segments(segments.clone())?, segments))
+}
+
+/// A latency objective such as `p99<10ms` or `p99.9<=50ms`: (quantile, limit).
+pub fn objective(text: &str) -> Result<(f64, Duration), String> {
+    let bad = || format!("bad objective {text:?} (try p99<10ms)");
+    let t = text.trim();
+    let (left, right) = t.split_once("<=").or_else(|| t.split_once('<')).ok_or_else(bad)?;
+    let percent: f64 = left.trim().strip_prefix('p').ok_or_else(bad)?.parse().map_err(|_| bad())?;
+    if !(0.0 < percent && percent <= 100.0) {
+        return Err(bad());
+    }
+    Ok((percent / 100.0, duration(right)?))
+}
+
+/// `Name: value` (as curl, hey and ghz take `-H`).
+pub fn header(text: &str) -> Result<(String, String), String> {
+    let (name, value) = text.split_once(':').ok_or_else(|| format!("bad header {text:?}: write 'Name: value'"))?;
+    let name = name.trim();
+    if name.is_empty() || name.contains(char::is_whitespace) {
+        return Err(format!("bad header name in {text:?}"));
+    }
+    Ok((name.to_string(), value.trim().to_string()))
+}
+
+/// What `<TARGET>` names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TargetUrl {
+    Http { tls: bool, host: String, port: u16, path: String },
+    Grpc { tls: bool, host: String, port: u16, method: Option<String> },
+    InProc { workload: String },
+}
+
+pub fn target(text: &str) -> Result<TargetUrl, String> {
+    if let Some(workload) = text.strip_prefix("inproc:") {
+        return Ok(TargetUrl::InProc { workload: workload.trim_start_matches("//").to_string() });
+    }
+    let (scheme, rest) = text
+        .split_once("://")
+        .ok_or_else(|| format!("bad target {text:?}: expected http://, https://, grpc://, grpcs:// or inproc:"))?;
+    let (tls, grpc, default_port) = match scheme.to_ascii_lowercase().as_str() {
+        "http" => (false, false, 80),
+        "https" => (true, false, 443),
+        "grpc" => (false, true, 80),
+        "grpcs" => (true, true, 443),
+        other => return Err(format!("unsupported scheme {other:?} in {text:?}")),
+    };
+    let (authority, path) = match rest.find(['/', '?']) {
+        Some(i) => rest.split_at(i),
+        None => (rest, ""),
+    };
+    let authority = authority.rsplit_once('@').map_or(authority, |(_, a)| a); // no credentials in URLs
+    let (host, port) = split_host_port(authority, default_port).map_err(|e| format!("bad target {text:?}: {e}"))?;
+    if grpc {
+        let method = path.trim_matches('/');
+        let method = (!method.is_empty()).then(|| method.to_string());
+        return Ok(TargetUrl::Grpc { tls, host, port, method });
+    }
+    let path = if path.is_empty() {
+        "/".to_string()
+    } else if path.starts_with('?') {
+        format!("/{path}")
+    } else {
+        path.to_string()
+    };
+    Ok(TargetUrl::Http { tls, host, port, path })
+}
+
+fn split_host_port(authority: &str, default_port: u16) -> Result<(String, u16), String> {
+    if authority.is_empty() {
+        return Err("no host".into());
+    }
+    let (host, port) = if let Some(rest) = authority.strip_prefix('[') {
+        let (host, after) = rest.split_once(']').ok_or("unclosed [ in IPv6 address")?;
+        (format!("[{host}]"), after.strip_prefix(':'))
+    } else {
+        match authority.rsplit_once(':') {
+            Some((h, p)) => (h.to_string(), Some(p)),
+            None => (authority.to_string(), None),
+        }
+    };
+    let port = match port {
+        Some(p) => p.parse::<u16>().map_err(|_| format!("bad port {p:?}"))?,
+        None => default_port,
+    };
+    Ok((host, port))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(duration("10s"), Ok(Duration::from_secs(10)));
+        assert_eq!(duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(duration("1.5"), Ok(Duration::from_millis(1500)));
+        assert_eq!(duration("250us"), Ok(Duration::from_micros(250)));
+        for bad in ["", "ten", "5 parsecs", "-1s", "1e400s"] {
+            assert!(duration(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn shapes_objectives_headers() {
+        let (shape, segments) = rate_shape("0..1000@1s, 1000@2s").unwrap();
+        assert_eq!(segments.len(), 2);
+        assert_eq!(shape.calls_before(Duration::from_secs(3)), 2500.0);
+        assert!(rate_shape("1000").is_err() && rate_shape("x@1s").is_err() && rate_shape("5@0s").is_err());
+        assert_eq!(objective("p99<10ms"), Ok((0.99, Duration::from_millis(10))));
+        assert!((objective("p99.9<=2s").unwrap().0 - 0.999).abs() < 1e-12);
+        assert!(objective("99<1ms").is_err() && objective("p200<1ms").is_err());
+        assert_eq!(header("X-A:  b c "), Ok(("X-A".into(), "b c".into())));
+        assert!(header("nocolon").is_err() && header(": v").is_err());
+        assert_eq!(rate("2.5k"), Ok(2500.0));
+    }
+
+    #[test]
+    fn targets() {
+        assert_eq!(
+            target("http://127.0.0.1:8080/students?x=1"),
+            Ok(TargetUrl::Http { tls: false, host: "127.0.0.1".into(), port: 8080, path: "/students?x=1".into() })
+        );
+        assert_eq!(
+            target("https://localhost"),
+            Ok(TargetUrl::Http { tls: true, host: "localhost".into(), port: 443, path: "/".into() })
+        );
+        assert_eq!(
+            target("grpc://[::1]:50051/callbench.v1.Life/Step"),
+            Ok(TargetUrl::Grpc {
+                tls: false,
+                host: "[::1]".into(),
+                port: 50051,
+                method: Some("callbench.v1.Life/Step".into())
+            })
+        );
+        assert_eq!(target("inproc:echo"), Ok(TargetUrl::InProc { workload: "echo".into() }));
+        for bad in ["127.0.0.1:80", "ftp://x/", "http://", "http://h:99999/", "http://[::1/"] {
+            assert!(target(bad).is_err(), "{bad}");
+        }
+    }
+}

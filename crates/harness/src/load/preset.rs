@@ -1,0 +1,212 @@
+//! The built-in workloads as ready-made calls (`--workload`, `inproc:<name>`): the same request for
+//! every protocol, and the answer the reference implementation gives, to check calls against.
+
+use bytes::Bytes;
+use callbench_contract::rest_json::{message_from_rest, same_message};
+use callbench_engine::inproc::Workload;
+use callbench_engine::request::{BodyCheck, HttpRequest};
+use callbench_workloads::{auth, cars, echo, life, students};
+use prost::Message;
+use prost_reflect::{DynamicMessage, MethodDescriptor};
+use serde_json::{json, Value};
+use std::path::Path;
+
+pub const NAMES: &[&str] = &["auth", "students", "cars", "life", "life-setup", "echo", "noop"];
+
+#[derive(Debug, Clone, Copy)]
+pub struct PresetOptions {
+    /// Echo payload: about this many bytes of JSON.
+    pub payload_size: usize,
+    /// Life steps per call.
+    pub ntimes: u32,
+    /// Auth: the user to authenticate.
+    pub user_id: i64,
+}
+
+impl Default for PresetOptions {
+    fn default() -> Self {
+        PresetOptions { payload_size: 1000, ntimes: 1, user_id: 4242 }
+    }
+}
+
+/// One workload's call: the REST request and answer, and the gRPC method, request and answer (all
+/// as REST JSON; gRPC messages are made from it by the contract's mapping).
+#[derive(Debug)]
+pub struct Preset {
+    pub name: &'static str,
+    pub method: &'static str,
+    pub path: String,
+    pub body: Option<Value>,
+    pub answer: Value,
+    pub grpc_method: &'static str,
+    pub grpc_request: Value,
+}
+
+pub fn preset(name: &str, o: &PresetOptions) -> Result<Preset, String> {
+    let ok = |r: Result<Value, callbench_workloads::WorkloadError>| r.map_err(|e| format!("workload {name}: {e}"));
+    Ok(match name {
+        "auth" => {
+            let password = format!("password-{}", o.user_id);
+            let hash = auth::sha512_hex(&password);
+            Preset {
+                name: "auth",
+                method: "PUT",
+                path: format!("/auth/{}", o.user_id),
+                body: Some(json!({ "password": password })),
+                answer: json!({ "hash": hash }),
+                grpc_method: "callbench.v1.Auth/Test",
+                grpc_request: json!({ "id": o.user_id, "password": password }),
+            }
+        }
+        "students" => Preset {
+            name: "students",
+            method: "GET",
+            path: "/students".into(),
+            body: None,
+            answer: value(&students::list()),
+            grpc_method: "callbench.v1.Students/List",
+            grpc_request: json!({}),
+        },
+        "cars" => {
+            let message = json!({
+                "car": {"make": "toyota", "model": "corolla", "trim": "4DR Sedan", "color": "gray", "year": 2012, "mileage": 120000},
+                "driver": {"firstname": "John", "lastname": "Smith", "driverId": "someId"}
+            });
+            let parsed: cars::CarMessage = serde_json::from_value(message.clone()).expect("valid car");
+            let answer = ok(cars::send(parsed).map(|m| value(&m)))?;
+            Preset {
+                name: "cars",
+                method: "POST",
+                path: "/cars".into(),
+                body: Some(message.clone()),
+                answer,
+                grpc_method: "callbench.v1.Cars/Send",
+                grpc_request: message,
+            }
+        }
+        "life" => {
+            let board = life::setup().board;
+            let answer = ok(life::step(&board, o.ntimes).map(|b| value(&b)))?;
+            let request = value(&life::StepRequest { ntimes: o.ntimes, board });
+            Preset {
+                name: "life",
+                method: "POST",
+                path: "/life/step".into(),
+                body: Some(request.clone()),
+                answer,
+                grpc_method: "callbench.v1.Life/Step",
+                grpc_request: request,
+            }
+        }
+        "life-setup" => Preset {
+            name: "life-setup",
+            method: "GET",
+            path: "/life/setup".into(),
+            body: None,
+            answer: value(&life::setup()),
+            grpc_method: "callbench.v1.Life/Setup",
+            grpc_request: json!({}),
+        },
+        "echo" => {
+            let message = value(&echo::payload(echo::records_for_json_bytes(o.payload_size)));
+            Preset {
+                name: "echo",
+                method: "POST",
+                path: "/echo".into(),
+                body: Some(message.clone()),
+                answer: message.clone(),
+                grpc_method: "callbench.v1.Echo/Echo",
+                grpc_request: message,
+            }
+        }
+        "noop" => return Err("workload noop exists only in-process (inproc:noop)".into()),
+        other => return Err(format!("unknown workload {other:?} (workloads: {})", NAMES.join(", "))),
+    })
+}
+
+fn value(v: &impl serde::Serialize) -> Value {
+    serde_json::to_value(v).expect("workload types serialise")
+}
+
+impl Preset {
+    /// The REST request, under `prefix` (the target URL's path, e.g. `/api`).
+    pub fn http_request(&self, prefix: &str) -> HttpRequest {
+        let mut request = HttpRequest::get(&format!("{}{}", prefix.trim_end_matches('/'), self.path));
+        request.method = self.method.into();
+        if let Some(body) = &self.body {
+            request.body = Bytes::from(serde_json::to_vec(body).expect("JSON"));
+        }
+        request
+    }
+
+    /// Checks a REST answer body: the same message as the reference answer.
+    pub fn http_check(&self, method: &MethodDescriptor) -> Result<BodyCheck, String> {
+        let expected = message_from_rest(&method.output(), &self.answer)?;
+        let output = method.output();
+        Ok(Box::new(move |body: &[u8]| {
+            serde_json::from_slice::<Value>(body)
+                .ok()
+                .and_then(|v| message_from_rest(&output, &v).ok())
+                .is_some_and(|m| same_message(&m, &expected))
+        }))
+    }
+
+    /// The gRPC request message, encoded.
+    pub fn grpc_message(&self, method: &MethodDescriptor) -> Result<Vec<u8>, String> {
+        Ok(message_from_rest(&method.input(), &self.grpc_request)?.encode_to_vec())
+    }
+
+    /// Checks a gRPC answer message: the same message as the reference answer.
+    pub fn grpc_check(&self, method: &MethodDescriptor) -> Result<BodyCheck, String> {
+        let expected = message_from_rest(&method.output(), &self.answer)?;
+        let output = method.output();
+        Ok(Box::new(move |bytes: &[u8]| {
+            DynamicMessage::decode(output.clone(), bytes).is_ok_and(|m| same_message(&m, &expected))
+        }))
+    }
+
+    /// The contract's descriptor of this workload's gRPC method.
+    pub fn contract_method(&self) -> MethodDescriptor {
+        callbench_dynproto::find_method(callbench_contract::descriptor_pool(), self.grpc_method)
+            .expect("the contract defines every preset's method")
+    }
+}
+
+/// The in-process workload; `users_file` is where auth's users.json is (written if missing).
+pub fn inproc(name: &str, o: &PresetOptions, users_file: &Path) -> Result<Workload, String> {
+    Ok(match name {
+        "noop" => Workload::Noop,
+        "auth" => Workload::auth(users_file, o.user_id).map_err(|e| format!("cannot prepare users.json: {e}"))?,
+        "students" => Workload::Students,
+        "cars" => {
+            let message = preset("cars", o)?.body.expect("cars has a body");
+            Workload::Cars(serde_json::from_value(message).expect("valid car"))
+        }
+        "life" => Workload::Life { board: life::setup().board, ntimes: o.ntimes },
+        "life-setup" => Workload::LifeSetup,
+        "echo" => Workload::echo_of_size(o.payload_size),
+        other => return Err(format!("unknown workload {other:?} (workloads: {})", NAMES.join(", "))),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_checks_its_own_reference_answer() {
+        let o = PresetOptions { payload_size: 300, ntimes: 3, user_id: 7 };
+        for name in NAMES.iter().filter(|n| **n != "noop") {
+            let p = preset(name, &o).unwrap();
+            let method = p.contract_method();
+            let answer_json = serde_json::to_vec(&p.answer).unwrap();
+            assert!(p.http_check(&method).unwrap()(&answer_json), "{name}");
+            assert!(!p.http_check(&method).unwrap()(b"{}") || p.answer == json!({}), "{name}");
+            let answer_pb = message_from_rest(&method.output(), &p.answer).unwrap().encode_to_vec();
+            assert!(p.grpc_check(&method).unwrap()(&answer_pb), "{name}");
+            assert!(p.grpc_message(&method).is_ok(), "{name}");
+        }
+        assert!(preset("nope", &o).unwrap_err().contains("workloads: auth"));
+        assert!(preset("noop", &o).is_err());
+    }
+}

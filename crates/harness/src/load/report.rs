@@ -1,0 +1,178 @@
+//! What `callbench load` reports: the run's settings beside its summary, per-segment figures for
+//! rate shapes, and the search's trials. Its JSON form follows `schemas/load.schema.json`.
+
+use super::build::Built;
+use super::search::SearchReport;
+use super::LoadSpec;
+use callbench_engine::stats::{percentiles, Percentiles};
+use callbench_engine::{CallRecord, RunInfo, Segment, Sink, Stats, Stop, Summary};
+use serde::Serialize;
+use std::time::Duration;
+
+/// A start later than this after its intended time counts as late.
+pub const LATE_AFTER: Duration = Duration::from_millis(1);
+
+/// Every call into the overall stats, and into its rate segment's (by intended start).
+pub struct RunSink {
+    pub all: Stats,
+    pub segments: Vec<Stats>,
+    ends: Vec<Duration>,
+}
+
+impl RunSink {
+    pub fn new(stop: Stop, segments: &[Segment]) -> Self {
+        let mut end = stop.warmup;
+        let ends = segments
+            .iter()
+            .map(|s| {
+                end += s.duration;
+                end
+            })
+            .collect();
+        let segments = segments.iter().map(|_| Stats::new(stop, LATE_AFTER)).collect();
+        RunSink { all: Stats::new(stop, LATE_AFTER), segments, ends }
+    }
+}
+
+impl Sink for RunSink {
+    fn add(&mut self, r: &CallRecord) {
+        self.all.add(r);
+        if let Some(i) = self.ends.iter().position(|end| r.intended < *end) {
+            self.segments[i].add(r);
+        }
+    }
+    fn merge(&mut self, other: Self) {
+        self.all.merge(other.all);
+        for (mine, theirs) in self.segments.iter_mut().zip(other.segments) {
+            mine.merge(theirs);
+        }
+    }
+}
+
+/// One run's measurements.
+pub struct RunResult {
+    pub info: RunInfo,
+    pub stats: Stats,
+    pub segments: Vec<Stats>,
+    pub segment_bounds: Vec<Segment>,
+}
+
+/// The settings a run used, as a user would write them.
+#[derive(Debug, Clone, Serialize)]
+pub struct Settings {
+    /// `closed` or `open`.
+    pub model: &'static str,
+    pub concurrency: usize,
+    pub connections: usize,
+    pub new_connection_per_call: bool,
+    pub calls: Option<u64>,
+    pub duration_s: Option<f64>,
+    pub warmup_s: f64,
+    pub rate: Option<f64>,
+    pub rate_shape: Option<String>,
+    /// `uniform` or `poisson`.
+    pub arrivals: &'static str,
+    pub timeout_s: Option<f64>,
+    pub gzip: bool,
+    pub client_threads: usize,
+    pub precise_timer: bool,
+}
+
+/// Figures of one rate segment (steps and ramps).
+#[derive(Debug, Clone, Serialize)]
+pub struct SegmentReport {
+    pub from_s: f64,
+    pub to_s: f64,
+    pub rate_from: f64,
+    pub rate_to: f64,
+    pub requested_per_s: f64,
+    pub achieved_per_s: f64,
+    pub calls_ok: u64,
+    pub calls_errors: u64,
+    pub latency_us: Option<Percentiles>,
+    pub latency_uncorrected_us: Option<Percentiles>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LoadReport {
+    pub callbench_version: &'static str,
+    pub target: String,
+    /// What was called: `GET /students`, `callbench.v1.Life/Step`, `echo`...
+    pub call: String,
+    pub protocol: &'static str,
+    pub tls: bool,
+    pub workload: Option<String>,
+    pub settings: Settings,
+    /// True when Ctrl-C ended the run early: the figures cover what ran.
+    pub interrupted: bool,
+    #[serde(flatten)]
+    pub summary: Summary,
+    pub segments: Vec<SegmentReport>,
+    pub search: Option<SearchReport>,
+}
+
+impl LoadReport {
+    pub fn new(spec: &LoadSpec, built: &Built, result: &RunResult, search: Option<SearchReport>) -> Self {
+        let stop = spec.stop();
+        let open = result.info.requested_calls.is_some();
+        let rate = search.as_ref().and_then(|s| s.best_rate).or(spec.rate).filter(|_| open);
+        LoadReport {
+            callbench_version: env!("CARGO_PKG_VERSION"),
+            target: spec.target.clone(),
+            call: built.call.clone(),
+            protocol: built.protocol,
+            tls: built.tls,
+            workload: spec.workload.clone().or_else(|| spec.target.strip_prefix("inproc:").map(str::to_string)),
+            settings: Settings {
+                model: if open { "open" } else { "closed" },
+                concurrency: built.concurrency,
+                connections: built.connections,
+                new_connection_per_call: spec.new_connection_per_call,
+                calls: stop.calls,
+                duration_s: stop.duration.map(|d| d.as_secs_f64()),
+                warmup_s: stop.warmup.as_secs_f64(),
+                rate,
+                rate_shape: spec.rate_shape.clone(),
+                arrivals: if spec.poisson { "poisson" } else { "uniform" },
+                timeout_s: spec.timeout.map(|d| d.as_secs_f64()),
+                gzip: spec.gzip,
+                client_threads: spec.threads,
+                precise_timer: spec.precise_timer && open,
+            },
+            interrupted: result.info.cancelled,
+            summary: result.stats.summary(&result.info),
+            segments: segment_reports(result, stop.warmup),
+            search,
+        }
+    }
+}
+
+fn segment_reports(result: &RunResult, warmup: Duration) -> Vec<SegmentReport> {
+    let mut from = warmup;
+    let elapsed = result.info.elapsed;
+    result
+        .segment_bounds
+        .iter()
+        .zip(&result.segments)
+        .map(|(segment, stats)| {
+            let to = from + segment.duration;
+            // A segment cut short (Ctrl-C) is measured over the part that ran.
+            let ran = to.min(elapsed.max(from)).saturating_sub(from).as_secs_f64();
+            let per_s = |n: f64| if ran > 0.0 { n / ran } else { 0.0 };
+            let report = SegmentReport {
+                from_s: from.as_secs_f64(),
+                to_s: to.as_secs_f64(),
+                rate_from: segment.from,
+                rate_to: segment.to,
+                requested_per_s: (segment.from + segment.to) / 2.0,
+                achieved_per_s: per_s(stats.calls() as f64),
+                calls_ok: stats.ok,
+                calls_errors: stats.calls() - stats.ok,
+                latency_us: percentiles(&stats.latency_us),
+                latency_uncorrected_us: percentiles(&stats.latency_uncorrected_us),
+            };
+            from = to;
+            report
+        })
+        .collect()
+}
