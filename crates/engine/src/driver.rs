@@ -166,9 +166,18 @@ pub async fn run<T: Target, P: Pacer + 'static, S: Sink>(
         None => start_mark,
     };
     let stop = shared.load.stop;
-    let end = stop.deadline().map_or(elapsed, |d| d.min(elapsed));
+    let cancelled = shared.load.cancel.load(Ordering::Relaxed);
+    let schedule = shared.schedule.lock().unwrap();
+    let pacer = &schedule.pacer;
+    // The window ends at the deadline or the schedule's end, whichever is first (even when the last
+    // calls end before it), unless the run stopped sooner: cancelled, or its count of calls reached.
+    let planned = stop.deadline().into_iter().chain(pacer.end()).min();
+    let end = match planned {
+        Some(planned) if cancelled || schedule.admission.count_reached() => planned.min(elapsed),
+        Some(planned) => planned,
+        None => elapsed,
+    };
     let window = end.saturating_sub(warmup);
-    let pacer = &shared.schedule.lock().unwrap().pacer;
     let requested_calls = pacer.requested_calls(warmup, warmup + window);
     let info = RunInfo {
         elapsed,
@@ -177,7 +186,7 @@ pub async fn run<T: Target, P: Pacer + 'static, S: Sink>(
         connections_opened: shared.connections.load(Ordering::Relaxed),
         wire: end_mark.wire.since(start_mark.wire),
         client_cpu: end_mark.cpu.saturating_sub(start_mark.cpu),
-        cancelled: shared.load.cancel.load(Ordering::Relaxed),
+        cancelled,
     };
     Ok((info, sink.expect("at least one worker")))
 }

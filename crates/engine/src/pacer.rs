@@ -26,6 +26,11 @@ pub trait Pacer: Send {
     fn ends(&self) -> bool {
         false
     }
+
+    /// When the schedule ends, if it does: the end of the measured window.
+    fn end(&self) -> Option<Duration> {
+        None
+    }
 }
 
 /// A pacer chosen at run time.
@@ -38,6 +43,9 @@ impl<P: Pacer + ?Sized> Pacer for Box<P> {
     }
     fn ends(&self) -> bool {
         (**self).ends()
+    }
+    fn end(&self) -> Option<Duration> {
+        (**self).end()
     }
 }
 
@@ -94,6 +102,9 @@ impl Pacer for Open {
     }
     fn ends(&self) -> bool {
         self.shape.ends()
+    }
+    fn end(&self) -> Option<Duration> {
+        self.shape.end()
     }
 }
 

@@ -50,6 +50,11 @@ impl RateShape {
         self.then.is_none_or(|rate| rate == 0.0)
     }
 
+    /// When the schedule ends, if it does.
+    pub fn end(&self) -> Option<Duration> {
+        self.ends().then(|| self.segments.iter().map(|s| s.duration).sum())
+    }
+
     /// Λ(t): calls intended in [0, t).
     pub fn calls_before(&self, t: Duration) -> f64 {
         let mut left = t.as_secs_f64();
@@ -75,7 +80,8 @@ impl RateShape {
             if left < area {
                 // Solve from·τ + a·τ² = left, a = (to − from)/(2d), in the form stable when a → 0.
                 let a = (s.to - s.from) / (2.0 * d);
-                let tau = 2.0 * left / (s.from + (s.from * s.from + 4.0 * a * left).sqrt());
+                let root = s.from + (s.from * s.from + 4.0 * a * left).sqrt();
+                let tau = if left > 0.0 { 2.0 * left / root } else { 0.0 }; // 0/0 at a ramp from rate 0
                 return Some(secs(t + tau.min(d)));
             }
             left -= area;
@@ -135,6 +141,7 @@ mod tests {
         let t = r.time_of(125.0).unwrap().as_secs_f64();
         assert!((t - 0.5).abs() < 1e-9, "{t}");
         assert_eq!(r.time_of(500.0), None);
+        assert_eq!(r.time_of(0.0), Some(MS(0)));
     }
 
     #[test]

@@ -52,6 +52,11 @@ impl Admission {
         Admission { stop, measured: 0 }
     }
 
+    /// Whether the run has made all the measured calls its count allows.
+    pub fn count_reached(&self) -> bool {
+        self.stop.calls.is_some_and(|n| self.measured >= n)
+    }
+
     /// Whether a call starting at `at` may be made; once this says no, the run is over.
     pub fn admit(&mut self, at: Duration) -> bool {
         if self.stop.deadline().is_some_and(|end| at >= end) {

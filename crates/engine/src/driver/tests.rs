@@ -137,3 +137,49 @@ async fn cancel_stops_new_calls() {
     assert!((10..=11).contains(&r.len()), "{}", r.len());
     assert!(info.elapsed <= MS(110));
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_ramp_starts_calls_on_the_integral_of_its_rate() {
+    // 0 → 200/s over 1 s: Λ(t) = 100 t², so call n is intended at √(n/100) s; 100 calls in all.
+    let shape = RateShape::segments(vec![crate::rate::Segment { duration: MS(1000), from: 0.0, to: 200.0 }]).unwrap();
+    let pacer = Open::new(shape, Arrivals::Uniform);
+    let (info, r) = drive(Fake::new(|_| MS(1)), pacer, Load::new(4, Stop::default())).await;
+    assert_eq!(r.len(), 100);
+    for (n, call) in r.iter().enumerate() {
+        let expected = (n as f64 / 100.0).sqrt();
+        assert!((call.intended.as_secs_f64() - expected).abs() < 1e-6, "call {n}: {:?}", call.intended);
+        assert!(call.start_delay() < MS(1), "a free slot starts on time (to the timer's 1 ms tick)");
+    }
+    assert_eq!(info.requested_calls, Some(100.0));
+}
+
+/// Counts 100 bytes out and 300 in per call, like a wire.
+struct Wired(AtomicU64);
+
+impl Target for Wired {
+    type Conn = ();
+    async fn connect(&self, _slot: usize) -> Result<Connected<()>, ErrorKind> {
+        Ok(Connected::new(()))
+    }
+    async fn call(&self, _: &mut ()) -> Reply {
+        tokio::time::sleep(MS(10)).await;
+        self.0.fetch_add(1, Ordering::Relaxed);
+        Reply::ok(ByteCounts::default())
+    }
+    fn wire(&self) -> WireTotals {
+        let calls = self.0.load(Ordering::Relaxed);
+        WireTotals { sent: 100 * calls, received: 300 * calls }
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn wire_bytes_are_counted_after_the_warmup_only() {
+    // One slot, 10 ms calls: 11 calls start in the 105 ms warm-up, 20 after it. The wire is read when
+    // the warm-up ends, so the bytes of the warm-up call still in flight then count too (≤ one call).
+    let load = Load::new(1, Stop::after(MS(200)).with_warmup(MS(105)));
+    let (info, records) = run(Wired(AtomicU64::new(0)), Closed, load, Vec::new).await.unwrap();
+    assert_eq!(records.len(), 31);
+    assert!([2_000, 2_100].contains(&info.wire.sent), "{:?}", info.wire);
+    assert_eq!(info.wire.received, 3 * info.wire.sent);
+    assert_eq!(info.window, MS(200));
+}

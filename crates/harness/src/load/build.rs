@@ -107,9 +107,11 @@ fn one_call_per_connection(spec: &LoadSpec) -> Result<(usize, usize), String> {
         return Err("--streams applies to HTTP/2 and gRPC targets".into());
     }
     let c = match (spec.concurrency, spec.connections) {
-        (Some(c), Some(n)) if c != n => return Err(format!(
+        (Some(c), Some(n)) if c != n => {
+            return Err(format!(
             "HTTP/1.1 carries one call at a time per connection: -c {c} needs {c} connections, not --connections {n}"
-        )),
+        ))
+        }
         (Some(c), _) | (None, Some(c)) => c,
         (None, None) => DEFAULT_CONCURRENCY,
     };
