@@ -84,8 +84,13 @@ fn missing_imports(files: &BTreeMap<String, FileDescriptorProto>) -> Vec<(String
     missing
 }
 
+/// Whether prost-reflect carries its own copy of this file.
+pub(crate) fn is_well_known(name: &str) -> bool {
+    name.starts_with("google/protobuf/") && DescriptorPool::global().get_file_by_name(name).is_some()
+}
+
 /// A `google/protobuf/*.proto` file, as compiled into prost-reflect.
-pub(crate) fn well_known(name: &str) -> Option<FileDescriptorProto> {
+fn well_known(name: &str) -> Option<FileDescriptorProto> {
     if !name.starts_with("google/protobuf/") {
         return None;
     }

@@ -2,7 +2,7 @@
 //! then for every file it imports until the set is complete, over one
 //! `ServerReflectionInfo` stream on the caller's h2 connection (h2c or TLS).
 
-use crate::pool::{build_pool, well_known};
+use crate::pool::{build_pool, is_well_known};
 use crate::reflection_pb::{
     ErrorResponse, MessageRequest, MessageResponse, ServerReflectionRequest, ServerReflectionResponse,
 };
@@ -62,9 +62,12 @@ impl ReflectionConn {
     }
 }
 
-/// Why one version's exchange failed: absent (try the next) or for good.
+/// Why one version's exchange failed: absent (try the next), a call ended
+/// with NOT_FOUND (tonic ends the stream so for an unknown symbol, where
+/// grpc-go answers an ErrorResponse), or anything else.
 enum Failure {
     Unimplemented,
+    NotFound(String),
     Error(String),
 }
 
@@ -72,6 +75,7 @@ impl From<CallError> for Failure {
     fn from(error: CallError) -> Failure {
         match error {
             CallError::Status { code: UNIMPLEMENTED, .. } => Failure::Unimplemented,
+            CallError::Status { code, .. } if code == NOT_FOUND as u32 => Failure::NotFound(error.describe()),
             other => Failure::Error(format!("reflection: {}", other.describe())),
         }
     }
@@ -92,6 +96,7 @@ async fn reflect_any_version(conn: &ReflectionConn, service: &str) -> Result<Des
         match fetch_files(conn, version, service).await {
             Ok(files) => return build_pool(files, "reflection"),
             Err(Failure::Unimplemented) => continue,
+            Err(Failure::NotFound(message)) => return Err(format!("reflection: {message}")),
             Err(Failure::Error(message)) => return Err(message),
         }
     }
@@ -115,13 +120,17 @@ async fn fetch_files(
     let mut files: BTreeMap<String, FileDescriptorProto> = BTreeMap::new();
 
     send(&mut call, MessageRequest::FileContainingSymbol(symbol.to_string()))?;
-    match receive(&mut call).await? {
-        MessageResponse::FileDescriptorResponse(response) => add_files(&mut files, response.file_descriptor_proto)?,
-        MessageResponse::ErrorResponse(error) if error.error_code == NOT_FOUND => {
-            return Err(Failure::Error(service_not_found(&mut call, symbol).await?));
+    match receive(&mut call).await {
+        Ok(MessageResponse::FileDescriptorResponse(response)) => add_files(&mut files, response.file_descriptor_proto)?,
+        Ok(MessageResponse::ErrorResponse(error)) if error.error_code != NOT_FOUND => {
+            return Err(server_error(&format!("symbol {symbol}"), &error))
         }
-        MessageResponse::ErrorResponse(error) => return Err(server_error(&format!("symbol {symbol}"), &error)),
-        MessageResponse::ListServicesResponse(_) => return Err(unexpected()),
+        Ok(MessageResponse::ErrorResponse(_)) | Err(Failure::NotFound(_)) => {
+            drop(call); // tonic has ended it; ask on a new stream
+            return Err(Failure::Error(service_not_found(conn, &path, symbol).await));
+        }
+        Ok(MessageResponse::ListServicesResponse(_)) => return Err(unexpected()),
+        Err(failure) => return Err(failure),
     }
 
     let mut asked: HashSet<String> = HashSet::new();
@@ -138,16 +147,17 @@ async fn fetch_files(
             send(&mut call, MessageRequest::FileByFilename(name.clone()))?;
         }
         for (name, importer) in &wanted {
-            match receive(&mut call).await? {
-                MessageResponse::FileDescriptorResponse(response) => {
+            let what = format!("file {name} (imported by {importer})");
+            match receive(&mut call).await {
+                Ok(MessageResponse::FileDescriptorResponse(response)) => {
                     add_files(&mut files, response.file_descriptor_proto)?
                 }
-                // Servers often leave the well-known files out; build_pool has its own copies.
-                MessageResponse::ErrorResponse(_) if well_known(name).is_some() => {}
-                MessageResponse::ErrorResponse(error) => {
-                    return Err(server_error(&format!("file {name} (imported by {importer})"), &error))
+                Ok(MessageResponse::ErrorResponse(error)) => return Err(server_error(&what, &error)),
+                Ok(MessageResponse::ListServicesResponse(_)) => return Err(unexpected()),
+                Err(Failure::NotFound(status)) => {
+                    return Err(Failure::Error(format!("reflection: the server cannot give {what}: {status}")))
                 }
-                MessageResponse::ListServicesResponse(_) => return Err(unexpected()),
+                Err(failure) => return Err(failure),
             }
         }
     }
@@ -160,7 +170,9 @@ fn missing_imports(files: &BTreeMap<String, FileDescriptorProto>, asked: &HashSe
     let mut wanted: BTreeMap<String, String> = BTreeMap::new();
     for (name, file) in files {
         for dependency in &file.dependency {
-            if !files.contains_key(dependency) && !asked.contains(dependency) {
+            // Servers often leave the well-known files out (and tonic ends the
+            // stream on NOT_FOUND): build_pool adds its own copies instead.
+            if !files.contains_key(dependency) && !asked.contains(dependency) && !is_well_known(dependency) {
                 wanted.entry(dependency.clone()).or_insert_with(|| name.clone());
             }
         }
@@ -178,17 +190,24 @@ fn add_files(files: &mut BTreeMap<String, FileDescriptorProto>, encoded: Vec<Vec
 }
 
 /// "service X not found (services: ...)", with the list the server gives.
-async fn service_not_found(call: &mut Call, symbol: &str) -> Result<String, Failure> {
-    send(call, MessageRequest::ListServices(String::new()))?;
-    let names = match receive(call).await? {
-        MessageResponse::ListServicesResponse(list) => {
-            let mut names: Vec<String> = list.service.into_iter().map(|s| s.name).collect();
-            names.sort();
-            names.join(", ")
+async fn service_not_found(conn: &ReflectionConn, path: &str, symbol: &str) -> String {
+    let names = async {
+        let mut call = Call::start(&conn.send, &conn.scheme, &conn.authority, path).await?;
+        send(&mut call, MessageRequest::ListServices(String::new()))?;
+        let answer = receive(&mut call).await;
+        call.finish();
+        match answer? {
+            MessageResponse::ListServicesResponse(list) => Ok(list.service.into_iter().map(|s| s.name).collect()),
+            _ => Err(unexpected()),
         }
-        _ => "unknown".to_string(),
     };
-    Ok(format!("service {symbol} not found (services: {names})"))
+    match names.await {
+        Ok(mut names) => {
+            names.sort();
+            format!("service {symbol} not found (services: {})", names.join(", "))
+        }
+        Err::<Vec<String>, Failure>(_) => format!("service {symbol} not found (the server did not list its services)"),
+    }
 }
 
 fn send(call: &mut Call, request: MessageRequest) -> Result<(), Failure> {

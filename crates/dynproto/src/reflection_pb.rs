@@ -28,6 +28,7 @@ pub(crate) struct ServerReflectionResponse {
 }
 
 #[derive(Clone, PartialEq, prost::Oneof)]
+#[allow(clippy::enum_variant_names)] // the names of the proto's oneof
 pub(crate) enum MessageResponse {
     #[prost(message, tag = "4")]
     FileDescriptorResponse(FileDescriptorResponse),

@@ -194,7 +194,14 @@ fn percent_decode(raw: &[u8]) -> String {
 }
 
 fn transport(what: &str, error: h2::Error) -> CallError {
-    CallError::Other(format!("{what}: {error}"))
+    // What an HTTP/1.1 or TLS server says to an h2c preface.
+    let hint = match error.reason() {
+        Some(h2::Reason::FRAME_SIZE_ERROR | h2::Reason::PROTOCOL_ERROR) => {
+            " (is the peer an HTTP/2 server, and TLS or not as expected?)"
+        }
+        _ => "",
+    };
+    CallError::Other(format!("{what}: {error}{hint}"))
 }
 
 /// `NOT_FOUND (5)`, as people read gRPC codes.

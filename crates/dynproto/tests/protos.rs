@@ -153,7 +153,7 @@ fn proto_errors_are_one_line_with_a_place() {
     std::fs::write(dir.join("import.proto"), "syntax = \"proto3\";\nimport \"nowhere/missing.proto\";\n").unwrap();
     std::fs::write(dir.join("types.proto"), "syntax = \"proto3\";\nmessage A {\n  Missing m = 1;\n}\n").unwrap();
     std::fs::write(dir.join("binary.proto"), [0xff, 0xfe, 0x00, 0x01]).unwrap();
-    let load = |name: &str| load_protos(&[PathBuf::from(name)], &[dir.clone()]).unwrap_err();
+    let load = |name: &str| load_protos(&[PathBuf::from(name)], std::slice::from_ref(&dir)).unwrap_err();
 
     let err = load("syntax.proto");
     assert!(err.starts_with("syntax.proto:4:1: "), "{err}");
@@ -176,7 +176,7 @@ fn proto_errors_are_one_line_with_a_place() {
     // A real file outside every import path.
     let other = scratch("outside");
     std::fs::write(other.join("o.proto"), "syntax = \"proto3\";\n").unwrap();
-    let err = load_protos(&[other.join("o.proto")], &[dir.clone()]).unwrap_err();
+    let err = load_protos(&[other.join("o.proto")], std::slice::from_ref(&dir)).unwrap_err();
     assert!(err.contains("not in any include path") && err.contains("import paths: "), "{err}");
 }
 

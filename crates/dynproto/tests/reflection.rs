@@ -55,6 +55,28 @@ async fn life_step_by_reflection_steps_a_blinker() {
 }
 
 #[tokio::test]
+async fn reflection_over_tls_on_the_callers_connection() {
+    let server = TonicServer::start_with(&["--tls"]);
+    let tls = common::tls::connect(server.addr).await;
+    let (send, connection) = h2::client::handshake(tls).await.expect("h2 over TLS");
+    tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    let conn = ReflectionConn::new(send, format!("localhost:{}", server.addr.port()), "https");
+    let method = resolve(&Source::Reflection, "callbench.v1.Auth/Test", Some(conn)).await.expect("resolves over TLS");
+    assert_eq!(method.input().full_name(), "callbench.v1.AuthRequest");
+
+    // Plaintext h2c to the TLS port: an error with a hint, quickly.
+    let started = Instant::now();
+    let err = match connect_h2c(&server.addr.to_string(), 5 * SECOND).await {
+        Ok(conn) => resolve(&Source::Reflection, "callbench.v1.Auth/Test", Some(conn)).await.unwrap_err(),
+        Err(err) => err,
+    };
+    assert!(err.starts_with("reflection: "), "{err}");
+    assert!(started.elapsed() < 5 * SECOND, "{err}");
+}
+
+#[tokio::test]
 async fn v1alpha_alone_works_and_one_connection_serves_several_lookups() {
     let server = TonicServer::start();
     let mut alpha = conn(server.addr).await;

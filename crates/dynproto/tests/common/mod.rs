@@ -2,6 +2,8 @@
 //! the real rust-tonic server (killed on drop), and one raw unary gRPC call.
 #![allow(dead_code)] // each test file uses its own part
 
+pub mod tls;
+
 use bytes::{Buf, Bytes, BytesMut};
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -53,11 +55,17 @@ pub struct TonicServer {
 
 impl TonicServer {
     pub fn start() -> TonicServer {
+        TonicServer::start_with(&[])
+    }
+
+    /// With extra flags (e.g. `--tls`).
+    pub fn start_with(flags: &[&str]) -> TonicServer {
         let users = scratch("users").join("users.json");
         callbench_workloads::users::write_users_json(&users).expect("users.json is written");
         let mut child = Command::new(server_binary())
             .args(["--host", "127.0.0.1", "--port", "0", "--users"])
             .arg(&users)
+            .args(flags)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .spawn()
