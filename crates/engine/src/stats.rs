@@ -35,6 +35,10 @@ pub struct Stats {
     pub ok: u64,
     pub errors: BTreeMap<ErrorKind, u64>,
     pub late_starts: u64,
+    /// The latest intended and actual starts of measured calls: how far the starts fell behind
+    /// the schedule by its end.
+    pub last_intended: Duration,
+    pub last_start: Duration,
     pub payload_sent: u64,
     pub payload_received: u64,
 }
@@ -115,6 +119,8 @@ impl Stats {
             ok: 0,
             errors: BTreeMap::new(),
             late_starts: 0,
+            last_intended: Duration::ZERO,
+            last_start: Duration::ZERO,
             payload_sent: 0,
             payload_received: 0,
         }
@@ -122,6 +128,19 @@ impl Stats {
 
     pub fn calls(&self) -> u64 {
         self.ok + self.errors.values().sum::<u64>()
+    }
+
+    /// Calls started per second. The calls are those the schedule intended in the window, so a
+    /// client that falls behind starts them over a longer time: the window stretched by how late the
+    /// starts were at its end.
+    pub fn achieved_rate(&self, window_secs: f64) -> f64 {
+        let behind = self.last_start.saturating_sub(self.last_intended).as_secs_f64();
+        let span = window_secs + behind;
+        if span > 0.0 {
+            self.calls() as f64 / span
+        } else {
+            0.0
+        }
     }
 
     pub fn summary(&self, run: &RunInfo) -> Summary {
@@ -149,7 +168,7 @@ impl Stats {
             client_cpu_us_per_call: per_call(run.client_cpu.as_secs_f64() * 1e6),
             rate: run.requested_calls.map(|requested| Rate {
                 requested: per_s(requested),
-                achieved: per_s(calls as f64),
+                achieved: self.achieved_rate(secs),
                 late_starts: self.late_starts,
             }),
         }
@@ -171,6 +190,8 @@ impl Sink for Stats {
             Outcome::Error(kind) => *self.errors.entry(kind).or_default() += 1,
         }
         self.late_starts += u64::from(r.start_delay() > self.late_after);
+        self.last_intended = self.last_intended.max(r.intended);
+        self.last_start = self.last_start.max(r.start);
         self.payload_sent += r.bytes.sent;
         self.payload_received += r.bytes.received;
     }
@@ -185,6 +206,8 @@ impl Sink for Stats {
             *self.errors.entry(kind).or_default() += n;
         }
         self.late_starts += other.late_starts;
+        self.last_intended = self.last_intended.max(other.last_intended);
+        self.last_start = self.last_start.max(other.last_start);
         self.payload_sent += other.payload_sent;
         self.payload_received += other.payload_received;
     }
@@ -262,9 +285,13 @@ mod tests {
         s.add(&warm);
         s.add(&record(100, 100, 101, Outcome::Ok));
         s.add(&record(200, 205, 206, Outcome::Ok)); // 5 ms late
+        s.add(&record(900, 900, 901, Outcome::Ok));
         let sum = s.summary(&info(1000, Some(4.0)));
-        assert_eq!(sum.calls.ok, 2);
-        assert_eq!(sum.rate, Some(Rate { requested: 4.0, achieved: 2.0, late_starts: 1 }));
+        assert_eq!(sum.calls.ok, 3);
+        assert_eq!(sum.rate, Some(Rate { requested: 4.0, achieved: 3.0, late_starts: 1 }));
+        // Had the last call started 250 ms late, the 3 starts took 1.25 s.
+        s.add(&record(950, 1200, 1201, Outcome::Ok));
+        assert_eq!(s.summary(&info(1000, Some(4.0))).rate.unwrap().achieved, 4.0 / 1.25);
         assert_eq!(sum.latency_us.unwrap().max, s.latency_us.highest_equivalent(6_000));
         assert!(sum.latency_uncorrected_us.unwrap().max < 1_001);
         assert_eq!(sum.connect_us.unwrap().max, s.connect_us.highest_equivalent(3_000));

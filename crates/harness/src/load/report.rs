@@ -158,14 +158,13 @@ fn segment_reports(result: &RunResult, warmup: Duration) -> Vec<SegmentReport> {
             let to = from + segment.duration;
             // A segment cut short (Ctrl-C) is measured over the part that ran.
             let ran = to.min(elapsed.max(from)).saturating_sub(from).as_secs_f64();
-            let per_s = |n: f64| if ran > 0.0 { n / ran } else { 0.0 };
             let report = SegmentReport {
                 from_s: from.as_secs_f64(),
                 to_s: to.as_secs_f64(),
                 rate_from: segment.from,
                 rate_to: segment.to,
                 requested_per_s: (segment.from + segment.to) / 2.0,
-                achieved_per_s: per_s(stats.calls() as f64),
+                achieved_per_s: stats.achieved_rate(ran),
                 calls_ok: stats.ok,
                 calls_errors: stats.calls() - stats.ok,
                 latency_us: percentiles(&stats.latency_us),

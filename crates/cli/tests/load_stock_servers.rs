@@ -1,0 +1,220 @@
+//! End-to-end: `callbench load` against servers none of us wrote, installed by scripts/setup:
+//! nginx (HTTP/1.1 and h2c, a static file and a `return 200`) and grpc-go's helloworld
+//! greeter_server (described by a .proto file: it has no reflection).
+
+mod common;
+
+use common::{assert_all_ok, children_of, installed, load_fails, load_json, num, Guard, TempDir};
+use serde_json::json;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// A static file of this size (bytes), deterministic text.
+const FILE_SIZE: usize = 4000;
+
+/// nginx in the foreground on two loopback ports (HTTP/1.1, and HTTP/2 with prior knowledge), its
+/// pid, logs and temp files in its own directory. Stopped with SIGTERM (the master stops its
+/// worker), then killed, worker included, if it is still there.
+struct Nginx {
+    master: Option<Guard>,
+    h1: u16,
+    h2: u16,
+    _dir: TempDir,
+}
+
+impl Nginx {
+    fn start() -> Nginx {
+        let nginx = installed("/usr/sbin/nginx");
+        let dir = TempDir::new("nginx");
+        let line = "callbench serves this file to see wire bytes counted against a server it did not write.\n";
+        let body: String = line.chars().cycle().take(FILE_SIZE).collect();
+        std::fs::write(dir.path("file.txt"), body).unwrap();
+        // Ports cannot be 0 here (nginx would not tell which it got): free ones, and a retry if taken meanwhile.
+        for _attempt in 0..3 {
+            let (h1, h2) = (common::free_port(), common::free_port());
+            if h1 == h2 {
+                continue;
+            }
+            let root = dir.0.display();
+            let user = if unsafe { libc::geteuid() } == 0 { "user root;" } else { "" };
+            let config = format!(
+                "worker_processes 1;\n{user}\npid {root}/nginx.pid;\nerror_log {root}/error.log info;\n\
+                 events {{ worker_connections 512; }}\n\
+                 http {{\n  access_log {root}/access.log;\n  client_body_temp_path {root}/body;\n  proxy_temp_path {root}/proxy;\n  \
+                 fastcgi_temp_path {root}/fastcgi;\n  uwsgi_temp_path {root}/uwsgi;\n  scgi_temp_path {root}/scgi;\n  \
+                 keepalive_requests 100000;\n  default_type text/plain;\n  server {{\n    listen 127.0.0.1:{h1};\n    \
+                 listen 127.0.0.1:{h2} http2;\n    root {root};\n    location = /ok {{ return 200 \"ok\\n\"; }}\n  }}\n}}\n"
+            );
+            std::fs::write(dir.path("nginx.conf"), config).unwrap();
+            let mut master = Guard::spawn(
+                Command::new(&nginx)
+                    .args(["-p", &dir.str(""), "-c", &dir.str("nginx.conf"), "-e", &dir.str("error.log")])
+                    .args(["-g", "daemon off;"])
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null()),
+            );
+            let up = common::wait_listening(&format!("127.0.0.1:{h1}"), Duration::from_secs(5))
+                && common::wait_listening(&format!("127.0.0.1:{h2}"), Duration::from_secs(1));
+            if up && master.wait_for(Duration::ZERO).is_none() {
+                return Nginx { master: Some(master), h1, h2, _dir: dir };
+            }
+            drop(master);
+            eprintln!("nginx did not start: {}", std::fs::read_to_string(dir.path("error.log")).unwrap_or_default());
+        }
+        panic!("nginx did not start in 3 attempts (see its error.log above)");
+    }
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let Some(mut master) = self.master.take() else { return };
+        let workers = children_of(master.id());
+        master.signal(libc::SIGTERM);
+        if master.wait_for(Duration::from_secs(3)).is_none() {
+            drop(master);
+        }
+        for worker in workers {
+            if std::fs::read_to_string(format!("/proc/{worker}/cmdline")).is_ok_and(|c| c.contains("nginx")) {
+                unsafe {
+                    libc::kill(worker as i32, libc::SIGKILL);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn nginx_over_http1_and_h2c() {
+    let nginx = Nginx::start();
+    let file = |port: u16| format!("http://127.0.0.1:{port}/file.txt");
+
+    let h1 = load_json(&["-n", "300", "-c", "4", &file(nginx.h1)]);
+    assert_all_ok(&h1, 300);
+    assert_eq!(h1["protocol"], "http/1.1");
+    assert_eq!(num(&h1, "/connections_opened"), 4.0);
+    assert_eq!(num(&h1, "/payload_bytes_per_call/received"), FILE_SIZE as f64, "{h1:#}");
+    assert!(num(&h1, "/wire_bytes_per_call/received") >= FILE_SIZE as f64 + 100.0, "headers too: {h1:#}");
+
+    let h2 = load_json(&["-n", "300", "--http2", "--connections", "2", "--streams", "4", &file(nginx.h2)]);
+    assert_all_ok(&h2, 300);
+    assert_eq!(h2["protocol"], "h2");
+    assert_eq!(num(&h2, "/connections_opened"), 2.0);
+    assert_eq!(num(&h2, "/payload_bytes_per_call/received"), FILE_SIZE as f64, "{h2:#}");
+    assert!(num(&h2, "/wire_bytes_per_call/received") >= FILE_SIZE as f64, "{h2:#}");
+    // HPACK: headers cost less per call over HTTP/2 than over HTTP/1.1.
+    assert!(num(&h2, "/wire_bytes_per_call/received") < num(&h1, "/wire_bytes_per_call/received"));
+
+    for args in [
+        vec!["-n".to_string(), "200".into(), "-c".into(), "2".into(), format!("http://127.0.0.1:{}/ok", nginx.h1)],
+        vec!["-n".into(), "200".into(), "-c".into(), "4".into(), "--http2".into(), format!("http://127.0.0.1:{}/ok", nginx.h2)],
+        vec![
+            "-n".into(),
+            "50".into(),
+            "-c".into(),
+            "2".into(),
+            "--new-connection-per-call".into(),
+            format!("http://127.0.0.1:{}/ok", nginx.h1),
+        ],
+    ] {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let report = load_json(&args);
+        let calls = num(&report, "/settings/calls") as u64;
+        assert_all_ok(&report, calls);
+        assert_eq!(num(&report, "/payload_bytes_per_call/received"), 3.0, "ok\\n: {report:#}");
+        if report["settings"]["new_connection_per_call"] == true {
+            assert_eq!(num(&report, "/connections_opened"), calls as f64);
+        }
+    }
+    let missing = load_json(&["-n", "20", "-c", "2", &format!("http://127.0.0.1:{}/missing", nginx.h1)]);
+    assert_eq!(missing["errors"], json!({"http_404": 20}));
+}
+
+const HELLOWORLD_PROTO: &str = r#"syntax = "proto3";
+package helloworld;
+service Greeter {
+  rpc SayHello (HelloRequest) returns (HelloReply);
+}
+message HelloRequest { string name = 1; }
+message HelloReply { string message = 1; }
+"#;
+
+/// grpc-go's greeter_server of scripts/setup listens on the fixed port 50051 of every interface
+/// and takes no flags. To keep it off the machine's network and out of the way of anything else on
+/// 50051, it runs (with the callbench that loads it) in a network namespace of its own when this
+/// test may make one (root); otherwise on the machine's loopback, if 50051 is free.
+const GREETER_PORT: u16 = 50051;
+
+/// Runs `f` on a thread in a new network namespace with its loopback up (the processes it starts
+/// are in it too); on the current network if that is not allowed. `f` is told which.
+fn in_own_network<T: Send + 'static>(f: impl FnOnce(bool) -> T + Send + 'static) -> T {
+    std::thread::spawn(move || {
+        let isolated = unsafe { libc::unshare(libc::CLONE_NEWNET) } == 0;
+        if isolated {
+            assert!(loopback_up(), "could not bring up lo in a new network namespace");
+        }
+        f(isolated)
+    })
+    .join()
+    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
+/// `ip link set lo up`, by ioctl.
+fn loopback_up() -> bool {
+    unsafe {
+        let fd = libc::socket(libc::AF_INET, libc::SOCK_DGRAM, 0);
+        if fd < 0 {
+            return false;
+        }
+        let mut request: libc::ifreq = std::mem::zeroed();
+        for (i, byte) in b"lo\0".iter().enumerate() {
+            request.ifr_name[i] = *byte as libc::c_char;
+        }
+        let mut up = libc::ioctl(fd, libc::SIOCGIFFLAGS as _, &mut request) == 0;
+        if up {
+            request.ifr_ifru.ifru_flags |= libc::IFF_UP as libc::c_short;
+            up = libc::ioctl(fd, libc::SIOCSIFFLAGS as _, &request) == 0;
+        }
+        libc::close(fd);
+        up
+    }
+}
+
+#[test]
+fn grpc_go_greeter_server_by_proto_file() {
+    let greeter = installed("~/go/bin/greeter_server");
+    in_own_network(move |isolated| {
+        let addr = format!("127.0.0.1:{GREETER_PORT}");
+        if !isolated {
+            assert!(
+                std::net::TcpStream::connect(&addr).is_err(),
+                "{addr} is taken: greeter_server listens only there (no network namespace without root)"
+            );
+        }
+        let dir = TempDir::new("greeter");
+        std::fs::write(dir.path("helloworld.proto"), HELLOWORLD_PROTO).unwrap();
+        let server = Guard::spawn(Command::new(greeter).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()));
+        assert!(common::wait_listening(&addr, Duration::from_secs(10)), "greeter_server did not listen on {addr}");
+        let target = format!("grpc://{addr}/helloworld.Greeter/SayHello");
+        let proto = dir.str("helloworld.proto");
+        let call = ["-d", r#"{"name":"callbench"}"#, "--proto", &proto, "-I", &dir.str("")];
+
+        let report = load_json(&[&call[..], &["-n", "300", "-c", "8", "--expect-body", r#"{"message":"Hello callbench"}"#, &target]].concat());
+        assert_all_ok(&report, 300);
+        assert_eq!(report["protocol"], "grpc");
+        assert_eq!(report["call"], "helloworld.Greeter/SayHello");
+        assert_eq!(num(&report, "/connections_opened"), 1.0);
+        // "callbench" in field 1; "Hello callbench" in field 1.
+        assert_eq!(num(&report, "/payload_bytes_per_call/sent"), 11.0, "{report:#}");
+        assert_eq!(num(&report, "/payload_bytes_per_call/received"), 17.0, "{report:#}");
+        assert!(num(&report, "/wire_bytes_per_call/received") > 17.0);
+
+        let wrong = load_json(&[&call[..], &["-n", "40", "--expect-body", r#"{"message":"Hello nobody"}"#, &target]].concat());
+        assert_eq!(common::ok(&wrong), 0, "{wrong:#}");
+        assert_eq!(wrong["errors"], json!({"validation": 40}), "{wrong:#}");
+
+        // No --proto: it has no reflection to ask, and says so in one line.
+        load_fails(&["-n", "5", "-d", r#"{"name":"x"}"#, &target], "reflection");
+        drop(server);
+    });
+}
