@@ -22,11 +22,30 @@ enum Command {
     /// Write the deterministic users.json of the auth workload.
     GenUsers(commands::gen_users::Args),
     /// Load any HTTP/1.1, HTTP/2 or gRPC endpoint (or an in-process workload) and measure it.
-    Load(commands::load::Args),
+    Load(Box<commands::load::Args>),
 }
 
 fn main() {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e)
+            if matches!(
+                e.kind(),
+                clap::error::ErrorKind::DisplayHelp
+                    | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+                    | clap::error::ErrorKind::DisplayVersion
+            ) =>
+        {
+            e.exit()
+        }
+        Err(e) => {
+            // One line, as every other error: clap's first line names the problem.
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("bad arguments").trim_start_matches("error: ");
+            eprintln!("callbench: error: {first} (see --help)");
+            std::process::exit(2)
+        }
+    };
     // `load` runs on as many threads as asked (one, by default: the leanest client); the rest on two.
     let threads = match &cli.command {
         Command::Load(args) => args.threads,
@@ -45,7 +64,7 @@ fn main() {
             commands::stop_servers_on_signals();
         }
         match cli.command {
-            Command::Load(args) => commands::load::run(args).await,
+            Command::Load(args) => commands::load::run(*args).await,
             Command::Verify(args) => commands::verify::run(args).await,
             Command::Serve(args) => commands::serve::run(args).await,
             Command::Servers(args) => commands::servers::run(args),

@@ -26,7 +26,8 @@ fn the_method_is_found_by_reflection_proto_and_protoset() {
 
     let call = ["-n", "50", "-c", "2", "-d", BLINKER, "--expect-body", BLINKER_BOARD];
     let by_reflection = load_json(&[&call[..], &[&target]].concat());
-    let by_proto = load_json(&[&call[..], &["--proto", "proto/callbench/v1/life.proto", "-I", "proto", &target]].concat());
+    let by_proto =
+        load_json(&[&call[..], &["--proto", "proto/callbench/v1/life.proto", "-I", "proto", &target]].concat());
     let by_protoset = load_json(&[&call[..], &["--protoset", &protoset, &target]].concat());
     for report in [&by_reflection, &by_proto, &by_protoset] {
         assert_all_ok(report, 50);
@@ -77,8 +78,10 @@ fn an_unknown_method_is_one_line_listing_what_exists() {
     let tonic = start("rust-tonic", &[]);
     let run = load_fails(&["-n", "5", "-d", "{}", &format!("grpc://{}/callbench.v1.Life/Stepp", tonic.addr)], "Stepp");
     assert!(run.stderr.contains("Setup") && run.stderr.contains("Step"), "{}", run.all());
-    let run =
-        load_fails(&["-n", "5", "-d", "{}", &format!("grpc://{}/callbench.v1.Lifx/Step", tonic.addr)], "callbench.v1.Life");
+    let run = load_fails(
+        &["-n", "5", "-d", "{}", &format!("grpc://{}/callbench.v1.Lifx/Step", tonic.addr)],
+        "callbench.v1.Life",
+    );
     assert!(run.stderr.contains("callbench.v1.Auth"), "{}", run.all());
     // The same with a .proto file that does not have it.
     let run = load_fails(
@@ -108,6 +111,7 @@ fn an_invalid_request_counts_by_grpc_status() {
     let report = load_json(&["-n", "30", "-c", "3", "-d", r#"{"ntimes": 0, "board": [{"x": 1, "y": 1}]}"#, &target]);
     assert_eq!(common::ok(&report), 0, "{report:#}");
     assert_eq!(report["errors"], json!({"grpc_3": 30}), "INVALID_ARGUMENT: {report:#}");
-    let report = load_json(&["-n", "30", "--workload", "auth", "--user-id", "20000", &format!("grpc://{}", tonic.addr)]);
+    let report =
+        load_json(&["-n", "30", "--workload", "auth", "--user-id", "20000", &format!("grpc://{}", tonic.addr)]);
     assert_eq!(report["errors"], json!({"grpc_5": 30}), "NOT_FOUND: {report:#}");
 }

@@ -114,8 +114,19 @@ fn http2_workloads_and_raw_requests_against_axum() {
     assert_eq!(num(&students, "/connections_opened"), 2.0, "{students:#}");
     assert_wire_over_payload(&students);
 
-    let echo =
-        load_json(&["--http2", "-n", "100", "-c", "4", "--workload", "echo", "--payload-size", "5000", "--check", &base]);
+    let echo = load_json(&[
+        "--http2",
+        "-n",
+        "100",
+        "-c",
+        "4",
+        "--workload",
+        "echo",
+        "--payload-size",
+        "5000",
+        "--check",
+        &base,
+    ]);
     assert_all_ok(&echo, 100);
     assert_eq!(num(&echo, "/connections_opened"), 1.0, "HTTP/2: one connection unless told");
     assert!(num(&echo, "/payload_bytes_per_call/sent") >= 4500.0, "{echo:#}");
@@ -131,8 +142,17 @@ fn http2_workloads_and_raw_requests_against_axum() {
 #[test]
 fn http2_new_connection_per_call_opens_one_per_call() {
     let axum = start("rust-axum", &[]);
-    let report =
-        load_json(&["--http2", "-n", "40", "-c", "4", "--new-connection-per-call", "--workload", "students", &url(&axum, "")]);
+    let report = load_json(&[
+        "--http2",
+        "-n",
+        "40",
+        "-c",
+        "4",
+        "--new-connection-per-call",
+        "--workload",
+        "students",
+        &url(&axum, ""),
+    ]);
     assert_all_ok(&report, 40);
     assert_eq!(num(&report, "/connections_opened"), 40.0, "{report:#}");
     assert!(num(&report, "/connect_us/max") > 0.0, "{report:#}");

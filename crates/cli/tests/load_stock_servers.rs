@@ -19,7 +19,7 @@ struct Nginx {
     master: Option<Guard>,
     h1: u16,
     h2: u16,
-    _dir: TempDir,
+    dir: TempDir,
 }
 
 impl Nginx {
@@ -42,7 +42,8 @@ impl Nginx {
                  events {{ worker_connections 512; }}\n\
                  http {{\n  access_log {root}/access.log;\n  client_body_temp_path {root}/body;\n  proxy_temp_path {root}/proxy;\n  \
                  fastcgi_temp_path {root}/fastcgi;\n  uwsgi_temp_path {root}/uwsgi;\n  scgi_temp_path {root}/scgi;\n  \
-                 keepalive_requests 100000;\n  default_type text/plain;\n  server {{\n    listen 127.0.0.1:{h1};\n    \
+                 keepalive_requests 100000;\n  default_type text/plain;\n  \
+                 gzip on;\n  gzip_types text/plain;\n  gzip_min_length 0;\n  server {{\n    listen 127.0.0.1:{h1};\n    \
                  listen 127.0.0.1:{h2} http2;\n    root {root};\n    location = /ok {{ return 200 \"ok\\n\"; }}\n  }}\n}}\n"
             );
             std::fs::write(dir.path("nginx.conf"), config).unwrap();
@@ -57,7 +58,7 @@ impl Nginx {
             let up = common::wait_listening(&format!("127.0.0.1:{h1}"), Duration::from_secs(5))
                 && common::wait_listening(&format!("127.0.0.1:{h2}"), Duration::from_secs(1));
             if up && master.wait_for(Duration::ZERO).is_none() {
-                return Nginx { master: Some(master), h1, h2, _dir: dir };
+                return Nginx { master: Some(master), h1, h2, dir };
             }
             drop(master);
             eprintln!("nginx did not start: {}", std::fs::read_to_string(dir.path("error.log")).unwrap_or_default());
@@ -107,7 +108,14 @@ fn nginx_over_http1_and_h2c() {
 
     for args in [
         vec!["-n".to_string(), "200".into(), "-c".into(), "2".into(), format!("http://127.0.0.1:{}/ok", nginx.h1)],
-        vec!["-n".into(), "200".into(), "-c".into(), "4".into(), "--http2".into(), format!("http://127.0.0.1:{}/ok", nginx.h2)],
+        vec![
+            "-n".into(),
+            "200".into(),
+            "-c".into(),
+            "4".into(),
+            "--http2".into(),
+            format!("http://127.0.0.1:{}/ok", nginx.h2),
+        ],
         vec![
             "-n".into(),
             "50".into(),
@@ -128,6 +136,35 @@ fn nginx_over_http1_and_h2c() {
     }
     let missing = load_json(&["-n", "20", "-c", "2", &format!("http://127.0.0.1:{}/missing", nginx.h1)]);
     assert_eq!(missing["errors"], json!({"http_404": 20}));
+}
+
+#[test]
+fn nginx_gzip_answers_are_checked_decompressed_and_head_has_no_body() {
+    let nginx = Nginx::start();
+    let file = nginx.dir.str("file.txt");
+    let expect = format!("@{file}");
+    for (port, h2) in [(nginx.h1, false), (nginx.h2, true)] {
+        let url = format!("http://127.0.0.1:{port}/file.txt");
+        let mut base = vec!["-n", "100", "-c", "2"];
+        if h2 {
+            base.push("--http2");
+        }
+        let gzip = load_json(&[&base[..], &["--gzip", "--expect-body", &expect, &url]].concat());
+        assert_all_ok(&gzip, 100);
+        let received = num(&gzip, "/payload_bytes_per_call/received");
+        assert!(
+            received > 0.0 && received < FILE_SIZE as f64 / 4.0,
+            "gzip on the wire, checked decompressed: {gzip:#}"
+        );
+        let wrong = load_json(&[&base[..], &["--gzip", "--expect-body", "not the file", &url]].concat());
+        assert_eq!(wrong["errors"], json!({"validation": 100}), "{wrong:#}");
+
+        // HEAD: a Content-Length and no body; nothing must wait for one.
+        let head = load_json(&[&base[..], &["-X", "HEAD", "--timeout", "2s", &url]].concat());
+        assert_all_ok(&head, 100);
+        assert_eq!(num(&head, "/payload_bytes_per_call/received"), 0.0, "{head:#}");
+        assert!(num(&head, "/latency_us/max") < 1_000_000.0, "{head:#}");
+    }
 }
 
 const HELLOWORLD_PROTO: &str = r#"syntax = "proto3";
@@ -185,6 +222,7 @@ fn grpc_go_greeter_server_by_proto_file() {
     let greeter = installed("~/go/bin/greeter_server");
     in_own_network(move |isolated| {
         let addr = format!("127.0.0.1:{GREETER_PORT}");
+        eprintln!("greeter_server in a network namespace of its own: {isolated}");
         if !isolated {
             assert!(
                 std::net::TcpStream::connect(&addr).is_err(),
@@ -193,13 +231,17 @@ fn grpc_go_greeter_server_by_proto_file() {
         }
         let dir = TempDir::new("greeter");
         std::fs::write(dir.path("helloworld.proto"), HELLOWORLD_PROTO).unwrap();
-        let server = Guard::spawn(Command::new(greeter).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()));
+        let server =
+            Guard::spawn(Command::new(greeter).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()));
         assert!(common::wait_listening(&addr, Duration::from_secs(10)), "greeter_server did not listen on {addr}");
         let target = format!("grpc://{addr}/helloworld.Greeter/SayHello");
         let proto = dir.str("helloworld.proto");
         let call = ["-d", r#"{"name":"callbench"}"#, "--proto", &proto, "-I", &dir.str("")];
 
-        let report = load_json(&[&call[..], &["-n", "300", "-c", "8", "--expect-body", r#"{"message":"Hello callbench"}"#, &target]].concat());
+        let report = load_json(
+            &[&call[..], &["-n", "300", "-c", "8", "--expect-body", r#"{"message":"Hello callbench"}"#, &target]]
+                .concat(),
+        );
         assert_all_ok(&report, 300);
         assert_eq!(report["protocol"], "grpc");
         assert_eq!(report["call"], "helloworld.Greeter/SayHello");
@@ -209,7 +251,8 @@ fn grpc_go_greeter_server_by_proto_file() {
         assert_eq!(num(&report, "/payload_bytes_per_call/received"), 17.0, "{report:#}");
         assert!(num(&report, "/wire_bytes_per_call/received") > 17.0);
 
-        let wrong = load_json(&[&call[..], &["-n", "40", "--expect-body", r#"{"message":"Hello nobody"}"#, &target]].concat());
+        let wrong =
+            load_json(&[&call[..], &["-n", "40", "--expect-body", r#"{"message":"Hello nobody"}"#, &target]].concat());
         assert_eq!(common::ok(&wrong), 0, "{wrong:#}");
         assert_eq!(wrong["errors"], json!({"validation": 40}), "{wrong:#}");
 

@@ -8,7 +8,8 @@ use common::{assert_all_ok, load_fails, load_json, num, start};
 /// TLS records and the handshake add bytes on the wire, both ways; the payload is the same.
 fn assert_tls_costs_more(tls: &serde_json::Value, plain: &serde_json::Value) {
     for way in ["sent", "received"] {
-        let (t, p) = (num(tls, &format!("/wire_bytes_per_call/{way}")), num(plain, &format!("/wire_bytes_per_call/{way}")));
+        let (t, p) =
+            (num(tls, &format!("/wire_bytes_per_call/{way}")), num(plain, &format!("/wire_bytes_per_call/{way}")));
         assert!(t > p, "wire bytes {way} per call: TLS {t} not above plaintext {p}");
         assert_eq!(
             num(tls, &format!("/payload_bytes_per_call/{way}")),

@@ -43,7 +43,7 @@ pub struct Args {
     warmup: std::time::Duration,
 
     /// Open loop: start calls at this rate (calls/s) whatever the answers do
-    #[arg(long, value_parser = parse::rate)]
+    #[arg(long, value_parser = parse::rate, allow_hyphen_values = true)]
     rate: Option<f64>,
     /// Open loop with Poisson arrivals (exponential gaps) instead of even spacing
     #[arg(long)]
@@ -218,6 +218,10 @@ impl Args {
 /// printed and written. Exit code: 0, or the signal's (130/143) when interrupted.
 pub async fn run(args: Args) -> anyhow::Result<i32> {
     let spec = args.spec()?;
+    if let Some(path) = &args.out {
+        // Fail now, not after a long run, if the file cannot be written.
+        write_atomically(path, b"")?;
+    }
     let cancel = Arc::new(AtomicBool::new(false));
     let signal = cancel_on_signals(cancel.clone());
     let (report, result) =

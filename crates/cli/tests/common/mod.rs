@@ -128,13 +128,15 @@ pub fn load(args: &[&str]) -> Run {
 
 pub fn run_cmd(cmd: &mut Command) -> Run {
     let start = Instant::now();
-    let mut guard = Guard::spawn(cmd.current_dir(repo()).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()));
+    let mut guard =
+        Guard::spawn(cmd.current_dir(repo()).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()));
     let out = drain(guard.child.stdout.take().expect("piped stdout"));
     let err = drain(guard.child.stderr.take().expect("piped stderr"));
     let status = guard.wait_for(RUN_LIMIT);
     let elapsed = start.elapsed();
     drop(guard); // kills it if it is still running, so the pipes close
-    let run = Run { code: status.and_then(|s| s.code()), stdout: out.join().unwrap(), stderr: err.join().unwrap(), elapsed };
+    let run =
+        Run { code: status.and_then(|s| s.code()), stdout: out.join().unwrap(), stderr: err.join().unwrap(), elapsed };
     assert!(status.is_some(), "{cmd:?} still running after {RUN_LIMIT:?}:\n{}", run.all());
     assert_no_panic(&run);
     run
@@ -276,4 +278,48 @@ pub fn installed(path: &str) -> String {
     };
     assert!(Path::new(&path).exists(), "{path} is missing: run scripts/setup");
     path
+}
+
+/// `callbench load ARGS` left running (killed when the guard drops); its output is read on threads.
+pub struct Running {
+    pub guard: Guard,
+    stdout: Option<std::thread::JoinHandle<String>>,
+    stderr: Option<std::thread::JoinHandle<String>>,
+    started: Instant,
+}
+
+impl Running {
+    pub fn start(args: &[&str]) -> Running {
+        let started = Instant::now();
+        let mut guard = Guard::spawn(
+            Command::new(callbench())
+                .arg("load")
+                .args(args)
+                .current_dir(repo())
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped()),
+        );
+        let stdout = Some(drain(guard.child.stdout.take().expect("piped stdout")));
+        let stderr = Some(drain(guard.child.stderr.take().expect("piped stderr")));
+        Running { guard, stdout, stderr, started }
+    }
+
+    /// Waits at most `limit` for the end; the run's output (its code None if it had to be killed).
+    pub fn finish(mut self, limit: Duration) -> Run {
+        let status = self.guard.wait_for(limit);
+        if status.is_none() {
+            let _ = self.guard.child.kill();
+            let _ = self.guard.child.wait();
+        }
+        let run = Run {
+            code: status.and_then(|s| s.code()),
+            stdout: self.stdout.take().unwrap().join().unwrap(),
+            stderr: self.stderr.take().unwrap().join().unwrap(),
+            elapsed: self.started.elapsed(),
+        };
+        assert!(status.is_some(), "callbench load did not end within {limit:?}:\n{}", run.all());
+        assert_no_panic(&run);
+        run
+    }
 }

@@ -18,7 +18,7 @@ pub fn duration(text: &str) -> Result<Duration, String> {
         "h" => value * 3600.0,
         _ => return Err(format!("bad duration unit in {text:?} (use us, ms, s, m or h)")),
     };
-    if !seconds.is_finite() || seconds < 0.0 || seconds > 1e7 {
+    if !(0.0..=1e7).contains(&seconds) {
         return Err(format!("duration {text:?} is out of range"));
     }
     Ok(Duration::from_secs_f64(seconds))

@@ -21,7 +21,8 @@ pub struct RunSink {
 
 impl RunSink {
     pub fn new(stop: Stop, segments: &[Segment]) -> Self {
-        let mut end = stop.warmup;
+        // The shape starts at 0, like the pacer: a warm-up uses up its start (and Stats leaves it out).
+        let mut end = Duration::ZERO;
         let ends = segments
             .iter()
             .map(|s| {
@@ -148,30 +149,29 @@ impl LoadReport {
 }
 
 fn segment_reports(result: &RunResult, warmup: Duration) -> Vec<SegmentReport> {
-    let mut from = warmup;
     let elapsed = result.info.elapsed;
-    result
-        .segment_bounds
-        .iter()
-        .zip(&result.segments)
-        .map(|(segment, stats)| {
-            let to = from + segment.duration;
-            // A segment cut short (Ctrl-C) is measured over the part that ran.
-            let ran = to.min(elapsed.max(from)).saturating_sub(from).as_secs_f64();
-            let report = SegmentReport {
-                from_s: from.as_secs_f64(),
-                to_s: to.as_secs_f64(),
-                rate_from: segment.from,
-                rate_to: segment.to,
-                requested_per_s: (segment.from + segment.to) / 2.0,
-                achieved_per_s: stats.achieved_rate(ran),
-                calls_ok: stats.ok,
-                calls_errors: stats.calls() - stats.ok,
-                latency_us: percentiles(&stats.latency_us),
-                latency_uncorrected_us: percentiles(&stats.latency_uncorrected_us),
-            };
-            from = to;
-            report
-        })
-        .collect()
+    let mut reports = Vec::new();
+    let mut from = Duration::ZERO;
+    for (segment, stats) in result.segment_bounds.iter().zip(&result.segments) {
+        let to = from + segment.duration;
+        if from >= elapsed {
+            break; // the run ended (-n, -z or Ctrl-C) before this segment
+        }
+        // Measured over the part after the warm-up and before the run's end.
+        let ran = to.min(elapsed).saturating_sub(from.max(warmup)).as_secs_f64();
+        reports.push(SegmentReport {
+            from_s: from.as_secs_f64(),
+            to_s: to.as_secs_f64(),
+            rate_from: segment.from,
+            rate_to: segment.to,
+            requested_per_s: (segment.from + segment.to) / 2.0,
+            achieved_per_s: stats.achieved_rate(ran),
+            calls_ok: stats.ok,
+            calls_errors: stats.calls() - stats.ok,
+            latency_us: percentiles(&stats.latency_us),
+            latency_uncorrected_us: percentiles(&stats.latency_uncorrected_us),
+        });
+        from = to;
+    }
+    reports
 }

@@ -1,0 +1,60 @@
+//! End-to-end: `callbench load inproc:WORKLOAD`, the baseline with no boundary: no wire, the
+//! workload's own messages as payload.
+
+mod common;
+
+use common::{assert_all_ok, load_fails, load_json, num};
+
+#[test]
+fn in_process_workloads_have_payload_but_no_wire() {
+    for (args, payload) in [
+        (vec!["inproc:noop"], false),
+        (vec!["inproc:life", "--ntimes", "5"], true),
+        (vec!["inproc:auth"], true),
+        (vec!["inproc:students", "-c", "2"], true),
+        (vec!["inproc:echo", "--payload-size", "3000"], true),
+    ] {
+        let report = load_json(&[&["-n", "300"], &args[..]].concat());
+        assert_all_ok(&report, 300);
+        assert_eq!(report["protocol"], "inproc");
+        assert_eq!(report["tls"], false);
+        assert_eq!(report["workload"], args[0].trim_start_matches("inproc:"));
+        assert_eq!(report["wire_bytes_per_call"], serde_json::json!({"sent": 0.0, "received": 0.0}), "{report:#}");
+        let (sent, received) =
+            (num(&report, "/payload_bytes_per_call/sent"), num(&report, "/payload_bytes_per_call/received"));
+        if payload {
+            assert!(received > 0.0, "{args:?}: {report:#}");
+        } else {
+            assert_eq!((sent, received), (0.0, 0.0), "noop moves nothing: {report:#}");
+        }
+        assert!(num(&report, "/latency_us/max") >= num(&report, "/latency_us/min"));
+    }
+    let life = load_json(&["-n", "50", "inproc:life", "--ntimes", "5"]);
+    assert!(num(&life, "/payload_bytes_per_call/sent") > 0.0, "{life:#}");
+    assert_eq!(num(&life, "/settings/concurrency"), 1.0, "in-process default: one caller");
+    let echo = load_json(&["-n", "50", "inproc:echo", "--payload-size", "3000"]);
+    assert!((2500.0..4000.0).contains(&num(&echo, "/payload_bytes_per_call/sent")), "{echo:#}");
+}
+
+#[test]
+fn in_process_targets_refuse_network_flags() {
+    for (flag, extra) in
+        [("--gzip", None), ("--new-connection-per-call", None), ("-H", Some("x-a: 1")), ("-d", Some("{}"))]
+    {
+        let mut args = vec!["-n", "5", "inproc:noop", flag];
+        args.extend(extra);
+        load_fails(&args, flag);
+    }
+    load_fails(&["-n", "5", "inproc:nope"], "unknown workload");
+    load_fails(&["-n", "5", "--workload", "life", "inproc:life"], "inproc:<workload>");
+}
+
+/// An in-process target has no connection: its settings say 0 connections, and its report should
+/// not count one opened (nor connect times).
+#[test]
+fn in_process_targets_open_no_connection() {
+    let report = load_json(&["-n", "50", "-c", "2", "inproc:noop"]);
+    assert_eq!(num(&report, "/settings/connections"), 0.0);
+    assert_eq!(num(&report, "/connections_opened"), 0.0, "{report:#}");
+    assert!(report["connect_us"].is_null(), "{report:#}");
+}
