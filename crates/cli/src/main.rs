@@ -13,6 +13,12 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run a suite of experiments (default: REST vs gRPC vs in-process on the built-in Rust servers) and report.
+    Run(commands::run::Args),
+    /// Re-render report.md and report.html of a results folder.
+    Report(commands::report::Args),
+    /// Compare two results folders: what changed, and whether it is significant.
+    Compare(commands::compare::Args),
     /// Check a server against every vector of the contract, then flood it with bad input.
     Verify(commands::verify::Args),
     /// Start a reference server in the foreground (Ctrl-C stops it).
@@ -49,6 +55,9 @@ fn main() {
     // `load` runs on as many threads as asked (one, by default: the leanest client); the rest on two.
     let threads = match &cli.command {
         Command::Load(args) => args.threads,
+        // One thread: the client stays on its CPU, and servers are spawned from a thread that
+        // lives as long as callbench (their PR_SET_PDEATHSIG follows the spawning thread).
+        Command::Run(_) => 1,
         _ => 2,
     };
     let runtime = match threads {
@@ -60,11 +69,14 @@ fn main() {
         Err(e) => exit_with(format!("cannot start the async runtime: {e}")),
     };
     let result = runtime.block_on(async {
-        if !matches!(cli.command, Command::Load(_)) {
+        if !matches!(cli.command, Command::Load(_) | Command::Run(_)) {
             commands::stop_servers_on_signals();
         }
         match cli.command {
             Command::Load(args) => commands::load::run(*args).await,
+            Command::Run(args) => commands::run::run(args).await,
+            Command::Report(args) => commands::report::run(args),
+            Command::Compare(args) => commands::compare::run(args),
             Command::Verify(args) => commands::verify::run(args).await,
             Command::Serve(args) => commands::serve::run(args).await,
             Command::Servers(args) => commands::servers::run(args),

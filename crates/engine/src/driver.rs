@@ -28,6 +28,28 @@ pub struct Load {
     /// Start open-loop calls within microseconds of their intended time, at the cost of a busy
     /// client thread (see [`Clock::start_precise`]); otherwise up to about 1 ms late.
     pub precise_timer: bool,
+    /// Called where the client's own counters are read: at the run's start, where the measured
+    /// window starts (end of warm-up) and at the end, so outside counters (a server's CPU time)
+    /// cover exactly the same span.
+    pub edges: Option<EdgeHook>,
+}
+
+/// Where [`Load::edges`] is called.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Edge {
+    RunStart,
+    WindowStart,
+    End,
+}
+
+/// A callback at each [`Edge`] of a run.
+#[derive(Clone)]
+pub struct EdgeHook(pub Arc<dyn Fn(Edge) + Send + Sync>);
+
+impl std::fmt::Debug for EdgeHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EdgeHook")
+    }
 }
 
 impl Load {
@@ -40,6 +62,7 @@ impl Load {
             cancel: Arc::default(),
             progress: Arc::default(),
             precise_timer: false,
+            edges: None,
         }
     }
 }
@@ -109,7 +132,10 @@ struct Mark {
 }
 
 impl Mark {
-    fn now(target: &impl Target) -> Mark {
+    fn now(target: &impl Target, load: &Load, edge: Edge) -> Mark {
+        if let Some(hook) = &load.edges {
+            (hook.0)(edge);
+        }
         Mark { wire: target.wire(), cpu: crate::cpu::process_cpu() }
     }
 }
@@ -134,13 +160,13 @@ pub async fn run<T: Target, P: Pacer + 'static, S: Sink>(
     let shared =
         Arc::new(Shared { target, schedule: Mutex::new(schedule), clock, load, connections: AtomicU64::new(0) });
     let warmup = shared.load.stop.warmup;
-    let start_mark = Mark::now(&shared.target);
+    let start_mark = Mark::now(&shared.target, &shared.load, Edge::RunStart);
     // The window's counters start when warm-up ends, read by a task that sleeps until then.
     let window_mark = (!warmup.is_zero()).then(|| {
         let shared = shared.clone();
         tokio::spawn(async move {
             shared.clock.sleep_until(warmup).await;
-            Mark::now(&shared.target)
+            Mark::now(&shared.target, &shared.load, Edge::WindowStart)
         })
     });
     let mut workers = tokio::task::JoinSet::new();
@@ -155,7 +181,7 @@ pub async fn run<T: Target, P: Pacer + 'static, S: Sink>(
             None => sink = Some(part),
         }
     }
-    let end_mark = Mark::now(&shared.target);
+    let end_mark = Mark::now(&shared.target, &shared.load, Edge::End);
     let elapsed = clock.now();
     let start_mark = match window_mark {
         Some(task) if elapsed >= warmup => task.await.unwrap_or(start_mark),

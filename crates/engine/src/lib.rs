@@ -23,7 +23,7 @@ pub mod stats;
 pub mod stop;
 pub mod target;
 
-pub use driver::{run, Load, RunInfo};
+pub use driver::{run, Edge, EdgeHook, Load, RunInfo};
 pub use pacer::{Arrivals, Closed, Next, Open, Pacer};
 pub use rate::{RateShape, Segment};
 pub use record::{ByteCounts, CallRecord, ErrorKind, Outcome};

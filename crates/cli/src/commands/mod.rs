@@ -1,7 +1,10 @@
 //! One file per subcommand.
 
+pub mod compare;
 pub mod gen_users;
 pub mod load;
+pub mod report;
+pub mod run;
 pub mod serve;
 pub mod servers;
 pub mod verify;

@@ -80,6 +80,11 @@ impl Guard {
         }
     }
 
+    /// True while the process runs (its exit status is kept for `wait_for`).
+    pub fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
     pub fn signal(&self, signal: i32) {
         unsafe {
             libc::kill(self.child.id() as i32, signal);
@@ -177,12 +182,22 @@ pub fn assert_one_line(run: &Run, needle: &str) {
 /// The load report schema, compiled once.
 fn schema() -> &'static jsonschema::Validator {
     static SCHEMA: OnceLock<jsonschema::Validator> = OnceLock::new();
-    SCHEMA.get_or_init(|| {
-        let path = repo().join("schemas/load.schema.json");
-        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let schema: Value = serde_json::from_str(&text).expect("the schema is JSON");
-        jsonschema::validator_for(&schema).expect("a valid JSON schema")
-    })
+    SCHEMA.get_or_init(|| validator("schemas/load.schema.json"))
+}
+
+/// Asserts `results` (a results.json) follows `schemas/results.schema.json`.
+pub fn validate_results(results: &Value) {
+    static SCHEMA: OnceLock<jsonschema::Validator> = OnceLock::new();
+    let schema = SCHEMA.get_or_init(|| validator("schemas/results.schema.json"));
+    let errors: Vec<String> = schema.iter_errors(results).map(|e| format!("{} at {}", e, e.instance_path)).collect();
+    assert!(errors.is_empty(), "results.json breaks the schema:\n{}", errors.join("\n"));
+}
+
+fn validator(relative: &str) -> jsonschema::Validator {
+    let path = repo().join(relative);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let schema: Value = serde_json::from_str(&text).expect("the schema is JSON");
+    jsonschema::validator_for(&schema).expect("a valid JSON schema")
 }
 
 /// Asserts `report` follows `schemas/load.schema.json`.
@@ -290,10 +305,15 @@ pub struct Running {
 
 impl Running {
     pub fn start(args: &[&str]) -> Running {
+        Running::command("load", args)
+    }
+
+    /// `callbench SUBCOMMAND ARGS` in the background.
+    pub fn command(subcommand: &str, args: &[&str]) -> Running {
         let started = Instant::now();
         let mut guard = Guard::spawn(
             Command::new(callbench())
-                .arg("load")
+                .arg(subcommand)
                 .args(args)
                 .current_dir(repo())
                 .stdin(Stdio::null())
@@ -318,7 +338,7 @@ impl Running {
             stderr: self.stderr.take().unwrap().join().unwrap(),
             elapsed: self.started.elapsed(),
         };
-        assert!(status.is_some(), "callbench load did not end within {limit:?}:\n{}", run.all());
+        assert!(status.is_some(), "callbench did not end within {limit:?}:\n{}", run.all());
         assert_no_panic(&run);
         run
     }

@@ -1,0 +1,27 @@
+use anyhow::Result;
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The earlier results folder (or results.json).
+    a: PathBuf,
+    /// The later one.
+    b: PathBuf,
+    /// Exit 1 unless every cell's headline figure agrees (each median inside the other run's
+    /// interval) or is flagged noisy: two runs of one suite on one machine should pass.
+    #[arg(long)]
+    check: bool,
+}
+
+/// What changed from A to B, cell by cell, and whether it is significant.
+pub fn run(args: Args) -> Result<i32> {
+    let a = super::report::read_results(&args.a)?;
+    let b = super::report::read_results(&args.b)?;
+    let report = callbench_report::compare::compare(&a, &b);
+    print!("{}", report.markdown());
+    if args.check && !report.all_agree_or_noisy() {
+        eprintln!("callbench: some cells changed between the two runs (see the table)");
+        return Ok(1);
+    }
+    Ok(0)
+}

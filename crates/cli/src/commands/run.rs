@@ -1,0 +1,127 @@
+use anyhow::{bail, Context, Result};
+use callbench_runner::execute::{self, Options};
+use callbench_runner::suite::{Suite, DEFAULT_SUITE};
+use callbench_runner::{environment, pinning, store::Store};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A suite file (suites/*.toml); without it, the default suite on the built-in Rust servers.
+    suite: Option<PathBuf>,
+    /// The results folder (default: results/<UTC timestamp>/ in the checkout).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Repetitions of every cell, instead of the suite's.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1000))]
+    repetitions: Option<u16>,
+    /// CPUs of the client, e.g. 0 or 0-3 (default: the first half of the machine).
+    #[arg(long)]
+    client_cpus: Option<String>,
+    /// CPUs of every server, e.g. 1 or 4-7 (default: the other half).
+    #[arg(long)]
+    server_cpus: Option<String>,
+    /// Do not run the servers' build commands first (they are built already).
+    #[arg(long)]
+    no_build: bool,
+    /// No progress lines on stderr.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+/// Runs the suite; the exit code is the signal's when interrupted, 1 when some cell could not be
+/// measured (the results and reports are written either way).
+pub async fn run(args: Args) -> Result<i32> {
+    let repo = super::repo()?;
+    let (text, file) = match &args.suite {
+        Some(path) => (
+            std::fs::read_to_string(path).with_context(|| format!("cannot read the suite {}", path.display()))?,
+            path.display().to_string(),
+        ),
+        None => (DEFAULT_SUITE.to_string(), "suites/default.toml (built in)".to_string()),
+    };
+    let suite = Suite::parse(&text).map_err(|e| anyhow::anyhow!("suite {file}: {e}"))?;
+    let suite_cpus = |v: &Option<Vec<usize>>| v.clone();
+    let client = args.client_cpus.as_deref().map(pinning::parse_list).transpose().map_err(anyhow::Error::msg)?;
+    let server = args.server_cpus.as_deref().map(pinning::parse_list).transpose().map_err(anyhow::Error::msg)?;
+    let (client_cpus, server_cpus) = pinning::choose(
+        client.or(suite_cpus(&suite.client_cpus)),
+        server.or(suite_cpus(&suite.server_cpus)),
+        environment::online_cpus(),
+    )
+    .map_err(anyhow::Error::msg)?;
+    let out = args.out.clone().unwrap_or_else(|| repo.root.join("results").join(environment::stamp_now()));
+    if out.join("results.json").exists() {
+        bail!("{} already holds results; give another --out", out.display());
+    }
+    execute::prepare(&repo, &suite, !args.no_build).map_err(anyhow::Error::msg)?;
+    let store = Store::create(&out).map_err(anyhow::Error::msg)?;
+    let cancel = Arc::new(AtomicBool::new(false));
+    cancel_on_signals(cancel.clone());
+    let options = Options {
+        suite_text: text,
+        suite_file: file,
+        command_line: std::env::args().collect(),
+        client_cpus,
+        server_cpus,
+        repetitions: args.repetitions.map(usize::from),
+        cancel: cancel.clone(),
+        quiet: args.quiet,
+    };
+    if !args.quiet {
+        eprintln!(
+            "callbench run: suite '{}', client on CPUs {:?}, servers on CPUs {:?}, results in {}",
+            suite.name,
+            options.client_cpus,
+            options.server_cpus,
+            out.display()
+        );
+    }
+    let results = execute::run(&repo, &suite, &store, &options).await;
+    let results = match results {
+        Ok(results) => results,
+        Err(e) => bail!("{e} (what was measured is in {})", out.join("results.json").display()),
+    };
+    callbench_report::write::write_reports(&results, &out).context("cannot write the reports")?;
+    println!(
+        "\nresults: {}\nreport:  {}\n         {}",
+        out.join("results.json").display(),
+        out.join("report.md").display(),
+        out.join("report.html").display()
+    );
+    if cancel.load(Ordering::Relaxed) {
+        return Ok(callbench_harness::process::interrupted().unwrap_or(130));
+    }
+    let failed: Vec<&str> = results
+        .cells
+        .iter()
+        .filter(|c| !matches!(c.status, callbench_report::model::CellStatus::Ok))
+        .map(|c| c.id.as_str())
+        .collect();
+    if !failed.is_empty() {
+        eprintln!("callbench: {} cell(s) not fully measured: {}", failed.len(), failed.join(", "));
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+/// The first SIGINT/SIGTERM ends the repetition in flight and writes what was measured (servers
+/// are stopped as the run unwinds); a second one stops every server and exits at once.
+fn cancel_on_signals(cancel: Arc<AtomicBool>) {
+    use tokio::signal::unix::{signal, SignalKind};
+    for (kind, code) in [(SignalKind::interrupt(), 130), (SignalKind::terminate(), 143), (SignalKind::hangup(), 129)] {
+        if let Ok(mut stream) = signal(kind) {
+            let cancel = cancel.clone();
+            tokio::spawn(async move {
+                stream.recv().await;
+                callbench_harness::process::set_interrupted(code);
+                cancel.store(true, Ordering::Relaxed);
+                eprintln!("\ncallbench: interrupted, writing what was measured (again to quit at once)");
+                stream.recv().await;
+                callbench_harness::process::kill_all();
+                std::process::exit(code);
+            });
+        }
+    }
+}

@@ -1,0 +1,27 @@
+//! End-to-end: the default suite, as `callbench run` with no argument runs it, twice in a row.
+//! Each cell's headline median must lie inside the other run's interval, or the cell is flagged
+//! noisy (`callbench compare --check`). About 5 minutes: the real thing, not a shortened copy.
+
+mod common;
+
+use common::{Running, TempDir};
+use std::process::Command;
+use std::time::Duration;
+
+#[test]
+fn two_consecutive_default_runs_agree_or_say_they_are_noisy() {
+    let dir = TempDir::new("default");
+    for name in ["a", "b"] {
+        let out = dir.str(name);
+        let run = Running::command("run", &["--no-build", "-q", "--out", &out]).finish(Duration::from_secs(300));
+        assert_eq!(run.code, Some(0), "{}", run.all());
+        assert!(run.elapsed < Duration::from_secs(180), "the default run takes under 3 minutes: {:?}", run.elapsed);
+        for file in ["results.json", "report.md", "report.html"] {
+            assert!(dir.path(name).join(file).exists(), "{file}");
+        }
+        assert!(run.stdout.contains("Throughput with 50 calls in flight"), "{}", run.all());
+    }
+    let compare =
+        common::run_cmd(Command::new(common::callbench()).args(["compare", "--check", &dir.str("a"), &dir.str("b")]));
+    assert_eq!(compare.code, Some(0), "{}", compare.all());
+}

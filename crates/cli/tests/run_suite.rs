@@ -1,0 +1,192 @@
+//! End-to-end: `callbench run` on a small suite against the real Rust servers — results.json
+//! (validated against its schema), report.md, report.html (rendered by headless Chromium), raw HDR
+//! logs; then `callbench report` and `callbench compare` on what it wrote. No server outlives it.
+
+mod common;
+
+use common::{children_of, Running, TempDir};
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+/// Small but complete: closed loop, sequential, in-process, REST over h2c, a rate resolved from an
+/// earlier experiment, and a sweep.
+const SUITE: &str = r#"
+name = "e2e"
+description = "end-to-end test suite"
+repetitions = 2
+[defaults]
+duration = "200ms"
+warmup = "50ms"
+
+[[experiment]]
+id = "seq"
+title = "Sequential"
+servers = ["rust-actix", "rust-tonic", "inproc"]
+workloads = ["students"]
+concurrency = 1
+[[experiment.reference]]
+seed = "000"
+what = "a figure"
+article = "182 ms"
+cell = "students/rust-actix"
+metric = "latency_p50_us"
+
+[[experiment]]
+id = "closed"
+title = "Closed loop"
+servers = ["rust-actix", "rust-axum+h2", "rust-tonic"]
+workloads = ["students"]
+concurrency = 8
+
+[[experiment]]
+id = "rate"
+title = "Fixed rate"
+servers = ["rust-axum", "rust-tonic"]
+workloads = ["students"]
+concurrency = 8
+rate = "25% of closed"
+
+[[experiment]]
+id = "payload"
+title = "Payload"
+servers = ["rust-axum", "rust-tonic"]
+workloads = ["echo"]
+concurrency = 1
+sweep = { param = "payload_size", values = [10, 1000] }
+"#;
+
+fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn a_suite_runs_and_writes_results_reports_and_histograms() {
+    let dir = TempDir::new("run");
+    std::fs::write(dir.path("suite.toml"), SUITE).unwrap();
+    let out = dir.str("results");
+    let mut running = Running::command("run", &[&dir.str("suite.toml"), "--out", &out, "--no-build"]);
+    // Servers are callbench's children while it runs; none may remain after.
+    let mut servers = Vec::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(180);
+    while running.guard.alive() && std::time::Instant::now() < deadline {
+        for pid in children_of(running.guard.id()) {
+            if !servers.contains(&pid) {
+                servers.push(pid);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let run = running.finish(Duration::from_secs(5));
+    assert_eq!(run.code, Some(0), "{}", run.all());
+    assert!(!servers.is_empty(), "servers ran as children of callbench");
+    for pid in &servers {
+        assert!(!Path::new(&format!("/proc/{pid}")).exists(), "server {pid} outlived the run");
+    }
+    // The terminal shows every experiment's table.
+    for title in ["Sequential", "Closed loop", "Fixed rate", "Payload"] {
+        assert!(run.stdout.contains(title), "{}", run.all());
+    }
+
+    let results = read_json(&dir.path("results/results.json"));
+    common::validate_results(&results);
+    assert_eq!(results["complete"], true);
+    assert_eq!(results["interrupted"], false);
+    let env = &results["environment"];
+    assert!(env["git_commit"].as_str().is_some_and(|c| c.len() == 40), "{env:#}");
+    assert!(env["cores"].as_u64().unwrap() >= 1 && !env["cpu_model"].as_str().unwrap().is_empty());
+    assert!(env["command_line"].as_array().unwrap().iter().any(|a| a == "run"));
+    assert_eq!(results["suite"]["text"], SUITE);
+    let servers = results["servers"].as_array().unwrap();
+    for name in ["rust-actix", "rust-axum", "rust-tonic"] {
+        let s = servers.iter().find(|s| s["name"] == name).unwrap_or_else(|| panic!("{name} in {servers:#?}"));
+        assert_eq!(s["verify"]["failed"], 0, "{s:#}");
+        assert!(s["verify"]["passed"].as_u64().unwrap() > 10, "verified before measuring: {s:#}");
+        assert!(s["versions"].as_object().unwrap().len() >= 2, "{s:#}");
+    }
+    let cells = results["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 3 + 3 + 2 + 4);
+    for c in cells {
+        assert_eq!(c["status"], "ok", "{c:#}");
+        assert_eq!(c["runs"].as_array().unwrap().len(), 2, "{c:#}");
+        let summary = &c["summary"];
+        assert!(summary["throughput_per_s"]["median"].as_f64().unwrap() > 0.0, "{c:#}");
+        let t = &summary["throughput_per_s"];
+        assert!(t["lo"].as_f64() <= t["median"].as_f64() && t["median"].as_f64() <= t["hi"].as_f64(), "{c:#}");
+        assert!(["server", "client", "both", "neither"].contains(&c["bottleneck"].as_str().unwrap()), "{c:#}");
+        let hdr = dir.path("results").join(c["hdr_file"].as_str().unwrap());
+        let log = std::fs::read_to_string(&hdr).unwrap();
+        assert_eq!(log.lines().filter(|l| !l.starts_with('#') && !l.starts_with('"')).count(), 2, "{log}");
+        if c["transport"] == "inproc" {
+            assert!(summary.get("server_cpu_us_per_call").is_none(), "{c:#}");
+        } else {
+            let server_cpu = summary["server_cpu_us_per_call"]["median"].as_f64().unwrap();
+            assert!(server_cpu > 0.5 && server_cpu < 10_000.0, "server CPU per call: {c:#}");
+            assert!(summary["server_rss_peak_kib"]["median"].as_f64().unwrap() > 100.0, "{c:#}");
+            assert!(summary["wire_sent_per_call"]["median"].as_f64().unwrap() > 10.0, "{c:#}");
+        }
+        assert!(summary["client_cpu_us_per_call"]["median"].as_f64().unwrap() > 0.0, "{c:#}");
+    }
+    let cell = |id: &str| cells.iter().find(|c| c["id"] == id).unwrap_or_else(|| panic!("no cell {id}"));
+    assert_eq!(cell("closed/students/rust-axum+h2")["transport"], "rest-h2");
+    assert_eq!(cell("closed/students/rust-tonic")["transport"], "grpc");
+    assert_eq!(cell("seq/students/rust-actix")["transport"], "rest-h1");
+    // 8 calls in flight keep the server busier than one at a time (whether it reaches the 90% of its
+    // core that makes it "the bottleneck" depends on what else this machine runs).
+    let busy = |id: &str| cell(id)["summary"]["server_cpu_cores"]["median"].as_f64().unwrap();
+    assert!(busy("closed/students/rust-actix") > busy("seq/students/rust-actix"), "server CPU use");
+    // The rate is a quarter of the slowest closed-loop throughput, and was kept.
+    let slowest = ["rust-actix", "rust-axum+h2", "rust-tonic"]
+        .iter()
+        .map(|s| cell(&format!("closed/students/{s}"))["summary"]["throughput_per_s"]["median"].as_f64().unwrap())
+        .fold(f64::INFINITY, f64::min);
+    let rate_cell = cell("rate/students/rust-tonic");
+    let rate = rate_cell["params"]["rate"].as_f64().unwrap();
+    assert!((rate - slowest / 4.0).abs() < 1.0, "rate {rate} vs slowest {slowest}");
+    let achieved = rate_cell["summary"]["rate_achieved"]["median"].as_f64().unwrap();
+    assert!((achieved / rate - 1.0).abs() < 0.05, "achieved {achieved} of {rate}");
+    assert!(rate_cell["runs"][0]["latency_uncorrected_us"].is_object(), "{rate_cell:#}");
+    // The sweep: x is the payload size (bytes of JSON; protobuf encodes it in fewer).
+    let small = cell("payload/echo/rust-tonic/payload_size=10");
+    let big = cell("payload/echo/rust-tonic/payload_size=1000");
+    assert_eq!(big["x"], 1000.0);
+    let sent = |c: &Value| c["summary"]["wire_sent_per_call"]["median"].as_f64().unwrap();
+    assert!(sent(big) > sent(small) + 300.0, "{} vs {}", sent(big), sent(small));
+    // Comparisons between the servers of an experiment.
+    let comparisons = results["comparisons"].as_array().unwrap();
+    assert!(comparisons.iter().any(|c| c["experiment"] == "closed" && c["metric"] == "throughput_per_s"));
+    // The reference points at a real cell.
+    assert_eq!(results["experiments"][0]["references"][0]["cell"], "seq/students/rust-actix");
+
+    let md = std::fs::read_to_string(dir.path("results/report.md")).unwrap();
+    assert!(md.contains("Closed loop") && md.contains("182 ms") && md.contains("rust-tonic"), "{md}");
+    let html = dir.path("results/report.html");
+    let dom = chromium_dom(&html);
+    let charts = dom.matches("<svg").count();
+    assert!(charts >= 4, "report.html renders its charts in Chromium ({charts} svg)");
+    assert!(dom.contains("Fixed rate") && !dom.contains("<script") && !dom.contains(" src="), "offline, no scripts");
+
+    // `callbench report` re-renders from results.json alone.
+    std::fs::remove_file(dir.path("results/report.md")).unwrap();
+    let report = common::run_cmd(Command::new(common::callbench()).arg("report").arg(&out));
+    assert_eq!(report.code, Some(0), "{}", report.all());
+    assert!(std::fs::read_to_string(dir.path("results/report.md")).unwrap().contains("Closed loop"));
+    // `callbench compare` of a run with itself: every cell agrees.
+    let compare = common::run_cmd(Command::new(common::callbench()).args(["compare", &out, &out]));
+    assert_eq!(compare.code, Some(0), "{}", compare.all());
+    assert!(compare.stdout.contains("agree"), "{}", compare.all());
+}
+
+/// The DOM of `file` after headless Chromium (installed by scripts/setup) loaded it offline.
+fn chromium_dom(file: &Path) -> String {
+    let profile = TempDir::new("chromium");
+    let mut cmd = Command::new("chromium");
+    cmd.args(["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--dump-dom"])
+        .arg(format!("--user-data-dir={}", profile.str("profile")))
+        .arg(format!("file://{}", file.display()));
+    let run = common::run_cmd(&mut cmd);
+    assert_eq!(run.code, Some(0), "chromium (scripts/setup installs it): {}", run.all());
+    run.stdout
+}

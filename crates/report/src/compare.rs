@@ -1,0 +1,204 @@
+//! `callbench compare A B`: the same cells measured twice (another commit, another machine, the
+//! same run repeated), matched by id, with the ratio B/A of each key metric and whether the two
+//! runs agree. Rendered by [`CompareReport::markdown`].
+
+mod render;
+
+use crate::model::{Cell, Estimate, Results};
+use crate::stats;
+
+/// The metrics compared for every cell, besides its experiment's headline.
+pub const COMPARED: &[&str] =
+    &["throughput_per_s", "latency_p50_us", "latency_p99_us", "client_cpu_us_per_call", "server_cpu_us_per_call"];
+
+#[derive(Debug, Clone)]
+pub struct CompareReport {
+    /// `suite (started at)` of each side.
+    pub a: String,
+    pub b: String,
+    /// What differs between the two runs' environments and suites, in words.
+    pub environment_differences: Vec<String>,
+    pub cells: Vec<CellComparison>,
+    pub only_in_a: Vec<String>,
+    pub only_in_b: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct CellComparison {
+    pub id: String,
+    pub experiment: String,
+    pub headline: String,
+    /// The headline first, then [`COMPARED`].
+    pub metrics: Vec<MetricComparison>,
+}
+
+#[derive(Debug, Clone)]
+pub struct MetricComparison {
+    pub metric: String,
+    pub a: Option<Estimate>,
+    pub b: Option<Estimate>,
+    /// B / A of the runs' values, with its bootstrap interval.
+    pub ratio: Option<Estimate>,
+    pub verdict: Verdict,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verdict {
+    /// Each median lies inside the other run's interval.
+    Agree,
+    /// Either cell is flagged noisy: its figures cannot settle the question.
+    Noisy,
+    /// The intervals do not overlap.
+    ChangedSignificant,
+    /// The intervals overlap, but a median lies outside the other's interval.
+    ChangedWithinNoise,
+    /// Both sides lack the metric (e.g. no server CPU in-process): nothing to compare.
+    NotMeasured,
+    /// One side has the metric and the other does not (a cell that failed in one run).
+    Missing,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Agree => "agree",
+            Verdict::Noisy => "noisy",
+            Verdict::ChangedSignificant => "changed (significant)",
+            Verdict::ChangedWithinNoise => "changed (within noise)",
+            Verdict::NotMeasured => "not measured",
+            Verdict::Missing => "missing on one side",
+        }
+    }
+}
+
+/// Matches the cells of `a` and `b` by id and compares them.
+pub fn compare(a: &Results, b: &Results) -> CompareReport {
+    let mut cells = vec![];
+    let mut only_in_a = vec![];
+    for ca in &a.cells {
+        match b.cell(&ca.id) {
+            Some(cb) => cells.push(compare_cell(a, ca, cb, b)),
+            None => only_in_a.push(ca.id.clone()),
+        }
+    }
+    let only_in_b = b.cells.iter().filter(|c| a.cell(&c.id).is_none()).map(|c| c.id.clone()).collect();
+    CompareReport {
+        a: describe(a),
+        b: describe(b),
+        environment_differences: environment_differences(a, b),
+        cells,
+        only_in_a,
+        only_in_b,
+    }
+}
+
+fn describe(r: &Results) -> String {
+    format!("{} ({})", r.suite.name, r.environment.started_at)
+}
+
+fn compare_cell(ra: &Results, a: &Cell, b: &Cell, rb: &Results) -> CellComparison {
+    let headline = ra
+        .experiment(&a.experiment)
+        .or_else(|| rb.experiment(&b.experiment))
+        .map_or("latency_p50_us".to_string(), |e| e.headline.clone());
+    let mut names = vec![headline.as_str()];
+    names.extend(COMPARED.iter().filter(|m| **m != headline));
+    CellComparison {
+        id: a.id.clone(),
+        experiment: a.experiment.clone(),
+        metrics: names.into_iter().map(|m| compare_metric(m, a, b)).collect(),
+        headline,
+    }
+}
+
+fn compare_metric(metric: &str, a: &Cell, b: &Cell) -> MetricComparison {
+    let values = |c: &Cell| c.runs.iter().filter_map(|r| r.metric(metric)).collect::<Vec<f64>>();
+    let (ea, eb) = (a.summary.get(metric).copied(), b.summary.get(metric).copied());
+    MetricComparison {
+        metric: metric.into(),
+        a: ea,
+        b: eb,
+        ratio: stats::ratio(&values(b), &values(a)),
+        verdict: verdict(ea.as_ref(), eb.as_ref(), a.noisy || b.noisy),
+    }
+}
+
+/// Agree when each median lies in the other's interval; else noisy when either cell is noisy;
+/// else changed, significantly when the intervals do not even overlap.
+pub fn verdict(a: Option<&Estimate>, b: Option<&Estimate>, noisy: bool) -> Verdict {
+    let (a, b) = match (a, b) {
+        (Some(a), Some(b)) => (a, b),
+        (None, None) => return Verdict::NotMeasured,
+        _ => return Verdict::Missing,
+    };
+    let inside = |v: f64, e: &Estimate| e.lo <= v && v <= e.hi;
+    if inside(a.median, b) && inside(b.median, a) {
+        Verdict::Agree
+    } else if noisy {
+        Verdict::Noisy
+    } else if !stats::overlap(a, b) {
+        Verdict::ChangedSignificant
+    } else {
+        Verdict::ChangedWithinNoise
+    }
+}
+
+impl CompareReport {
+    /// True when, on every matched cell's headline metric, the runs agree or one is flagged noisy
+    /// (cells measured on neither side are left out; a cell measured on one side only is not).
+    pub fn all_agree_or_noisy(&self) -> bool {
+        self.headlines().all(|m| matches!(m.verdict, Verdict::Agree | Verdict::Noisy | Verdict::NotMeasured))
+    }
+
+    /// The headline comparison of every matched cell.
+    pub fn headlines(&self) -> impl Iterator<Item = &MetricComparison> {
+        self.cells.iter().filter_map(|c| c.metrics.iter().find(|m| m.metric == c.headline))
+    }
+
+    /// How many headline comparisons got each verdict.
+    pub fn counts(&self) -> Vec<(Verdict, usize)> {
+        let mut counts: Vec<(Verdict, usize)> = vec![];
+        for m in self.headlines() {
+            match counts.iter_mut().find(|(v, _)| *v == m.verdict) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((m.verdict, 1)),
+            }
+        }
+        counts.sort();
+        counts
+    }
+}
+
+/// What could explain a difference besides the code under test.
+fn environment_differences(a: &Results, b: &Results) -> Vec<String> {
+    let (ea, eb) = (&a.environment, &b.environment);
+    let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "unknown".into());
+    let dirty = |v: Option<bool>| match v {
+        Some(true) => "uncommitted changes",
+        Some(false) => "clean",
+        None => "unknown",
+    };
+    let list = |v: &[usize]| format!("{v:?}");
+    let pairs: Vec<(&str, String, String)> = vec![
+        ("git commit", opt(&ea.git_commit), opt(&eb.git_commit)),
+        ("working tree", dirty(ea.git_dirty).into(), dirty(eb.git_dirty).into()),
+        ("callbench version", ea.callbench_version.clone(), eb.callbench_version.clone()),
+        ("CPU model", ea.cpu_model.clone(), eb.cpu_model.clone()),
+        ("logical CPUs", ea.cores.to_string(), eb.cores.to_string()),
+        ("kernel", ea.kernel.clone(), eb.kernel.clone()),
+        ("OS", ea.os.clone(), eb.os.clone()),
+        ("client CPUs", list(&ea.client_cpus), list(&eb.client_cpus)),
+        ("server CPUs", list(&ea.server_cpus), list(&eb.server_cpus)),
+        ("tools", format!("{:?}", ea.tools), format!("{:?}", eb.tools)),
+        ("repetitions", a.suite.repetitions.to_string(), b.suite.repetitions.to_string()),
+    ];
+    let mut out: Vec<String> =
+        pairs.into_iter().filter(|(_, x, y)| x != y).map(|(what, x, y)| format!("{what}: {x} → {y}")).collect();
+    if a.suite.text != b.suite.text {
+        out.push(format!("suite text differs ({} → {})", a.suite.file, b.suite.file));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,159 @@
+//! The report's content, once, as plain-text blocks: the Markdown and HTML renderers only differ in
+//! how they write these blocks (and HTML adds the charts where a [`Block::Charts`] stands).
+
+mod cells;
+mod comparisons;
+mod record;
+mod references;
+
+use crate::format;
+use crate::model::Results;
+use crate::names;
+
+/// A piece of the report. All text is plain (unescaped) text from the results.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Block {
+    Title(String),
+    Heading(String),
+    Subheading(String),
+    /// A warning that must not be missed (interrupted or partial run).
+    Banner(String),
+    Paragraph(String),
+    List(Vec<String>),
+    Table(Table),
+    /// The charts of one experiment (by id): HTML draws them, Markdown has none.
+    Charts(String),
+    /// Long verbatim text, folded: the suite file.
+    Details {
+        summary: String,
+        text: String,
+        lang: String,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Table {
+    pub columns: Vec<Column>,
+    pub rows: Vec<Row>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Column {
+    pub title: String,
+    /// Numbers are right-aligned.
+    pub numeric: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub cells: Vec<String>,
+    pub mark: RowMark,
+}
+
+/// How a row stands out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowMark {
+    Normal,
+    Noisy,
+    Failed,
+}
+
+impl Table {
+    pub fn new(columns: &[(&str, bool)]) -> Table {
+        Table {
+            columns: columns.iter().map(|(t, numeric)| Column { title: t.to_string(), numeric: *numeric }).collect(),
+            rows: vec![],
+        }
+    }
+
+    pub fn push(&mut self, cells: Vec<String>, mark: RowMark) {
+        debug_assert_eq!(cells.len(), self.columns.len());
+        self.rows.push(Row { cells, mark });
+    }
+}
+
+/// The whole report.
+pub fn report(r: &Results) -> Vec<Block> {
+    let mut blocks = vec![Block::Title(format!("callbench: {}", r.suite.name))];
+    if let Some(banner) = banner(r) {
+        blocks.push(Block::Banner(banner));
+    }
+    if !r.suite.description.trim().is_empty() {
+        blocks.push(Block::Paragraph(r.suite.description.clone()));
+    }
+    blocks.push(Block::Paragraph(overview(r)));
+    for exp in &r.experiments {
+        blocks.extend(cells::experiment(r, exp));
+        blocks.extend(comparisons::experiment(r, exp));
+    }
+    blocks.extend(orphan_cells(r));
+    blocks.extend(references::table(r));
+    blocks.extend(record::servers(r));
+    blocks.extend(record::reproducibility(r));
+    blocks
+}
+
+/// The interrupted / partial warning.
+fn banner(r: &Results) -> Option<String> {
+    if r.interrupted {
+        Some("Interrupted: the run was stopped before the end. The cells measured so far are valid; the others are missing or marked interrupted.".into())
+    } else if !r.complete {
+        Some(
+            "Partial results: the run did not complete (it is still going, or it failed). Some cells may be missing."
+                .into(),
+        )
+    } else {
+        None
+    }
+}
+
+/// One sentence on what was run, how often, and what failed.
+fn overview(r: &Results) -> String {
+    let failed = r.cells.iter().filter(|c| names::is_failure(c.status)).count();
+    let noisy = r.cells.iter().filter(|c| c.noisy).count();
+    let mut text = format!(
+        "{} experiments, {} cells, {} repetitions per cell. Every figure is the median of the repetitions with its 95% interval [lo – hi]; two figures whose intervals overlap show no significant difference.",
+        r.experiments.len(),
+        r.cells.len(),
+        r.suite.repetitions
+    );
+    if failed > 0 {
+        text.push_str(&format!(" {} not complete (see their status).", cells(failed, "is", "are")));
+    }
+    if noisy > 0 {
+        text.push_str(&format!(
+            " {} marked noisy: repetitions that spread more than ±{:.0}% cannot be ranked against close neighbours.",
+            cells(noisy, "is", "are"),
+            crate::stats::NOISY_SPREAD * 100.0
+        ));
+    }
+    text
+}
+
+/// `1 cell is`, `2 cells are`.
+fn cells(n: usize, one: &str, several: &str) -> String {
+    if n == 1 {
+        format!("1 cell {one}")
+    } else {
+        format!("{n} cells {several}")
+    }
+}
+
+/// Cells whose experiment is not in the list (a hand-edited or truncated file): shown, not dropped.
+fn orphan_cells(r: &Results) -> Vec<Block> {
+    let orphans: Vec<_> = r.cells.iter().filter(|c| r.experiment(&c.experiment).is_none()).collect();
+    if orphans.is_empty() {
+        return vec![];
+    }
+    let items = orphans
+        .iter()
+        .map(|c| {
+            let p50 = c
+                .summary
+                .get("latency_p50_us")
+                .map_or(format::MISSING.into(), |e| format::estimate("latency_p50_us", e));
+            format!("{} (experiment {}): {}, p50 {}", c.id, c.experiment, names::status_with_error(c), p50)
+        })
+        .collect();
+    vec![Block::Heading("Cells of unknown experiments".into()), Block::List(items)]
+}

@@ -1,0 +1,94 @@
+//! One experiment's section: what it asks, and a row per cell (failed cells included, with why).
+
+use super::{Block, RowMark, Table};
+use crate::format::{self, MISSING};
+use crate::model::{Cell, Experiment, Results};
+use crate::names;
+
+pub fn experiment(r: &Results, exp: &Experiment) -> Vec<Block> {
+    let mut blocks = vec![Block::Heading(exp.title.clone())];
+    if !exp.description.trim().is_empty() {
+        blocks.push(Block::Paragraph(exp.description.clone()));
+    }
+    blocks.push(Block::Paragraph(facts(exp)));
+    let cells: Vec<&Cell> = r.cells.iter().filter(|c| c.experiment == exp.id).collect();
+    if cells.is_empty() {
+        blocks.push(Block::Paragraph("No cell of this experiment was measured.".into()));
+        return blocks;
+    }
+    blocks.push(Block::Table(table(exp, &cells)));
+    blocks.push(Block::Charts(exp.id.clone()));
+    blocks
+}
+
+/// `Experiment sequential · seeds 000, 003 · headline: p50 latency · swept: connections`.
+fn facts(exp: &Experiment) -> String {
+    let mut parts = vec![format!("Experiment {}", exp.id)];
+    if !exp.seeds.is_empty() {
+        parts.push(format!("seed articles {}", exp.seeds.join(", ")));
+    }
+    parts.push(format!("headline: {}", names::metric_label(&exp.headline)));
+    if let Some(sweep) = &exp.sweep {
+        parts.push(format!("swept: {sweep}"));
+    }
+    parts.join(" · ")
+}
+
+fn table(exp: &Experiment, cells: &[&Cell]) -> Table {
+    let headline = format!("{}: median [95% interval]", names::metric_label(&exp.headline));
+    let mut columns: Vec<(&str, bool)> = vec![("server", false), ("transport", false), ("workload", false)];
+    if let Some(sweep) = &exp.sweep {
+        columns.push((sweep.as_str(), true));
+    }
+    columns.extend([
+        (headline.as_str(), true),
+        ("throughput (calls/s)", true),
+        ("p50", true),
+        ("p99", true),
+        ("client CPU (µs/call)", true),
+        ("server CPU (µs/call)", true),
+        ("server CPU (cores)", true),
+        ("wire B/call sent / received", true),
+        ("bottleneck", false),
+        ("noisy", false),
+        ("status", false),
+    ]);
+    let mut table = Table::new(&columns);
+    for cell in cells {
+        table.push(row(exp, cell), mark(cell));
+    }
+    table
+}
+
+fn row(exp: &Experiment, cell: &Cell) -> Vec<String> {
+    let median = |m: &str| cell.summary.get(m).map(|e| e.median);
+    let shown = |m: &str| median(m).map_or(MISSING.into(), |v| format::value(m, v));
+    let mut row = vec![cell.server.clone(), cell.transport.clone(), cell.workload.clone()];
+    if exp.sweep.is_some() {
+        row.push(cell.x.map_or(MISSING.into(), format::swept));
+    }
+    row.push(cell.summary.get(&exp.headline).map_or(MISSING.into(), |e| format::estimate(&exp.headline, e)));
+    row.extend([
+        shown("throughput_per_s"),
+        shown("latency_p50_us"),
+        shown("latency_p99_us"),
+        shown("client_cpu_us_per_call"),
+        shown("server_cpu_us_per_call"),
+        shown("server_cpu_cores"),
+        format!("{} / {}", shown("wire_sent_per_call"), shown("wire_received_per_call")),
+        if cell.bottleneck.is_empty() { MISSING.into() } else { cell.bottleneck.clone() },
+        if cell.noisy { "noisy".into() } else { String::new() },
+        names::status_with_error(cell),
+    ]);
+    row
+}
+
+pub fn mark(cell: &Cell) -> RowMark {
+    if names::is_failure(cell.status) {
+        RowMark::Failed
+    } else if cell.noisy {
+        RowMark::Noisy
+    } else {
+        RowMark::Normal
+    }
+}

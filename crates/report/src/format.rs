@@ -1,0 +1,257 @@
+//! How numbers read in the reports: three significant digits, thousands separators, latencies in
+//! µs below a millisecond and in ms above, and intervals that share the median's unit and decimals
+//! so `1.23 [1.20 – 1.31] ms` lines up in a table.
+
+use crate::model::{Estimate, METRICS};
+
+/// The significant digits every figure is shown with: a benchmark's repetitions rarely support more.
+pub const DIGITS: usize = 3;
+
+/// Placeholder for a figure that does not exist (a failed cell, a side that was not measured).
+pub const MISSING: &str = "–";
+
+/// `v` with [`DIGITS`] significant digits, never in scientific notation: `0.0123`, `12.3`, `12,346`.
+pub fn significant(v: f64) -> String {
+    fixed(v, decimals_for(v))
+}
+
+/// The decimals that give `v` [`DIGITS`] significant digits (0 for values of 100 and more).
+pub fn decimals_for(v: f64) -> usize {
+    if !v.is_finite() || v == 0.0 {
+        return 0;
+    }
+    let magnitude = v.abs().log10().floor() as i32;
+    (DIGITS as i32 - 1 - magnitude).clamp(0, 9) as usize
+}
+
+/// `v` with `decimals` decimals and thousands separators.
+pub fn fixed(v: f64, decimals: usize) -> String {
+    if !v.is_finite() {
+        return MISSING.into();
+    }
+    let text = format!("{v:.decimals$}");
+    let (sign, digits) = text.strip_prefix('-').map_or(("", text.as_str()), |d| ("-", d));
+    let (int, frac) = digits.split_once('.').map_or((digits, None), |(i, f)| (i, Some(f)));
+    // "-0" after rounding a tiny negative value is just 0.
+    let sign =
+        if int.chars().all(|c| c == '0') && frac.is_none_or(|f| f.chars().all(|c| c == '0')) { "" } else { sign };
+    let grouped = group_thousands(int);
+    match frac {
+        Some(f) => format!("{sign}{grouped}.{f}"),
+        None => format!("{sign}{grouped}"),
+    }
+}
+
+/// `1234567` → `1,234,567`.
+pub fn group_thousands(int: &str) -> String {
+    let mut out = String::with_capacity(int.len() + int.len() / 3);
+    for (i, c) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// [`significant`] without trailing zeros, for axis ticks: `1`, `2.5`, `0.01`, `10,000`.
+pub fn compact(v: f64) -> String {
+    let text = significant(v);
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
+}
+
+/// A count or a rate: whole numbers as such and from 100 up (`42,180`, `96`), three significant
+/// digits below (`12.5`).
+pub fn count(v: f64) -> String {
+    if v.abs() >= 100.0 || v.fract() == 0.0 {
+        fixed(v, 0)
+    } else {
+        significant(v)
+    }
+}
+
+/// How a metric's values are scaled and labelled for display.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DisplayUnit {
+    /// Shown value = raw value / divisor.
+    pub divisor: f64,
+    pub unit: &'static str,
+}
+
+/// The unit of one of [`METRICS`] (`µs`, `calls/s`...; empty for plain counts).
+pub fn metric_unit(metric: &str) -> &'static str {
+    METRICS.iter().find(|(name, _, _)| *name == metric).map_or("", |(_, unit, _)| unit)
+}
+
+/// The display unit for values of `metric` around `typical`: latencies switch to ms from 1000 µs.
+pub fn display_unit(metric: &str, typical: f64) -> DisplayUnit {
+    match metric_unit(metric) {
+        "µs" => duration_unit(typical),
+        unit => DisplayUnit { divisor: 1.0, unit },
+    }
+}
+
+/// µs below a millisecond, ms above.
+pub fn duration_unit(typical_us: f64) -> DisplayUnit {
+    if typical_us.abs() >= 1000.0 {
+        DisplayUnit { divisor: 1000.0, unit: "ms" }
+    } else {
+        DisplayUnit { divisor: 1.0, unit: "µs" }
+    }
+}
+
+/// A latency in µs as `812 µs` or `1.23 ms`.
+pub fn duration_us(v: f64) -> String {
+    if !v.is_finite() {
+        return MISSING.into();
+    }
+    let u = duration_unit(v);
+    format!("{} {}", significant(v / u.divisor), u.unit)
+}
+
+/// One value of `metric` without its unit when the unit is fixed (the column header carries it),
+/// with it for latencies (whose unit changes with the size).
+pub fn value(metric: &str, v: f64) -> String {
+    match metric_unit(metric) {
+        "µs" => duration_us(v),
+        "calls/s" | "KiB" | "B/call" | "" => count(v),
+        _ => significant(v),
+    }
+}
+
+/// One value of `metric` with its unit: `42,180 calls/s`, `812 µs`, `0.97 cores`.
+pub fn value_with_unit(metric: &str, v: f64) -> String {
+    let shown = value(metric, v);
+    match metric_unit(metric) {
+        "µs" | "" => shown,
+        unit => format!("{shown} {unit}"),
+    }
+}
+
+/// A median and its interval in one unit: `1.23 [1.20 – 1.31] ms`, `42,180 [41,900 – 42,650] calls/s`.
+pub fn estimate(metric: &str, e: &Estimate) -> String {
+    let u = display_unit(metric, e.median);
+    let (m, lo, hi) = (e.median / u.divisor, e.lo / u.divisor, e.hi / u.divisor);
+    let decimals =
+        if matches!(u.unit, "calls/s" | "KiB" | "B/call" | "") && m.abs() >= 100.0 { 0 } else { decimals_for(m) };
+    let body = format!("{} [{} – {}]", fixed(m, decimals), fixed(lo, decimals), fixed(hi, decimals));
+    if u.unit.is_empty() {
+        body
+    } else {
+        format!("{body} {}", u.unit)
+    }
+}
+
+/// A ratio: two decimals below 10 (`0.62×`), three significant digits above (`12.4×`, `310×`).
+pub fn ratio_value(v: f64) -> String {
+    if !v.is_finite() {
+        return MISSING.into();
+    }
+    // Two significant digits are enough for small ratios (0.012×), two decimals for the usual ones.
+    let decimals = if v.abs() < 10.0 { decimals_for(v).saturating_sub(1).max(2) } else { decimals_for(v) };
+    format!("{}×", fixed(v, decimals))
+}
+
+/// A ratio and its interval: `0.62× [0.58 – 0.66]`.
+pub fn ratio(e: &Estimate) -> String {
+    let strip = |s: String| s.trim_end_matches('×').to_string();
+    format!("{} [{} – {}]", ratio_value(e.median), strip(ratio_value(e.lo)), strip(ratio_value(e.hi)))
+}
+
+/// A swept value as written in tables and chart labels: `10,000`, `0.5`.
+pub fn swept(x: f64) -> String {
+    if x.fract() == 0.0 {
+        fixed(x, 0)
+    } else {
+        significant(x)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn three_significant_digits_without_scientific_notation() {
+        assert_eq!(significant(0.012345), "0.0123");
+        assert_eq!(significant(1.0), "1.00");
+        assert_eq!(significant(12.345), "12.3");
+        assert_eq!(significant(123.45), "123");
+        assert_eq!(significant(12345.6), "12,346");
+        assert_eq!(significant(-1234.0), "-1,234");
+        assert_eq!(significant(0.0), "0");
+        assert_eq!(significant(f64::NAN), MISSING);
+    }
+
+    #[test]
+    fn compact_tick_labels() {
+        assert_eq!(compact(1.0), "1");
+        assert_eq!(compact(2.5), "2.5");
+        assert_eq!(compact(0.01), "0.01");
+        assert_eq!(compact(10000.0), "10,000");
+    }
+
+    #[test]
+    fn thousands_separators() {
+        assert_eq!(group_thousands("1"), "1");
+        assert_eq!(group_thousands("999"), "999");
+        assert_eq!(group_thousands("1000"), "1,000");
+        assert_eq!(group_thousands("1234567"), "1,234,567");
+        assert_eq!(count(42180.4), "42,180");
+        assert_eq!(count(2_000_000.0), "2,000,000");
+        assert_eq!(count(12.54), "12.5");
+        assert_eq!(fixed(-0.001, 2), "0.00");
+    }
+
+    #[test]
+    fn latencies_in_us_below_a_millisecond_and_ms_above() {
+        assert_eq!(duration_us(45.26), "45.3 µs");
+        assert_eq!(duration_us(812.0), "812 µs");
+        assert_eq!(duration_us(999.0), "999 µs");
+        assert_eq!(duration_us(1234.0), "1.23 ms");
+        assert_eq!(duration_us(182_000.0), "182 ms");
+        assert_eq!(duration_us(12_345_000.0), "12,345 ms");
+        assert_eq!(duration_us(0.85), "0.850 µs");
+    }
+
+    #[test]
+    fn values_carry_their_unit_when_asked() {
+        assert_eq!(value_with_unit("throughput_per_s", 42180.0), "42,180 calls/s");
+        assert_eq!(value_with_unit("latency_p99_us", 2500.0), "2.50 ms");
+        assert_eq!(value_with_unit("server_cpu_cores", 0.971), "0.971 cores");
+        assert_eq!(value_with_unit("connections_opened", 50.0), "50");
+        assert_eq!(value_with_unit("wire_received_per_call", 96.0), "96 B/call");
+        assert_eq!(value("wire_sent_per_call", 1234.0), "1,234");
+    }
+
+    #[test]
+    fn intervals_share_the_median_unit_and_decimals() {
+        let e = |median, lo, hi| Estimate { median, lo, hi, n: 5 };
+        assert_eq!(estimate("latency_p50_us", &e(1234.0, 1200.0, 1310.0)), "1.23 [1.20 – 1.31] ms");
+        assert_eq!(estimate("latency_p50_us", &e(45.2, 44.0, 47.1)), "45.2 [44.0 – 47.1] µs");
+        assert_eq!(estimate("throughput_per_s", &e(42180.0, 41900.0, 42650.0)), "42,180 [41,900 – 42,650] calls/s");
+        assert_eq!(estimate("client_cpu_us_per_call", &e(12.0, 11.5, 12.5)), "12.0 [11.5 – 12.5] CPU-µs/call");
+    }
+
+    #[test]
+    fn ratios() {
+        assert_eq!(ratio_value(0.6213), "0.62×");
+        assert_eq!(ratio_value(1.0), "1.00×");
+        assert_eq!(ratio_value(0.0123), "0.012×");
+        assert_eq!(ratio_value(12.44), "12.4×");
+        assert_eq!(ratio_value(310.2), "310×");
+        assert_eq!(ratio(&Estimate { median: 0.62, lo: 0.58, hi: 0.66, n: 5 }), "0.62× [0.58 – 0.66]");
+    }
+
+    #[test]
+    fn swept_values() {
+        assert_eq!(swept(10000.0), "10,000");
+        assert_eq!(swept(0.5), "0.500");
+        assert_eq!(display_unit("latency_p50_us", 2000.0), DisplayUnit { divisor: 1000.0, unit: "ms" });
+        assert_eq!(display_unit("throughput_per_s", 2000.0).unit, "calls/s");
+    }
+}

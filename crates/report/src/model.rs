@@ -1,0 +1,294 @@
+//! `results.json`: what `callbench run` measured, cell by cell, with everything needed to
+//! reproduce it. Written as cells finish (an interrupted run leaves a valid partial file) and read
+//! back by `callbench report` and `callbench compare`. Schema: `schemas/results.schema.json`.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+pub const SCHEMA: &str = "callbench-results/1";
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Results {
+    /// Always [`SCHEMA`].
+    pub schema: String,
+    /// False while the run goes on, and in a run that was interrupted or failed.
+    pub complete: bool,
+    /// Set when Ctrl-C / SIGTERM ended the run: the cells measured so far are valid.
+    pub interrupted: bool,
+    pub suite: SuiteRecord,
+    pub environment: Environment,
+    pub servers: Vec<ServerRecord>,
+    pub experiments: Vec<Experiment>,
+    pub cells: Vec<Cell>,
+    /// Ratios between cells of the same experiment (filled when an experiment's cells are done).
+    pub comparisons: Vec<Comparison>,
+}
+
+/// The suite as it was run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SuiteRecord {
+    pub name: String,
+    pub description: String,
+    /// Path of the suite file as given (or `built-in default`).
+    pub file: String,
+    /// The suite file's text, verbatim.
+    pub text: String,
+    pub repetitions: usize,
+    /// Every interval is widened to at least ± this share of its median (0.05 = ±5%): two runs
+    /// of the same cell differ by more than the repetitions inside one run do (the server
+    /// process, the machine's state), and an interval must cover that to be believed.
+    /// Files written before it existed read as 0.
+    #[serde(default)]
+    pub interval_floor: f64,
+}
+
+/// The reproducibility record.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Environment {
+    pub callbench_version: String,
+    pub git_commit: Option<String>,
+    /// True when the working tree had uncommitted changes.
+    pub git_dirty: Option<bool>,
+    /// The exact command line.
+    pub command_line: Vec<String>,
+    pub cpu_model: String,
+    /// Logical CPUs of the machine.
+    pub cores: usize,
+    pub kernel: String,
+    pub os: String,
+    /// CPUs the client (callbench's load engine) was pinned to.
+    pub client_cpus: Vec<usize>,
+    /// CPUs every server was pinned to.
+    pub server_cpus: Vec<usize>,
+    /// Tools and runtimes: `rustc`, `cargo`...
+    pub tools: BTreeMap<String, String>,
+    /// RFC 3339, UTC.
+    pub started_at: String,
+    pub finished_at: Option<String>,
+}
+
+/// A server the suite used and what happened to it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ServerRecord {
+    /// `rust-actix`, or `inproc` for the in-process baseline.
+    pub name: String,
+    pub language: String,
+    pub framework: String,
+    /// `rest`, `grpc` or `inproc`.
+    pub protocol: String,
+    /// Runtime, framework and library versions.
+    pub versions: BTreeMap<String, String>,
+    /// Result of `verify` before measuring (None: not verified, e.g. in-process).
+    pub verify: Option<VerifyRecord>,
+    /// Problems met while running it: failed start, failed verify, crash mid-suite...
+    pub failures: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct VerifyRecord {
+    pub passed: usize,
+    pub failed: usize,
+    /// The names and reasons of the failed vectors.
+    pub failures: Vec<String>,
+}
+
+/// A group of cells that answer one question (one table and chart in the report).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Experiment {
+    pub id: String,
+    pub title: String,
+    pub description: String,
+    /// Seed articles this experiment reproduces (`000`, `002`...).
+    pub seeds: Vec<String>,
+    /// The swept parameter when the cells vary along one (`payload_size`, `connections`, `rate`,
+    /// `ntimes`, `calls`...), so charts put it on the x axis.
+    pub sweep: Option<String>,
+    /// The metric that answers the experiment's question (a key of [`Cell::summary`]):
+    /// `latency_p50_us` for sequential latency, `throughput_per_s` for closed loop...
+    pub headline: String,
+    /// What the seed article reported, beside what callbench measured here.
+    pub references: Vec<Reference>,
+}
+
+/// One figure of a seed article, and the cell/metric of this run that measures the same thing.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Reference {
+    pub seed: String,
+    /// What the article measured, in words.
+    pub what: String,
+    /// The article's figure as it wrote it (`182 ms`, `~45k rps`).
+    pub article: String,
+    /// The cell whose measurement corresponds (None: nothing here measures it).
+    pub cell: Option<String>,
+    /// The metric of that cell (a key of [`Cell::summary`]).
+    pub metric: Option<String>,
+    /// Why the figures differ in kind (network, hardware...), when they do.
+    pub note: String,
+}
+
+/// One measured configuration: a server, a workload, load settings; K repetitions.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Cell {
+    /// Unique in the run, file-name safe: `closed-50/students/rust-actix`.
+    pub id: String,
+    pub experiment: String,
+    pub server: String,
+    pub workload: String,
+    /// `rest-h1`, `rest-h2`, `grpc` or `inproc` (with `+tls` when over TLS).
+    pub transport: String,
+    /// The load and server settings, as a user would write them (concurrency, rate, connections...).
+    pub params: BTreeMap<String, serde_json::Value>,
+    /// The swept parameter's value, when the experiment has one.
+    pub x: Option<f64>,
+    pub status: CellStatus,
+    /// Why the cell failed or is incomplete.
+    pub error: Option<String>,
+    pub runs: Vec<RunMetrics>,
+    /// Per metric: the median of the runs and its 95% interval.
+    pub summary: BTreeMap<String, Estimate>,
+    /// Latency percentile spectrum of all runs merged: (percentile 0–100, µs), for the log-scale chart.
+    pub spectrum: Vec<(f64, f64)>,
+    /// Which side limited the cell: `server`, `client` or `neither` (latency-bound / paced).
+    pub bottleneck: String,
+    /// True when the runs disagree more than a comparison can bear (see `stats::is_noisy`).
+    pub noisy: bool,
+    /// File of the raw HDR histograms (one interval-log line per run), relative to the results folder.
+    pub hdr_file: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CellStatus {
+    Ok,
+    /// Some calls failed, or fewer repetitions ran than planned.
+    Partial,
+    /// The server crashed during the cell.
+    ServerCrashed,
+    /// The server did not start, or failed `verify`: not measured.
+    NotMeasured,
+    /// The run was interrupted during this cell.
+    Interrupted,
+    Error,
+}
+
+/// One repetition's figures.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct RunMetrics {
+    pub calls_ok: u64,
+    pub calls_errors: u64,
+    pub errors: BTreeMap<String, u64>,
+    pub duration_s: f64,
+    pub throughput_per_s: f64,
+    pub latency_us: Option<Latency>,
+    pub latency_uncorrected_us: Option<Latency>,
+    pub rate_requested: Option<f64>,
+    pub rate_achieved: Option<f64>,
+    pub connections_opened: u64,
+    pub connect_p50_us: Option<f64>,
+    pub wire_sent_per_call: f64,
+    pub wire_received_per_call: f64,
+    pub payload_sent_per_call: f64,
+    pub payload_received_per_call: f64,
+    pub client_cpu_us_per_call: f64,
+    /// Client CPU time over the run's wall time, in cores (1.0 = one core busy).
+    pub client_cpu_cores: f64,
+    pub server_cpu_us_per_call: Option<f64>,
+    pub server_cpu_cores: Option<f64>,
+    pub server_rss_peak_kib: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+pub struct Latency {
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    #[serde(rename = "p99.9")]
+    pub p99_9: f64,
+    pub max: f64,
+    pub mean: f64,
+}
+
+/// A median with its 95% confidence interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Estimate {
+    pub median: f64,
+    pub lo: f64,
+    pub hi: f64,
+    /// Number of repetitions it rests on.
+    pub n: usize,
+}
+
+/// `a / b` for one metric of two cells of the same experiment.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Comparison {
+    pub experiment: String,
+    pub metric: String,
+    pub a: String,
+    pub b: String,
+    pub ratio: Estimate,
+    /// `a higher`, `b higher` or `no significant difference` (the intervals overlap).
+    pub verdict: String,
+}
+
+/// The metrics every cell summarises, with the unit and whether more is better.
+pub const METRICS: &[(&str, &str, bool)] = &[
+    ("throughput_per_s", "calls/s", true),
+    ("latency_p50_us", "µs", false),
+    ("latency_p90_us", "µs", false),
+    ("latency_p99_us", "µs", false),
+    ("latency_p99.9_us", "µs", false),
+    ("latency_mean_us", "µs", false),
+    ("client_cpu_us_per_call", "CPU-µs/call", false),
+    ("server_cpu_us_per_call", "CPU-µs/call", false),
+    ("client_cpu_cores", "cores", false),
+    ("server_cpu_cores", "cores", false),
+    ("server_rss_peak_kib", "KiB", false),
+    ("wire_sent_per_call", "B/call", false),
+    ("wire_received_per_call", "B/call", false),
+    ("rate_achieved", "calls/s", true),
+    ("connections_opened", "", false),
+    ("duration_s", "s", false),
+    ("wall_us_per_call", "µs", false),
+];
+
+impl RunMetrics {
+    /// The value of one of [`METRICS`] in this run (None when the run does not have it).
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        let lat = |f: fn(&Latency) -> f64| self.latency_us.as_ref().map(f);
+        match name {
+            "throughput_per_s" => Some(self.throughput_per_s),
+            "latency_p50_us" => lat(|l| l.p50),
+            "latency_p90_us" => lat(|l| l.p90),
+            "latency_p99_us" => lat(|l| l.p99),
+            "latency_p99.9_us" => lat(|l| l.p99_9),
+            "latency_mean_us" => lat(|l| l.mean),
+            "client_cpu_us_per_call" => Some(self.client_cpu_us_per_call),
+            "server_cpu_us_per_call" => self.server_cpu_us_per_call,
+            "client_cpu_cores" => Some(self.client_cpu_cores),
+            "server_cpu_cores" => self.server_cpu_cores,
+            "server_rss_peak_kib" => self.server_rss_peak_kib.map(|v| v as f64),
+            "wire_sent_per_call" => Some(self.wire_sent_per_call),
+            "wire_received_per_call" => Some(self.wire_received_per_call),
+            "rate_achieved" => self.rate_achieved,
+            "connections_opened" => Some(self.connections_opened as f64),
+            "duration_s" => Some(self.duration_s),
+            // Wall time per call, from the count and the window: at concurrency 1 the mean time of
+            // a call at full clock resolution (latencies are whole µs).
+            "wall_us_per_call" => {
+                let calls = self.calls_ok + self.calls_errors;
+                (calls > 0).then(|| self.duration_s * 1e6 / calls as f64)
+            }
+            _ => None,
+        }
+        .filter(|v| v.is_finite())
+    }
+}
+
+impl Results {
+    pub fn cell(&self, id: &str) -> Option<&Cell> {
+        self.cells.iter().find(|c| c.id == id)
+    }
+    pub fn experiment(&self, id: &str) -> Option<&Experiment> {
+        self.experiments.iter().find(|e| e.id == id)
+    }
+}

@@ -1,0 +1,196 @@
+//! Medians with 95% intervals, ratios with intervals, and the rule that decides whether two
+//! figures differ. With the few repetitions a benchmark affords (3–10), the interval of a median
+//! is taken from order statistics (distribution-free, exact coverage from the binomial law)
+//! rather than a bootstrap, which is too narrow for small samples. Ratios use a seeded bootstrap.
+
+use crate::model::Estimate;
+
+/// The confidence level of every interval.
+pub const LEVEL: f64 = 0.95;
+
+/// The median of `values` (None when empty or when any value is not finite).
+pub fn median(values: &[f64]) -> Option<f64> {
+    let sorted = sorted(values)?;
+    let n = sorted.len();
+    Some(if n % 2 == 1 { sorted[n / 2] } else { (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0 })
+}
+
+/// The median and the narrowest symmetric order-statistic interval [x(k), x(n+1-k)] whose
+/// coverage is at least 95% (for n ≤ 5 that is [min, max], covering 1 − 2⁻ⁿ⁺¹: 75% at n=3,
+/// 93.75% at n=5; the interval is never narrower than the data can support).
+pub fn estimate(values: &[f64]) -> Option<Estimate> {
+    let sorted = sorted(values)?;
+    let n = sorted.len();
+    let median = median(&sorted)?;
+    let k = order_statistic_rank(n);
+    Some(Estimate { median, lo: sorted[k - 1], hi: sorted[n - k], n })
+}
+
+/// The largest k (1-based) with P(x(k) ≤ median ≤ x(n+1−k)) ≥ 95%, at least 1.
+fn order_statistic_rank(n: usize) -> usize {
+    let mut best = 1;
+    for k in 1..=n.div_ceil(2) {
+        // Coverage = 1 − 2·P(Binomial(n, ½) ≤ k − 1).
+        let tail: f64 = (0..k).map(|i| binomial(n, i)).sum::<f64>() / 2f64.powi(n as i32);
+        if 1.0 - 2.0 * tail >= LEVEL {
+            best = k;
+        } else {
+            break;
+        }
+    }
+    best
+}
+
+fn binomial(n: usize, k: usize) -> f64 {
+    (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
+}
+
+fn sorted(values: &[f64]) -> Option<Vec<f64>> {
+    if values.is_empty() || values.iter().any(|v| !v.is_finite()) {
+        return None;
+    }
+    let mut v = values.to_vec();
+    v.sort_by(|a, b| a.total_cmp(b));
+    Some(v)
+}
+
+/// median(a) / median(b) with a 95% percentile-bootstrap interval (2000 resamples of each side,
+/// seeded, so the same data always gives the same interval).
+pub fn ratio(a: &[f64], b: &[f64]) -> Option<Estimate> {
+    let (ma, mb) = (median(a)?, median(b)?);
+    if mb == 0.0 {
+        return None;
+    }
+    let mut rng = SplitMix(0x5eed_cb01);
+    let mut ratios: Vec<f64> = (0..2000)
+        .filter_map(|_| {
+            let ra = median(&resample(a, &mut rng))?;
+            let rb = median(&resample(b, &mut rng))?;
+            (rb != 0.0).then(|| ra / rb)
+        })
+        .collect();
+    ratios.sort_by(|x, y| x.total_cmp(y));
+    let at = |q: f64| ratios[((ratios.len() - 1) as f64 * q).round() as usize];
+    Some(Estimate { median: ma / mb, lo: at(0.025), hi: at(0.975), n: a.len().min(b.len()) })
+}
+
+fn resample(values: &[f64], rng: &mut SplitMix) -> Vec<f64> {
+    (0..values.len()).map(|_| values[(rng.next() % values.len() as u64) as usize]).collect()
+}
+
+/// `e` with its interval widened to at least ±`floor` × median (a systematic share the
+/// repetitions cannot show).
+pub fn widen(e: Estimate, floor: f64) -> Estimate {
+    let margin = (e.median * floor).abs();
+    Estimate { lo: e.lo.min(e.median - margin), hi: e.hi.max(e.median + margin), ..e }
+}
+
+/// True when the two intervals overlap: the report then says "no significant difference".
+pub fn overlap(a: &Estimate, b: &Estimate) -> bool {
+    a.lo <= b.hi && b.lo <= a.hi
+}
+
+/// How far an interval may spread around its median (relative) before the figure is called noisy.
+pub const NOISY_SPREAD: f64 = 0.10;
+
+/// A figure whose interval spreads more than ±10% around its median (too few or too scattered
+/// repetitions to rank it against close neighbours).
+pub fn is_noisy(e: &Estimate) -> bool {
+    e.n < 2 || e.median == 0.0 || (e.hi - e.lo) / 2.0 > NOISY_SPREAD * e.median.abs()
+}
+
+/// A small, seeded generator: the intervals must be reproducible from results.json alone.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_of_odd_and_even_samples() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
+        assert_eq!(median(&[]), None);
+        assert_eq!(median(&[1.0, f64::NAN]), None);
+    }
+
+    #[test]
+    fn small_samples_get_the_whole_range() {
+        let e = estimate(&[10.0, 12.0, 11.0, 13.0, 9.0]).unwrap();
+        assert_eq!((e.median, e.lo, e.hi, e.n), (11.0, 9.0, 13.0, 5));
+    }
+
+    #[test]
+    fn larger_samples_drop_the_extremes_with_95_percent_coverage() {
+        // n = 10: k = 2 covers 97.9%, k = 3 only 89.1%.
+        let values: Vec<f64> = (1..=10).map(f64::from).collect();
+        let e = estimate(&values).unwrap();
+        assert_eq!((e.lo, e.hi), (2.0, 9.0));
+        assert_eq!(order_statistic_rank(20), 6); // 95.9%; k = 7 would be 88.5%
+    }
+
+    #[test]
+    fn coverage_of_the_median_interval_is_at_least_95_percent_for_n_6_and_up() {
+        // Monte Carlo on a skewed distribution: the interval must contain the true median.
+        let mut rng = SplitMix(7);
+        for n in [6usize, 9, 15] {
+            let trials = 4000;
+            let mut covered = 0;
+            for _ in 0..trials {
+                // Exponential(1): median ln 2.
+                let sample: Vec<f64> =
+                    (0..n).map(|_| -((rng.next() as f64 + 1.0) / (u64::MAX as f64 + 2.0)).ln()).collect();
+                let e = estimate(&sample).unwrap();
+                if e.lo <= std::f64::consts::LN_2 && std::f64::consts::LN_2 <= e.hi {
+                    covered += 1;
+                }
+            }
+            let coverage = covered as f64 / trials as f64;
+            assert!(coverage > 0.94, "n={n}: coverage {coverage}");
+        }
+    }
+
+    #[test]
+    fn ratio_interval_contains_the_ratio_and_excludes_one_when_clearly_different() {
+        let a = [200.0, 210.0, 190.0, 205.0, 195.0];
+        let b = [100.0, 104.0, 98.0, 101.0, 99.0];
+        let r = ratio(&a, &b).unwrap();
+        assert!((r.median - 2.0).abs() < 0.05);
+        assert!(r.lo <= r.median && r.median <= r.hi);
+        assert!(r.lo > 1.5 && r.hi < 2.5);
+        assert_eq!(ratio(&a, &b).unwrap(), r, "seeded: the same data gives the same interval");
+        assert!(ratio(&a, &[0.0]).is_none());
+    }
+
+    #[test]
+    fn overlapping_intervals_are_no_significant_difference() {
+        let e = |lo, hi| Estimate { median: (lo + hi) / 2.0, lo, hi, n: 5 };
+        assert!(overlap(&e(1.0, 3.0), &e(2.0, 4.0)));
+        assert!(!overlap(&e(1.0, 2.0), &e(2.5, 4.0)));
+    }
+
+    #[test]
+    fn the_floor_widens_narrow_intervals_only() {
+        let e = Estimate { median: 100.0, lo: 99.0, hi: 120.0, n: 5 };
+        let w = widen(e, 0.05);
+        assert_eq!((w.lo, w.hi, w.median), (95.0, 120.0, 100.0));
+        assert_eq!(widen(e, 0.0), e);
+    }
+
+    #[test]
+    fn wide_intervals_are_noisy() {
+        assert!(is_noisy(&Estimate { median: 100.0, lo: 70.0, hi: 130.0, n: 5 }));
+        assert!(!is_noisy(&Estimate { median: 100.0, lo: 95.0, hi: 104.0, n: 5 }));
+        assert!(is_noisy(&Estimate { median: 100.0, lo: 100.0, hi: 100.0, n: 1 }));
+    }
+}

@@ -1,0 +1,145 @@
+//! `callbench compare`: the same suite run twice agrees (or says it is noisy); a real change is
+//! called significant; cells and environments that differ are named.
+
+mod common;
+
+use callbench_report::compare::{compare, Verdict};
+use callbench_report::model::{Cell, Results};
+
+/// Every run's figures of `cell` multiplied by `factor` (latency and CPU up, throughput down).
+fn slow_down(cell: &mut Cell, factor: f64) {
+    for run in &mut cell.runs {
+        if let Some(l) = run.latency_us.as_mut() {
+            l.p50 *= factor;
+            l.p90 *= factor;
+            l.p99 *= factor;
+            l.p99_9 *= factor;
+            l.max *= factor;
+            l.mean *= factor;
+        }
+        run.throughput_per_s /= factor;
+        run.client_cpu_us_per_call *= factor;
+        run.server_cpu_us_per_call = run.server_cpu_us_per_call.map(|v| v * factor);
+    }
+    let headline = if cell.experiment == "closed-50" || cell.experiment == "connections" {
+        "throughput_per_s"
+    } else {
+        "latency_p50_us"
+    };
+    callbench_report::analysis::summarise(cell, headline, 0.0, 1, 1);
+}
+
+fn with(r: &Results, id: &str, f: impl Fn(&mut Cell)) -> Results {
+    let mut r = r.clone();
+    f(r.cells.iter_mut().find(|c| c.id == id).unwrap());
+    r
+}
+
+#[test]
+fn a_run_compared_with_itself_agrees_everywhere() {
+    let r = common::fixture();
+    let report = compare(&r, &r);
+    assert!(report.all_agree_or_noisy());
+    assert_eq!(report.cells.len(), r.cells.len());
+    assert!(report.only_in_a.is_empty() && report.only_in_b.is_empty() && report.environment_differences.is_empty());
+    for m in report.cells.iter().flat_map(|c| &c.metrics) {
+        assert!(matches!(m.verdict, Verdict::Agree | Verdict::NotMeasured), "{m:?}");
+        if let Some(ratio) = m.ratio {
+            assert!((ratio.median - 1.0).abs() < 1e-9, "{m:?}");
+        }
+    }
+    let md = report.markdown();
+    assert!(md.contains("Headline metric of 48 matched cells: 47 agree, 0 noisy, 0 changed (significant), 0 changed (within noise), 1 not measured; 0 cells only in A, 0 only in B."), "{md}");
+}
+
+#[test]
+fn a_drift_inside_the_intervals_agrees_and_one_past_them_is_within_noise() {
+    let a = common::fixture();
+    let id = "sequential/auth/rust-tonic";
+    let e = a.cell(id).unwrap().summary["latency_p50_us"];
+    // Both medians stay inside the other's interval.
+    let inside = (e.hi / e.median).min(e.median / e.lo).sqrt();
+    let report = compare(&a, &with(&a, id, |c| slow_down(c, inside)));
+    assert!(report.all_agree_or_noisy(), "{}", report.markdown());
+    // B's median leaves A's interval, the intervals still overlap.
+    let past = e.hi / e.median * 1.01;
+    assert!(e.lo * past < e.hi, "the fixture's interval is wide enough");
+    let report = compare(&a, &with(&a, id, |c| slow_down(c, past)));
+    let head = report.cells.iter().find(|c| c.id == id).unwrap().metrics[0].clone();
+    assert_eq!(head.verdict, Verdict::ChangedWithinNoise);
+    assert!(!report.all_agree_or_noisy());
+}
+
+#[test]
+fn a_slower_cell_is_a_significant_change_with_its_ratio() {
+    let a = common::fixture();
+    let id = "sequential/auth/rust-actix";
+    let b = with(&a, id, |c| slow_down(c, 1.5));
+    let report = compare(&a, &b);
+    assert!(!report.all_agree_or_noisy());
+    let cell = report.cells.iter().find(|c| c.id == id).unwrap();
+    assert_eq!(cell.headline, "latency_p50_us");
+    let names: Vec<&str> = cell.metrics.iter().map(|m| m.metric.as_str()).collect();
+    assert_eq!(
+        names,
+        ["latency_p50_us", "throughput_per_s", "latency_p99_us", "client_cpu_us_per_call", "server_cpu_us_per_call"]
+    );
+    for m in &cell.metrics {
+        assert_eq!(m.verdict, Verdict::ChangedSignificant, "{m:?}");
+    }
+    let ratio = cell.metrics[0].ratio.unwrap();
+    assert!((ratio.median - 1.5).abs() < 0.01 && ratio.lo <= ratio.median && ratio.median <= ratio.hi, "B/A {ratio:?}");
+    let md = report.markdown();
+    assert!(md.contains("46 agree, 0 noisy, 1 changed (significant)"), "{md}");
+    let row = md.lines().find(|l| l.starts_with(&format!("| {id} | p50 latency (headline) |"))).unwrap();
+    assert!(row.contains("| 1.50× [") && row.ends_with("| changed (significant) |"), "{row}");
+}
+
+#[test]
+fn a_noisy_cell_that_moved_is_called_noisy() {
+    let a = common::fixture();
+    let id = "sequential/students/rust-axum";
+    assert!(a.cell(id).unwrap().noisy);
+    let b = with(&a, id, |c| slow_down(c, 1.6));
+    let report = compare(&a, &b);
+    let head = report.cells.iter().find(|c| c.id == id).unwrap().metrics[0].clone();
+    assert_eq!(head.verdict, Verdict::Noisy);
+    assert!(report.all_agree_or_noisy());
+}
+
+#[test]
+fn missing_cells_and_other_environments_are_named() {
+    let a = common::fixture();
+    let mut b = a.clone();
+    let gone = b.cells.remove(0).id;
+    let mut extra = b.cells[0].clone();
+    extra.id = "sequential/auth/rust-new".into();
+    b.cells.push(extra);
+    b.environment.git_commit = Some("0000000".into());
+    b.environment.kernel = "6.12.0".into();
+    b.suite.text.push_str("# edited\n");
+    let report = compare(&a, &b);
+    assert_eq!(report.only_in_a, std::slice::from_ref(&gone));
+    assert_eq!(report.only_in_b, ["sequential/auth/rust-new"]);
+    let md = report.markdown();
+    assert!(md.contains(&format!("## Only in A\n\n- {gone}")), "{md}");
+    assert!(md.contains("## Only in B\n\n- sequential/auth/rust-new"), "{md}");
+    assert!(md.contains("## The environments differ"), "{md}");
+    assert!(md.contains("- git commit: 3f2a9c1d0b7e4f5a6c8d9e0f1a2b3c4d5e6f7a8b → 0000000"), "{md}");
+    assert!(md.contains("- kernel: 6.1.0-27-amd64 → 6.12.0"), "{md}");
+    assert!(md.contains("- suite text differs"), "{md}");
+}
+
+#[test]
+fn a_cell_that_failed_on_one_side_is_not_agreement() {
+    let a = common::fixture();
+    let id = "sequential/auth/rust-tonic";
+    let b = with(&a, id, |c| {
+        c.runs.clear();
+        c.summary.clear();
+        c.status = callbench_report::model::CellStatus::ServerCrashed;
+    });
+    let report = compare(&a, &b);
+    assert_eq!(report.cells.iter().find(|c| c.id == id).unwrap().metrics[0].verdict, Verdict::Missing);
+    assert!(!report.all_agree_or_noisy());
+}

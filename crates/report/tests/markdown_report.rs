@@ -1,0 +1,173 @@
+//! The Markdown report of the fixture: tables, failures shown with their reason, comparisons that
+//! never rank overlapping intervals, the seed reference table, servers and the reproducibility record.
+
+mod common;
+
+use callbench_report::markdown::markdown;
+use callbench_report::model::{CellStatus, Results};
+use callbench_report::{format, stats};
+
+fn lines_with<'a>(md: &'a str, needle: &str) -> Vec<&'a str> {
+    md.lines().filter(|l| l.contains(needle)).collect()
+}
+
+/// An experiment's section: from its `## title` to the next `## `.
+fn section<'a>(md: &'a str, title: &str) -> &'a str {
+    let start = md.find(&format!("\n## {title}\n")).unwrap_or_else(|| panic!("no section {title}")) + 1;
+    let end = md[start + 3..].find("\n## ").map_or(md.len(), |e| start + 3 + e);
+    &md[start..end]
+}
+
+/// The table row of a cell, in its experiment's section: `| server | transport | workload | [x |] …`.
+fn row<'a>(md: &'a str, r: &Results, id: &str) -> &'a str {
+    let c = r.cell(id).unwrap();
+    let md = section(md, &r.experiment(&c.experiment).unwrap().title);
+    let mut start = format!("| {} | {} | {} | ", c.server, c.transport, c.workload);
+    if let Some(x) = c.x {
+        start.push_str(&format!("{} | ", format::swept(x)));
+    }
+    let rows: Vec<&str> = md.lines().filter(|l| l.starts_with(&start)).collect();
+    assert_eq!(rows.len(), 1, "one row for {id} (starting {start:?}) in:\n{md}");
+    rows[0]
+}
+
+#[test]
+fn one_section_and_one_table_row_per_cell() {
+    let r = common::fixture();
+    let md = markdown(&r);
+    assert!(md.starts_with("# callbench: fixture\n"), "{md}");
+    for exp in &r.experiments {
+        assert!(md.contains(&format!("\n## {}\n", exp.title)), "no section for {}", exp.id);
+    }
+    for cell in &r.cells {
+        row(&md, &r, &cell.id);
+    }
+    let headline = r.cell("sequential/auth/rust-actix").unwrap().summary["latency_p50_us"];
+    let shown = format::estimate("latency_p50_us", &headline);
+    assert!(shown.ends_with(" µs") && shown.contains(" [") && shown.contains(" – "), "{shown}");
+    assert!(row(&md, &r, "sequential/auth/rust-actix").contains(&shown));
+    assert!(md.contains("| server | transport | workload | connections | throughput: median [95% interval] |"));
+}
+
+#[test]
+fn failed_cells_are_shown_with_their_status_and_error() {
+    let r = common::fixture();
+    let md = markdown(&r);
+    let crashed = row(&md, &r, "closed-50/students/rust-axum");
+    assert!(
+        crashed.contains("server-crashed: server exited with signal 11 (SIGSEGV) during repetition 3 of 5"),
+        "{crashed}"
+    );
+    // The server's output is on one line and cannot inject HTML.
+    assert!(crashed.contains("panicked at src/main.rs:88: &lt;index out of bounds>"), "{crashed}");
+    let not_measured = row(&md, &r, "closed-50/students/go-gin");
+    assert!(not_measured.contains(&format!("not-measured: {}", common::NOT_MEASURED)), "{not_measured}");
+    assert!(not_measured.contains("| – |"), "missing figures are marked: {not_measured}");
+    assert!(row(&md, &r, "sequential/students/rust-axum").contains("| noisy |"));
+    assert!(!row(&md, &r, "sequential/students/rust-actix").contains("noisy"));
+}
+
+#[test]
+fn comparisons_never_rank_overlapping_intervals() {
+    let r = common::fixture();
+    let md = markdown(&r);
+    let mut no_difference = 0;
+    for c in &r.comparisons {
+        let (a, b) = (r.cell(&c.a).unwrap(), r.cell(&c.b).unwrap());
+        let overlap = stats::overlap(&a.summary[&c.metric], &b.summary[&c.metric]);
+        let ratio = format::ratio(&c.ratio);
+        let context = &a.workload;
+        let label = callbench_report::names::metric_label(&c.metric);
+        let found: Vec<&str> = lines_with(&md, &format!("- {} vs {}, {context}", a.server, b.server))
+            .into_iter()
+            .filter(|l| {
+                l.contains(&format!("{label}: {ratio} — "))
+                    && (a.x.is_none() || l.contains(&format::swept(a.x.unwrap())))
+            })
+            .collect();
+        assert!(!found.is_empty(), "no line for {} vs {} {}", c.a, c.b, c.metric);
+        for line in found {
+            if overlap {
+                no_difference += 1;
+                assert!(line.contains("— no significant difference."), "{line}");
+                assert!(!line.contains("higher") && !line.contains(" needs ") && !line.contains(" serves "), "{line}");
+            } else {
+                assert!(line.contains("higher: "), "{line}");
+            }
+        }
+    }
+    assert!(no_difference > 0, "the fixture has overlapping cells");
+    let actix_axum = "- rust-actix vs rust-axum, auth, p50 latency: ";
+    assert!(lines_with(&md, actix_axum)[0].ends_with("— no significant difference."), "{md}");
+    let cpu = lines_with(&md, "- rust-actix vs rust-tonic, auth, server CPU per call: ")[0];
+    assert!(
+        cpu.contains("b higher: rust-actix needs 0.") && cpu.contains("× the server CPU per call of rust-tonic."),
+        "{cpu}"
+    );
+}
+
+#[test]
+fn the_seed_reference_table_puts_our_figure_beside_the_article() {
+    let r = common::fixture();
+    let md = markdown(&r);
+    assert!(md.contains("\n## What the seed article reported / what callbench measured here\n"));
+    let actix = r.cell("sequential/auth/rust-actix").unwrap();
+    let ours = format::estimate("latency_p50_us", &actix.summary["latency_p50_us"]);
+    let line = lines_with(&md, "| 000 | auth over REST (actix-web), response time | 182 ms |")[0];
+    assert!(line.contains(&format!("| {ours} | sequential/auth/rust-actix · p50 latency |")), "{line}");
+    // A reference relative to its experiment finds its cell.
+    let tonic = lines_with(&md, "| 000 | auth over gRPC (tonic), response time | 102 ms |")[0];
+    assert!(tonic.contains("| sequential/auth/rust-tonic · p50 latency |"), "{tonic}");
+    assert!(tonic.contains(" µs |"), "{tonic}");
+    let none = lines_with(&md, "| 001 | Node.js REST vs gRPC, 1000 calls |")[0];
+    assert!(none.contains("| not measured |"), "{none}");
+    let gin = lines_with(&md, "| 002 | students, REST (gin) with ab |")[0];
+    assert!(gin.contains("| not measured | closed-50/students/go-gin · throughput |"), "{gin}");
+}
+
+#[test]
+fn servers_and_the_reproducibility_record() {
+    let r = common::fixture();
+    let md = markdown(&r);
+    let gin = lines_with(&md, "| go-gin | go | gin | rest |")[0];
+    assert!(gin.contains("115 passed, 3 failed") && gin.contains("rest-auth-bad-json: expected 400, got 500"), "{gin}");
+    assert!(lines_with(&md, "| inproc |").iter().any(|l| l.contains("not verified")));
+    for needle in [
+        "| command line | callbench run --suite suites/fixture.toml |",
+        "| suite file | suites/fixture.toml |",
+        "| repetitions per cell | 5 |",
+        "| CPU | AMD EPYC 7B13 (2 logical CPUs) |",
+        "| kernel | 6.1.0-27-amd64 |",
+        "| git commit | 3f2a9c1d0b7e4f5a6c8d9e0f1a2b3c4d5e6f7a8b |",
+    ] {
+        assert!(md.contains(needle), "{needle} not in:\n{md}");
+    }
+    assert!(md.contains(&format!("```toml\n{}```", common::SUITE_TEXT)), "the suite text is quoted verbatim");
+}
+
+#[test]
+fn interrupted_and_partial_runs_say_so_first() {
+    let mut r = common::fixture();
+    assert!(!markdown(&r).contains("[!WARNING]"));
+    r.complete = false;
+    let partial = markdown(&r);
+    assert!(partial.contains("> [!WARNING]\n> **Partial results:"), "{partial}");
+    r.interrupted = true;
+    r.cells[3].status = CellStatus::Interrupted;
+    let md = markdown(&r);
+    let banner = md.find("**Interrupted:").expect("an interrupted banner");
+    assert!(banner < md.find("\n## ").unwrap(), "the banner comes before the experiments");
+    assert!(row(&md, &r, &r.cells[3].id.clone()).ends_with("| interrupted |"));
+}
+
+#[test]
+fn numbers_are_formatted_for_reading() {
+    let r = common::fixture();
+    let md = markdown(&r);
+    let inproc = row(&md, &r, "closed-50/students/inproc");
+    assert!(inproc.contains(" calls/s |") && inproc.matches(',').count() >= 2, "thousands separators: {inproc}");
+    let actix = row(&md, &r, "closed-50/students/rust-actix");
+    assert!(actix.contains(" ms |"), "latencies above 1000 µs in ms: {actix}");
+    let seq = row(&md, &r, "sequential/auth/rust-actix");
+    assert!(seq.contains(" µs |") && !seq.contains(" ms |"), "{seq}");
+}

@@ -1,0 +1,329 @@
+//! `callbench run`: every experiment of a suite in order; in each, its servers started pinned and
+//! verified, then K rounds in which every cell runs once (interleaved, so slow drifts of the
+//! machine spread over all cells instead of biasing one), results.json rewritten after each
+//! repetition, comparisons at the experiment's end, servers stopped.
+
+use crate::fleet::{self, Fleet};
+use crate::plan::{self, CellPlan};
+use crate::repetition;
+use crate::store::Store;
+use crate::suite::{ExperimentSpec, Suite};
+use callbench_harness::manifest::{self, Protocol};
+use callbench_harness::repo::Repo;
+use callbench_report::analysis;
+use callbench_report::model::{Cell, CellStatus, Experiment, Reference, Results, SuiteRecord, SCHEMA};
+use hdrhistogram::Histogram;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+pub struct Options {
+    pub suite_text: String,
+    pub suite_file: String,
+    pub command_line: Vec<String>,
+    pub client_cpus: Vec<usize>,
+    pub server_cpus: Vec<usize>,
+    /// Overrides the suite's repetitions (e.g. a quick look with 2).
+    pub repetitions: Option<usize>,
+    pub cancel: Arc<AtomicBool>,
+    /// A line on stderr per experiment and round.
+    pub quiet: bool,
+}
+
+/// Runs the suite into `store`; returns the results (complete unless interrupted).
+/// Call [`prepare`] first.
+pub async fn run(repo: &Repo, suite: &Suite, store: &Store, o: &Options) -> Result<Results, String> {
+    let environment = crate::environment::record(repo, o.command_line.clone(), &o.client_cpus, &o.server_cpus);
+    let mut results = Results {
+        schema: SCHEMA.into(),
+        complete: false,
+        interrupted: false,
+        suite: SuiteRecord {
+            name: suite.name.clone(),
+            description: suite.description.clone(),
+            file: o.suite_file.clone(),
+            text: o.suite_text.clone(),
+            repetitions: o.repetitions.unwrap_or(suite.repetitions),
+            interval_floor: suite.interval_floor,
+        },
+        environment,
+        servers: Vec::new(),
+        experiments: Vec::new(),
+        cells: Vec::new(),
+        comparisons: Vec::new(),
+    };
+    store.write_results(&results)?;
+    crate::pinning::pin_self(&o.client_cpus)?;
+    for spec in &suite.experiments {
+        if o.cancel.load(Ordering::Relaxed) {
+            break;
+        }
+        run_experiment(repo, suite, spec, store, o, &mut results).await?;
+        if !o.quiet {
+            eprintln!();
+        }
+        print!("{}", crate::terminal::experiment_table(&results, &spec.id));
+    }
+    results.interrupted = o.cancel.load(Ordering::Relaxed);
+    results.complete = !results.interrupted;
+    results.environment.finished_at = Some(crate::environment::utc_now());
+    store.write_results(&results)?;
+    Ok(results)
+}
+
+/// Before anything starts or is written: every server the suite names must exist, and the builds
+/// they need are run (identical build commands once).
+pub fn prepare(repo: &Repo, suite: &Suite, build: bool) -> Result<(), String> {
+    let known = manifest::discover(repo).map_err(|e| format!("{e:#}"))?;
+    let mut builds = BTreeMap::new();
+    for e in &suite.experiments {
+        for text in &e.servers {
+            let s = plan::ServerSpec::parse(text)?;
+            if s.is_inproc() {
+                continue;
+            }
+            let m = known.iter().find(|m| m.name == s.name).ok_or_else(|| {
+                let names: Vec<&str> = known.iter().map(|m| m.name.as_str()).collect();
+                format!("experiment '{}': unknown server '{}' (known: inproc, {})", e.id, s.name, names.join(", "))
+            })?;
+            if s.http2 && m.protocol != Protocol::Rest {
+                return Err(format!(
+                    "experiment '{}': '+h2' is for REST servers; {} is gRPC (always HTTP/2)",
+                    e.id, m.name
+                ));
+            }
+            if let Some(argv) = m.build_argv(repo) {
+                builds.entry(argv).or_insert_with(|| m.clone());
+            }
+        }
+    }
+    // Identical build commands (the Rust workspace) run once.
+    for m in builds.values().filter(|_| build) {
+        callbench_harness::process::build(repo, m).map_err(|e| format!("{e:#}"))?;
+    }
+    Ok(())
+}
+
+fn default_headline(spec: &ExperimentSpec, suite: &Suite) -> String {
+    let load = spec.load.over(&suite.defaults);
+    if load.rate.is_some() {
+        "latency_p99_us".into()
+    } else if load.concurrency.unwrap_or(1) == 1 {
+        "latency_p50_us".into()
+    } else {
+        "throughput_per_s".into()
+    }
+}
+
+async fn run_experiment(
+    repo: &Repo,
+    suite: &Suite,
+    spec: &ExperimentSpec,
+    store: &Store,
+    o: &Options,
+    results: &mut Results,
+) -> Result<(), String> {
+    let plans = plan::cells(suite, spec)?;
+    results.experiments.push(Experiment {
+        id: spec.id.clone(),
+        title: spec.title.clone(),
+        description: spec.description.clone(),
+        seeds: spec.seeds.clone(),
+        sweep: spec.sweep.as_ref().map(|s| s.param.clone()),
+        headline: spec.headline.clone().unwrap_or_else(|| default_headline(spec, suite)),
+        references: spec
+            .references
+            .iter()
+            .map(|r| Reference {
+                seed: r.seed.clone(),
+                what: r.what.clone(),
+                article: r.article.clone(),
+                cell: r.cell.as_ref().map(|c| format!("{}/{c}", spec.id)),
+                metric: r.metric.clone(),
+                note: r.note.clone(),
+            })
+            .collect(),
+    });
+    let mut fleet = Fleet::new(repo, o.server_cpus.clone());
+    let mut cells: Vec<(CellPlan, usize, Option<f64>)> = Vec::new();
+    for p in plans {
+        let rate = match &p.fields.rate {
+            Some(value) => plan::resolve_rate(value, |exp| slowest_throughput(results, exp, &p.workload)),
+            None => Ok(f64::NAN),
+        };
+        let index = results.cells.len();
+        let mut cell = new_cell(&p, rate.as_ref().ok().copied().filter(|r| r.is_finite()));
+        if let Err(e) = &rate {
+            cell.status = CellStatus::Error;
+            cell.error = Some(e.clone());
+        }
+        if p.server.is_inproc() {
+            if !results.servers.iter().any(|s| s.name == "inproc") {
+                results.servers.push(fleet::inproc_record());
+            }
+        } else if cell.error.is_none() {
+            if let Err(reason) = fleet.ensure(&p.server.name, &p.mode(), &mut results.servers).await {
+                cell.status = CellStatus::NotMeasured;
+                cell.error = Some(reason);
+            }
+        }
+        if cell.transport.is_empty() {
+            let protocol = results.servers.iter().find(|s| s.name == p.server.name).map(|s| s.protocol.as_str());
+            cell.transport = if protocol == Some("grpc") { "grpc" } else { "rest-h1" }.into();
+        }
+        results.cells.push(cell);
+        cells.push((p, index, rate.ok().filter(|r| r.is_finite())));
+    }
+    store.write_results(results)?;
+    let rounds = cells.iter().map(|(p, _, _)| o.repetitions.unwrap_or(p.repetitions)).max().unwrap_or(0);
+    let mut histograms: BTreeMap<usize, Vec<(Histogram<u64>, Duration)>> = BTreeMap::new();
+    'rounds: for round in 0..rounds {
+        if !o.quiet {
+            eprint!("\r{}: round {}/{rounds}   ", spec.id, round + 1);
+        }
+        for (p, index, rate) in &cells {
+            if o.cancel.load(Ordering::Relaxed) {
+                break 'rounds;
+            }
+            let cell = &results.cells[*index];
+            if round >= o.repetitions.unwrap_or(p.repetitions)
+                || !matches!(cell.status, CellStatus::Ok | CellStatus::Partial)
+            {
+                continue;
+            }
+            let outcome = measure_once(p, *rate, &mut fleet, results, o).await;
+            let cell = &mut results.cells[*index];
+            match outcome {
+                Ok(m) if m.cancelled => {
+                    cell.status = CellStatus::Interrupted;
+                    cell.error = Some(format!("interrupted during repetition {}", round + 1));
+                }
+                Ok(m) => {
+                    if m.metrics.calls_errors > 0 {
+                        cell.status = CellStatus::Partial;
+                        cell.error = Some(format!("failed calls: {:?}", m.metrics.errors));
+                    }
+                    cell.runs.push(m.metrics);
+                    histograms.entry(*index).or_default().push((m.histogram, m.window));
+                }
+                Err(e) => {
+                    cell.status =
+                        if e.starts_with("server died:") { CellStatus::ServerCrashed } else { CellStatus::Error };
+                    cell.error = Some(e);
+                }
+            }
+            finish_cell(results, *index, histograms.get(index).map(|v| &v[..]).unwrap_or(&[]), store, o);
+            store.write_results(results)?;
+        }
+    }
+    for (p, index, _) in &cells {
+        let cell = &mut results.cells[*index];
+        if cell.status == CellStatus::Ok && cell.runs.len() < o.repetitions.unwrap_or(p.repetitions) {
+            cell.status = CellStatus::Interrupted;
+            cell.error.get_or_insert_with(|| format!("{} of {} repetitions ran", cell.runs.len(), p.repetitions));
+        }
+    }
+    results.comparisons.extend(analysis::compare_experiment(results, &spec.id));
+    fleet.stop_all();
+    store.write_results(results)
+}
+
+/// One repetition of a cell, with the server's crash (if any) turned into the error.
+async fn measure_once(
+    p: &CellPlan,
+    rate: Option<f64>,
+    fleet: &mut Fleet<'_>,
+    results: &mut Results,
+    o: &Options,
+) -> Result<repetition::Measured, String> {
+    let (addr, group, grpc) = if p.server.is_inproc() {
+        (None, None, false)
+    } else {
+        // A server that died since the cell's last repetition ends the cell (the next cell
+        // restarts it): the cell's runs must all come from one process.
+        if let Some(crash) = fleet.check_alive(&p.server.name, &p.mode(), &mut results.servers) {
+            return Err(format!("server died: {crash}"));
+        }
+        let running = fleet.ensure(&p.server.name, &p.mode(), &mut results.servers).await?;
+        (Some(running.addr()), Some(running.group()), running.protocol == Protocol::Grpc)
+    };
+    let spec = p.load_spec(addr, grpc, rate)?;
+    let outcome = repetition::run(&spec, group, o.cancel.clone()).await;
+    if !p.server.is_inproc() {
+        if let Some(crash) = fleet.check_alive(&p.server.name, &p.mode(), &mut results.servers) {
+            return Err(format!("server died: {crash}"));
+        }
+    }
+    outcome
+}
+
+fn new_cell(p: &CellPlan, rate: Option<f64>) -> Cell {
+    let transport = if p.server.is_inproc() {
+        "inproc".to_string()
+    } else if p.server.http2 {
+        "rest-h2".to_string()
+    } else {
+        String::new() // filled when the server's protocol is known (below)
+    };
+    Cell {
+        id: p.id.clone(),
+        experiment: p.experiment.clone(),
+        server: p.server.label(),
+        workload: p.workload.clone(),
+        transport,
+        params: p.params(rate),
+        // Latency against offered load: a swept rate is the x axis as resolved ("50% of ...").
+        x: if p.sweep.as_deref() == Some("rate") { rate } else { p.x },
+        status: CellStatus::Ok,
+        error: None,
+        runs: Vec::new(),
+        summary: BTreeMap::new(),
+        spectrum: Vec::new(),
+        bottleneck: String::new(),
+        noisy: false,
+        hdr_file: None,
+    }
+}
+
+/// Summary, spectrum and raw histograms of a cell after a repetition.
+fn finish_cell(results: &mut Results, index: usize, hists: &[(Histogram<u64>, Duration)], store: &Store, o: &Options) {
+    let server_cpus = if results.cells[index].transport == "inproc" { 0 } else { o.server_cpus.len() };
+    let headline = results.experiment(&results.cells[index].experiment).map(|e| e.headline.clone()).unwrap_or_default();
+    let floor = results.suite.interval_floor;
+    let cell = &mut results.cells[index];
+    analysis::summarise(cell, &headline, floor, o.client_cpus.len(), server_cpus);
+    if let Some((first, _)) = hists.first() {
+        let mut merged = first.clone();
+        for (h, _) in &hists[1..] {
+            let _ = merged.add(h);
+        }
+        cell.spectrum = spectrum(&merged);
+        match store.write_hdr(&cell.id, hists) {
+            Ok(path) => cell.hdr_file = Some(path),
+            Err(e) => eprintln!("callbench: {e}"),
+        }
+    }
+}
+
+/// The percentiles the log-scale spectrum chart plots.
+fn spectrum(h: &Histogram<u64>) -> Vec<(f64, f64)> {
+    if h.is_empty() {
+        return vec![];
+    }
+    [0.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99, 99.999, 100.0]
+        .iter()
+        .map(|&p| (p, h.value_at_quantile(p / 100.0) as f64))
+        .collect()
+}
+
+/// The lowest median throughput measured in `experiment` for `workload`, in-process excluded.
+fn slowest_throughput(results: &Results, experiment: &str, workload: &str) -> Option<f64> {
+    results
+        .cells
+        .iter()
+        .filter(|c| c.experiment == experiment && c.workload == workload && c.transport != "inproc")
+        .filter_map(|c| c.summary.get("throughput_per_s").map(|e| e.median))
+        .filter(|t| *t > 0.0)
+        .min_by(|a, b| a.total_cmp(b))
+}

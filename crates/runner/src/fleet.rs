@@ -1,0 +1,178 @@
+//! The servers of one experiment: started from their manifests, pinned to the server CPUs, told
+//! how many cores they have, verified before anything is measured, watched for crashes (a crashed
+//! server is recorded and restarted for the next cell), and stopped at the end — or on Ctrl-C,
+//! or with callbench itself (PR_SET_PDEATHSIG).
+
+use callbench_harness::manifest::{self, Manifest, Protocol};
+use callbench_harness::process::{ServerProcess, StartOptions};
+use callbench_harness::repo::Repo;
+use callbench_harness::verify::{probe, run_vectors};
+use callbench_report::model::{ServerRecord, VerifyRecord};
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// A running, verified server.
+pub struct Running {
+    pub process: ServerProcess,
+    pub protocol: Protocol,
+}
+
+impl Running {
+    pub fn addr(&self) -> SocketAddr {
+        self.process.addr
+    }
+    /// The server's process group (its pid: it leads its own group).
+    pub fn group(&self) -> i32 {
+        self.process.pid() as i32
+    }
+}
+
+pub struct Fleet<'a> {
+    repo: &'a Repo,
+    cpus: Vec<usize>,
+    /// Keyed by (server name, mode).
+    running: BTreeMap<(String, String), Running>,
+    /// Servers that cannot be measured in this run (failed start or verify), with the reason.
+    refused: BTreeMap<(String, String), String>,
+}
+
+impl<'a> Fleet<'a> {
+    pub fn new(repo: &'a Repo, cpus: Vec<usize>) -> Self {
+        Fleet { repo, cpus, running: BTreeMap::new(), refused: BTreeMap::new() }
+    }
+
+    /// The running server for (name, mode): started and verified now if needed. Errors say why it
+    /// cannot be measured; they are recorded in `records` too.
+    pub async fn ensure(
+        &mut self,
+        name: &str,
+        mode: &str,
+        records: &mut Vec<ServerRecord>,
+    ) -> Result<&Running, String> {
+        let key = (name.to_string(), mode.to_string());
+        if let Some(reason) = self.refused.get(&key) {
+            return Err(reason.clone());
+        }
+        if let Some(running) = self.running.get_mut(&key) {
+            if let Some(status) = running.process.exited() {
+                let message = format!("{name} ({mode}) had exited ({status}) before this cell; restarted");
+                record(records, name, |r| r.failures.push(message.clone()));
+                self.running.remove(&key);
+            }
+        }
+        if !self.running.contains_key(&key) {
+            match self.start(name, mode, records).await {
+                Ok(running) => {
+                    self.running.insert(key.clone(), running);
+                }
+                Err(reason) => {
+                    record(records, name, |r| r.failures.push(reason.clone()));
+                    self.refused.insert(key, reason.clone());
+                    return Err(reason);
+                }
+            }
+        }
+        Ok(&self.running[&key])
+    }
+
+    async fn start(&self, name: &str, mode: &str, records: &mut Vec<ServerRecord>) -> Result<Running, String> {
+        let manifest = manifest::find(self.repo, name).map_err(|e| format!("{e:#}"))?;
+        if !records.iter().any(|r| r.name == name) {
+            records.push(server_record(self.repo, &manifest));
+        }
+        let options = StartOptions {
+            workers: self.cpus.len().max(1),
+            mode: mode.to_string(),
+            cpus: (!self.cpus.is_empty()).then(|| self.cpus.clone()),
+            ..StartOptions::default()
+        };
+        let mut process = ServerProcess::start(self.repo, &manifest, &options).map_err(|e| format!("{e:#}"))?;
+        probe::wait_ready(&mut process, manifest.protocol, Duration::from_secs(60))
+            .await
+            .map_err(|e| format!("{name} did not start: {}", one_line(&format!("{e:#}"))))?;
+        let outcomes = run_vectors(manifest.protocol, process.addr, None).await;
+        let failures: Vec<String> = outcomes
+            .iter()
+            .filter_map(|o| o.failure.as_ref().map(|f| format!("{} ({mode}): {}", o.name, one_line(f))))
+            .collect();
+        let verify = VerifyRecord { passed: outcomes.len() - failures.len(), failed: failures.len(), failures };
+        let failed = verify.failed;
+        record(records, name, |r| match &mut r.verify {
+            // Several modes: the counts add up, the failures too.
+            Some(v) => {
+                v.passed += verify.passed;
+                v.failed += verify.failed;
+                v.failures.extend(verify.failures.iter().cloned());
+            }
+            None => r.verify = Some(verify.clone()),
+        });
+        if failed > 0 {
+            return Err(format!("{name} failed verify ({failed} vectors) in mode {mode}: not measured"));
+        }
+        Ok(Running { process, protocol: manifest.protocol })
+    }
+
+    /// Checks that (name, mode) is still alive; if not, records the crash and says so.
+    pub fn check_alive(&mut self, name: &str, mode: &str, records: &mut [ServerRecord]) -> Option<String> {
+        let key = (name.to_string(), mode.to_string());
+        let running = self.running.get_mut(&key)?;
+        let status = running.process.exited()?;
+        let tail = running.process.output_tail();
+        let message = format!("{name} ({mode}) died ({status}); last output: {}", one_line(&tail));
+        record(records, name, |r| r.failures.push(message.clone()));
+        self.running.remove(&key);
+        Some(message)
+    }
+
+    /// Stops every server of the fleet (SIGTERM, then SIGKILL after 5 s).
+    pub fn stop_all(&mut self) {
+        for (_, mut running) in std::mem::take(&mut self.running) {
+            running.process.stop(Duration::from_secs(5));
+        }
+    }
+}
+
+impl Drop for Fleet<'_> {
+    fn drop(&mut self) {
+        self.stop_all();
+    }
+}
+
+fn record(records: &mut [ServerRecord], name: &str, change: impl FnOnce(&mut ServerRecord)) {
+    if let Some(r) = records.iter_mut().find(|r| r.name == name) {
+        change(r);
+    }
+}
+
+/// What results.json says about a server before it runs.
+pub fn server_record(repo: &Repo, m: &Manifest) -> ServerRecord {
+    ServerRecord {
+        name: m.name.clone(),
+        language: m.language.clone(),
+        framework: m.framework.clone(),
+        protocol: m.protocol.to_string(),
+        versions: callbench_harness::versions::server_versions(repo, m),
+        verify: None,
+        failures: Vec::new(),
+    }
+}
+
+/// The in-process baseline's record: the workloads compiled into callbench.
+pub fn inproc_record() -> ServerRecord {
+    let mut versions = BTreeMap::new();
+    versions.insert("callbench".into(), env!("CARGO_PKG_VERSION").into());
+    ServerRecord {
+        name: "inproc".into(),
+        language: "rust".into(),
+        framework: "none (function call)".into(),
+        protocol: "inproc".into(),
+        versions,
+        verify: None,
+        failures: Vec::new(),
+    }
+}
+
+pub fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}

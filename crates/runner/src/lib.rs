@@ -1,0 +1,13 @@
+//! `callbench run`: suites of experiments measured fairly — servers started pinned to their own
+//! CPUs and verified first, interleaved repetitions, both sides' CPU, results.json as cells finish.
+
+pub mod environment;
+pub mod execute;
+pub mod fleet;
+pub mod measure;
+pub mod pinning;
+pub mod plan;
+pub mod repetition;
+pub mod store;
+pub mod suite;
+pub mod terminal;

@@ -1,0 +1,180 @@
+//! The server side's cost, read from /proc: CPU time (user + system) and resident memory of every
+//! process in the server's process group (a server may fork workers: php-fpm, nginx, uvicorn).
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// CPU time of a process group at one moment, two ways: the scheduler's nanoseconds per live
+/// thread (precise, but loses threads that exited) and /proc/PID/stat's ticks (includes exited
+/// threads, 10 ms resolution).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CpuReading {
+    pub at: Option<Instant>,
+    sched_ns: u64,
+    stat_ticks: u64,
+}
+
+/// The processes whose process group is `group` (the server's leader pid).
+pub fn group_pids(group: i32) -> Vec<i32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else { return vec![] };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| {
+            pid == group || stat_fields(pid).is_some_and(|f| f.get(2).and_then(|g| g.parse().ok()) == Some(group))
+        })
+        .collect()
+}
+
+/// The fields of /proc/PID/stat after the command name: state, ppid, pgrp, ...
+fn stat_fields(pid: i32) -> Option<Vec<String>> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after = &text[text.rfind(')')? + 2..];
+    Some(after.split_whitespace().map(str::to_string).collect())
+}
+
+pub fn read_cpu(pids: &[i32]) -> CpuReading {
+    let mut reading = CpuReading { at: Some(Instant::now()), ..Default::default() };
+    for &pid in pids {
+        if let Some(f) = stat_fields(pid) {
+            // utime and stime are fields 14 and 15 of stat; index 11 and 12 after the name.
+            let field = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+            reading.stat_ticks += field(11) + field(12);
+        }
+        if let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) {
+            for task in tasks.flatten() {
+                let path = task.path().join("schedstat");
+                if let Some(ns) =
+                    std::fs::read_to_string(path).ok().and_then(|t| t.split_whitespace().next()?.parse::<u64>().ok())
+                {
+                    reading.sched_ns += ns;
+                }
+            }
+        }
+    }
+    reading
+}
+
+/// CPU time between two readings: the scheduler's nanoseconds, unless the tick count says more
+/// than two ticks' worth went missing (threads that ended in between).
+pub fn cpu_between(a: &CpuReading, b: &CpuReading) -> Duration {
+    let tick_ns = 1_000_000_000 / ticks_per_second();
+    let sched = b.sched_ns.saturating_sub(a.sched_ns);
+    let ticks = b.stat_ticks.saturating_sub(a.stat_ticks) * tick_ns;
+    Duration::from_nanos(if ticks > sched + 2 * tick_ns { ticks } else { sched })
+}
+
+fn ticks_per_second() -> u64 {
+    // SAFETY: sysconf has no preconditions.
+    let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if t > 0 {
+        t as u64
+    } else {
+        100
+    }
+}
+
+/// Resident memory of the processes, in KiB.
+pub fn rss_kib(pids: &[i32]) -> u64 {
+    pids.iter()
+        .filter_map(|pid| {
+            let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+            let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+        .sum()
+}
+
+/// Samples the group's resident memory every 50 ms on its own thread until dropped; `peak()` is
+/// the highest sum seen.
+pub struct RssSampler {
+    peak: Arc<AtomicU64>,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl RssSampler {
+    pub fn start(pids: Vec<i32>) -> RssSampler {
+        let peak = Arc::new(AtomicU64::new(rss_kib(&pids)));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (p, s) = (peak.clone(), stop.clone());
+        let thread = std::thread::spawn(move || {
+            while !s.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(50));
+                p.fetch_max(rss_kib(&pids), Ordering::Relaxed);
+            }
+        });
+        RssSampler { peak, stop, thread: Some(thread) }
+    }
+
+    pub fn peak(&self) -> u64 {
+        self.peak.load(Ordering::Relaxed)
+    }
+}
+
+impl Drop for RssSampler {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Readings taken at the engine's run edges (start, window start, end).
+#[derive(Default)]
+pub struct EdgeReadings {
+    pub run_start: Option<CpuReading>,
+    pub window_start: Option<CpuReading>,
+    pub end: Option<CpuReading>,
+}
+
+pub type SharedEdges = Arc<Mutex<EdgeReadings>>;
+
+impl EdgeReadings {
+    /// Server CPU time over the measured window and the window's wall time.
+    pub fn window(&self) -> Option<(Duration, Duration)> {
+        let start = self.window_start.or(self.run_start)?;
+        let end = self.end?;
+        Some((cpu_between(&start, &end), end.at?.duration_since(start.at?)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_this_process_cpu_and_memory() {
+        let me = std::process::id() as i32;
+        let a = read_cpu(&[me]);
+        let mut x = 0u64;
+        let until = Instant::now() + Duration::from_millis(60);
+        while Instant::now() < until {
+            x = x.wrapping_add(std::hint::black_box(1));
+        }
+        let b = read_cpu(&[me]);
+        let used = cpu_between(&a, &b);
+        assert!(used >= Duration::from_millis(40) && used < Duration::from_millis(500), "{used:?} {x}");
+        assert!(rss_kib(&[me]) > 0);
+    }
+
+    #[test]
+    fn finds_every_process_of_a_group() {
+        use std::os::unix::process::CommandExt;
+        // A shell in its own group that forks a second process: both belong to the group.
+        let mut child =
+            std::process::Command::new("sh").args(["-c", "sleep 5 & sleep 5; wait"]).process_group(0).spawn().unwrap();
+        let group = child.id() as i32;
+        let deadline = Instant::now() + Duration::from_secs(3);
+        let mut members = group_pids(group);
+        while members.len() < 3 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+            members = group_pids(group);
+        }
+        unsafe { libc::kill(-group, libc::SIGKILL) };
+        let _ = child.wait();
+        assert!(members.contains(&group), "{members:?}");
+        assert_eq!(members.len(), 3, "sh and its two sleeps: {members:?}");
+        assert!(!members.contains(&(std::process::id() as i32)));
+    }
+}

@@ -1,0 +1,203 @@
+//! From an experiment to its cells: servers × workloads × swept values, each with its load
+//! settings resolved, its id, and the `callbench load` spec that measures it.
+
+use crate::suite::{ExperimentSpec, LoadFields, Suite};
+use callbench_harness::load::{parse, preset::PresetOptions, LoadSpec};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// `rust-actix`, `rust-actix+h2`, `inproc`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerSpec {
+    pub name: String,
+    /// REST over HTTP/2 with prior knowledge (h2c) instead of HTTP/1.1.
+    pub http2: bool,
+}
+
+impl ServerSpec {
+    pub fn parse(text: &str) -> Result<ServerSpec, String> {
+        let mut parts = text.split('+');
+        let name = parts.next().unwrap_or_default().to_string();
+        let mut spec = ServerSpec { name, http2: false };
+        for flag in parts {
+            match flag {
+                "h2" => spec.http2 = true,
+                "tls" => return Err(format!(
+                    "'{text}': TLS cells are not measured by run yet (use callbench load with https:// or grpcs://)"
+                )),
+                other => return Err(format!("'{text}': unknown server option '+{other}' (known: +h2)")),
+            }
+        }
+        if spec.name.is_empty() {
+            return Err(format!("'{text}' names no server"));
+        }
+        Ok(spec)
+    }
+
+    pub fn is_inproc(&self) -> bool {
+        self.name == "inproc"
+    }
+
+    pub fn label(&self) -> String {
+        if self.http2 {
+            format!("{}+h2", self.name)
+        } else {
+            self.name.clone()
+        }
+    }
+}
+
+/// One cell to measure.
+#[derive(Debug, Clone)]
+pub struct CellPlan {
+    pub id: String,
+    pub experiment: String,
+    pub server: ServerSpec,
+    pub workload: String,
+    pub fields: LoadFields,
+    pub repetitions: usize,
+    pub x: Option<f64>,
+    /// The experiment's swept parameter, if any.
+    pub sweep: Option<String>,
+}
+
+/// The cells of an experiment, in a stable order: swept value, workload, server.
+pub fn cells(suite: &Suite, e: &ExperimentSpec) -> Result<Vec<CellPlan>, String> {
+    let base = e.load.over(&suite.defaults);
+    let values: Vec<Option<&toml::Value>> = match &e.sweep {
+        Some(sweep) => sweep.values.iter().map(Some).collect(),
+        None => vec![None],
+    };
+    let servers = e.servers.iter().map(|s| ServerSpec::parse(s)).collect::<Result<Vec<_>, _>>()?;
+    let mut out = Vec::new();
+    for value in values {
+        let mut fields = base.clone();
+        let mut suffix = String::new();
+        let mut x = None;
+        if let (Some(sweep), Some(value)) = (&e.sweep, value) {
+            fields.set(&sweep.param, value)?;
+            suffix = format!("/{}={}", sweep.param, value_text(value));
+            x = value.as_integer().map(|v| v as f64).or(value.as_float());
+        }
+        for workload in &e.workloads {
+            for server in &servers {
+                out.push(CellPlan {
+                    id: format!("{}/{}/{}{}", e.id, workload, server.label(), suffix),
+                    experiment: e.id.clone(),
+                    server: server.clone(),
+                    workload: workload.clone(),
+                    fields: fields.clone(),
+                    repetitions: fields.repetitions.unwrap_or(suite.repetitions).max(1),
+                    x,
+                    sweep: e.sweep.as_ref().map(|s| s.param.clone()),
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn value_text(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A rate: calls/s, or `"P% of EXPERIMENT"` resolved by `lookup(experiment)` (the slowest
+/// server's median throughput there, for the cell's workload).
+pub fn resolve_rate(value: &toml::Value, lookup: impl Fn(&str) -> Option<f64>) -> Result<f64, String> {
+    if let Some(r) = value.as_float().or(value.as_integer().map(|i| i as f64)) {
+        return if r > 0.0 { Ok(r) } else { Err(format!("rate {r} must be above 0")) };
+    }
+    let text = value.as_str().ok_or(format!("rate {value} must be a number or \"P% of EXPERIMENT\""))?;
+    let (percent, experiment) =
+        text.split_once("% of ").ok_or(format!("rate '{text}' must be a number or \"P% of EXPERIMENT\""))?;
+    let share: f64 = percent.trim().parse().map_err(|_| format!("rate '{text}': '{percent}' is not a percentage"))?;
+    if !(share > 0.0 && share <= 1000.0) {
+        return Err(format!("rate '{text}': the share must be above 0%"));
+    }
+    let capacity = lookup(experiment.trim())
+        .ok_or(format!("rate '{text}': no throughput was measured in '{}' for this workload", experiment.trim()))?;
+    Ok(capacity * share / 100.0)
+}
+
+impl CellPlan {
+    /// The spec of one repetition against `addr` (None for in-process), at `rate` if open loop.
+    pub fn load_spec(&self, addr: Option<SocketAddr>, grpc: bool, rate: Option<f64>) -> Result<LoadSpec, String> {
+        let f = &self.fields;
+        let dur = |t: &Option<String>| t.as_deref().map(parse::duration).transpose();
+        let mut spec = LoadSpec {
+            target: match (addr, grpc) {
+                (None, _) => format!("inproc:{}", self.workload),
+                (Some(a), true) => format!("grpc://{a}"),
+                (Some(a), false) => format!("http://{a}"),
+            },
+            workload: addr.map(|_| self.workload.clone()),
+            http2: self.server.http2,
+            // Unset with --connections/--streams: the engine derives it (HTTP/2: connections × streams).
+            concurrency: f.concurrency.or((f.connections.is_none() && f.streams.is_none()).then_some(1)),
+            calls: f.calls,
+            duration: dur(&f.duration)?,
+            warmup: dur(&f.warmup)?.unwrap_or(Duration::ZERO),
+            rate,
+            poisson: f.poisson.unwrap_or(false),
+            connections: f.connections,
+            streams: f.streams,
+            new_connection_per_call: f.new_connection_per_call.unwrap_or(false),
+            gzip: f.gzip.unwrap_or(false),
+            ..LoadSpec::default()
+        };
+        if let Some(t) = dur(&f.timeout)? {
+            spec.timeout = Some(t);
+        }
+        let defaults = PresetOptions::default();
+        spec.preset = PresetOptions {
+            payload_size: f.payload_size.unwrap_or(defaults.payload_size),
+            ntimes: f.ntimes.unwrap_or(defaults.ntimes),
+            user_id: f.user_id.unwrap_or(defaults.user_id),
+        };
+        if spec.calls.is_none() && spec.duration.is_none() {
+            spec.duration = Some(Duration::from_secs(1));
+        }
+        Ok(spec)
+    }
+
+    /// The cell's settings as results.json records them.
+    pub fn params(&self, rate: Option<f64>) -> BTreeMap<String, Value> {
+        let f = &self.fields;
+        let mut p = BTreeMap::new();
+        let mut put = |k: &str, v: Option<Value>| {
+            if let Some(v) = v {
+                p.insert(k.to_string(), v);
+            }
+        };
+        put("server", Some(json!(self.server.name)));
+        put("http2", Some(json!(self.server.http2)));
+        put(
+            "concurrency",
+            f.concurrency.or((f.connections.is_none() && f.streams.is_none()).then_some(1)).map(|v| json!(v)),
+        );
+        put("calls", f.calls.map(|v| json!(v)));
+        put("duration", f.duration.as_ref().map(|v| json!(v)));
+        put("warmup", f.warmup.as_ref().map(|v| json!(v)));
+        put("rate", rate.map(|v| json!((v * 10.0).round() / 10.0)));
+        put("rate_spec", f.rate.as_ref().map(|v| json!(value_text(v))));
+        put("poisson", f.poisson.map(|v| json!(v)));
+        put("connections", f.connections.map(|v| json!(v)));
+        put("streams", f.streams.map(|v| json!(v)));
+        put("new_connection_per_call", f.new_connection_per_call.map(|v| json!(v)));
+        put("gzip", f.gzip.map(|v| json!(v)));
+        put("payload_size", f.payload_size.map(|v| json!(v)));
+        put("ntimes", f.ntimes.map(|v| json!(v)));
+        put("user_id", f.user_id.map(|v| json!(v)));
+        put("mode", Some(json!(self.mode())));
+        p
+    }
+
+    pub fn mode(&self) -> String {
+        self.fields.mode.clone().unwrap_or_else(|| "preloaded".into())
+    }
+}

@@ -1,0 +1,82 @@
+//! One repetition of a cell: the same engine run as `callbench load`, with the server's CPU read
+//! at the engine's window edges and its memory sampled throughout.
+
+use crate::measure::{self, EdgeReadings, RssSampler, SharedEdges};
+use callbench_engine::{Edge, EdgeHook};
+use callbench_harness::load::{build, report::LoadReport, LoadSpec};
+use callbench_report::model::{Latency, RunMetrics};
+use hdrhistogram::Histogram;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// What one repetition measured, and its latency histogram (µs) over the measured window.
+pub struct Measured {
+    pub metrics: RunMetrics,
+    pub histogram: Histogram<u64>,
+    pub window: Duration,
+    pub cancelled: bool,
+}
+
+/// Runs `spec` once; `server_group` is the server's process group (None in-process).
+pub async fn run(spec: &LoadSpec, server_group: Option<i32>, cancel: Arc<AtomicBool>) -> Result<Measured, String> {
+    let built = build::build(spec).await?;
+    let mut plan = spec.plan(built.concurrency, None, cancel)?;
+    let pids = server_group.map(measure::group_pids).unwrap_or_default();
+    let edges: SharedEdges = Arc::new(Mutex::new(EdgeReadings::default()));
+    if !pids.is_empty() {
+        let (edges, pids) = (edges.clone(), pids.clone());
+        plan.load.edges = Some(EdgeHook(Arc::new(move |edge| {
+            let reading = measure::read_cpu(&pids);
+            let mut e = edges.lock().unwrap_or_else(|p| p.into_inner());
+            match edge {
+                Edge::RunStart => e.run_start = Some(reading),
+                Edge::WindowStart => e.window_start = Some(reading),
+                Edge::End => e.end = Some(reading),
+            }
+        })));
+    }
+    let rss = (!pids.is_empty()).then(|| RssSampler::start(pids.clone()));
+    let result = built.run(plan, true).await?;
+    let peak_rss = rss.map(|r| r.peak());
+    let report = LoadReport::new(spec, &built, &result, None);
+    let s = &report.summary;
+    let window = result.info.window;
+    let calls = s.calls.ok.max(1) as f64;
+    let server = edges.lock().unwrap_or_else(|p| p.into_inner()).window();
+    let latency = |p: &Option<callbench_engine::Percentiles>| {
+        p.as_ref().map(|p| Latency {
+            p50: p.p50 as f64,
+            p90: p.p90 as f64,
+            p99: p.p99 as f64,
+            p99_9: p.p99_9 as f64,
+            max: p.max as f64,
+            mean: p.mean,
+        })
+    };
+    let wall = result.info.elapsed.saturating_sub(spec.warmup).as_secs_f64().max(1e-9);
+    let metrics = RunMetrics {
+        calls_ok: s.calls.ok,
+        calls_errors: s.calls.errors,
+        errors: s.errors.clone(),
+        duration_s: s.duration_s,
+        throughput_per_s: s.throughput_per_s,
+        latency_us: latency(&s.latency_us),
+        latency_uncorrected_us: s.rate.and(latency(&s.latency_uncorrected_us)),
+        rate_requested: s.rate.map(|r| r.requested),
+        rate_achieved: s.rate.map(|r| r.achieved),
+        connections_opened: s.connections_opened,
+        connect_p50_us: s.connect_us.as_ref().map(|c| c.p50 as f64),
+        wire_sent_per_call: s.wire_bytes_per_call.sent,
+        wire_received_per_call: s.wire_bytes_per_call.received,
+        payload_sent_per_call: s.payload_bytes_per_call.sent,
+        payload_received_per_call: s.payload_bytes_per_call.received,
+        client_cpu_us_per_call: s.client_cpu_us_per_call,
+        // The client's CPU counters span the window to the end of the last call, like `wall`.
+        client_cpu_cores: result.info.client_cpu.as_secs_f64() / wall,
+        server_cpu_us_per_call: server.map(|(cpu, _)| cpu.as_secs_f64() * 1e6 / calls),
+        server_cpu_cores: server.map(|(cpu, span)| cpu.as_secs_f64() / span.as_secs_f64().max(1e-9)),
+        server_rss_peak_kib: peak_rss,
+    };
+    Ok(Measured { metrics, histogram: result.stats.latency_us, window, cancelled: result.info.cancelled })
+}

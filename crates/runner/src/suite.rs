@@ -1,0 +1,289 @@
+//! Suite files (`suites/*.toml`): experiments, each a set of cells — servers × workloads × the
+//! values of one swept parameter — measured with the same load settings. Unknown keys are errors.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Suite {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// Repetitions of every cell (K); an experiment may override it.
+    #[serde(default = "default_repetitions")]
+    pub repetitions: usize,
+    /// Every interval is at least ± this share of its median (see `SuiteRecord::interval_floor`).
+    #[serde(default = "default_interval_floor")]
+    pub interval_floor: f64,
+    /// CPUs for the client and for every server (default: the first half for the client, the
+    /// rest for the servers; never shared when the machine has two or more).
+    #[serde(default)]
+    pub client_cpus: Option<Vec<usize>>,
+    #[serde(default)]
+    pub server_cpus: Option<Vec<usize>>,
+    /// Load settings every experiment starts from.
+    #[serde(default)]
+    pub defaults: LoadFields,
+    #[serde(rename = "experiment")]
+    pub experiments: Vec<ExperimentSpec>,
+}
+
+fn default_repetitions() -> usize {
+    5
+}
+
+/// Two default runs on this 2-core machine differed by up to 4% in cells whose repetitions agreed
+/// within 1–2% (2026-11-22): ±5% covers that, and is the smallest difference callbench ranks.
+fn default_interval_floor() -> f64 {
+    0.05
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExperimentSpec {
+    pub id: String,
+    pub title: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub seeds: Vec<String>,
+    /// The metric that answers the question (default: throughput, or p50 latency at concurrency 1).
+    #[serde(default)]
+    pub headline: Option<String>,
+    /// `rust-actix`, `rust-actix+h2` (REST over h2c), `rust-tonic`, `...+tls`, `inproc`.
+    pub servers: Vec<String>,
+    pub workloads: Vec<String>,
+    #[serde(flatten)]
+    pub load: LoadFields,
+    #[serde(default)]
+    pub sweep: Option<Sweep>,
+    #[serde(default, rename = "reference")]
+    pub references: Vec<ReferenceSpec>,
+}
+
+/// One parameter and its values; each value makes its own cells.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sweep {
+    pub param: String,
+    pub values: Vec<toml::Value>,
+}
+
+/// A seed article's figure and where this suite measures the same thing.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReferenceSpec {
+    pub seed: String,
+    pub what: String,
+    pub article: String,
+    /// Cell id relative to the experiment: `students/rust-tonic` or `students/rust-tonic/connections=1`.
+    #[serde(default)]
+    pub cell: Option<String>,
+    #[serde(default)]
+    pub metric: Option<String>,
+    #[serde(default)]
+    pub note: String,
+}
+
+/// The load and server settings of a cell; unset fields fall back to the suite's defaults, then to
+/// built-in values.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoadFields {
+    pub repetitions: Option<usize>,
+    pub concurrency: Option<usize>,
+    /// Calls per repetition (instead of a duration).
+    pub calls: Option<u64>,
+    pub duration: Option<String>,
+    pub warmup: Option<String>,
+    /// Calls/s, or `"50% of <experiment>"`: that share of the slowest server's median throughput
+    /// measured in an earlier experiment of the suite, for the same workload.
+    pub rate: Option<toml::Value>,
+    pub poisson: Option<bool>,
+    pub connections: Option<usize>,
+    pub streams: Option<usize>,
+    pub new_connection_per_call: Option<bool>,
+    pub gzip: Option<bool>,
+    pub payload_size: Option<usize>,
+    pub ntimes: Option<u32>,
+    pub user_id: Option<i64>,
+    /// Server mode: `preloaded` or `per-request` (auth reads users.json on every call).
+    pub mode: Option<String>,
+    pub timeout: Option<String>,
+}
+
+impl LoadFields {
+    /// `self` where set, else `base`.
+    pub fn over(&self, base: &LoadFields) -> LoadFields {
+        macro_rules! pick {
+            ($($f:ident),*) => { LoadFields { $($f: self.$f.clone().or_else(|| base.$f.clone())),* } };
+        }
+        pick!(
+            repetitions,
+            concurrency,
+            calls,
+            duration,
+            warmup,
+            rate,
+            poisson,
+            connections,
+            streams,
+            new_connection_per_call,
+            gzip,
+            payload_size,
+            ntimes,
+            user_id,
+            mode,
+            timeout
+        )
+    }
+
+    /// Sets the swept parameter to `value`.
+    pub fn set(&mut self, param: &str, value: &toml::Value) -> Result<(), String> {
+        let int = || value.as_integer().filter(|v| *v >= 0).ok_or(format!("sweep {param}: {value} is not a count"));
+        let boolean = || value.as_bool().ok_or(format!("sweep {param}: {value} is not true/false"));
+        let text = || value.as_str().map(str::to_string).ok_or(format!("sweep {param}: {value} is not a string"));
+        match param {
+            "concurrency" => self.concurrency = Some(int()? as usize),
+            "calls" => self.calls = Some(int()? as u64),
+            "connections" => self.connections = Some(int()? as usize),
+            "streams" => self.streams = Some(int()? as usize),
+            "payload_size" => self.payload_size = Some(int()? as usize),
+            "ntimes" => self.ntimes = Some(int()? as u32),
+            "user_id" => self.user_id = Some(int()?),
+            "rate" => self.rate = Some(value.clone()),
+            "gzip" => self.gzip = Some(boolean()?),
+            "poisson" => self.poisson = Some(boolean()?),
+            "new_connection_per_call" => self.new_connection_per_call = Some(boolean()?),
+            "mode" => self.mode = Some(text()?),
+            "duration" => self.duration = Some(text()?),
+            other => return Err(format!("cannot sweep '{other}'")),
+        }
+        Ok(())
+    }
+}
+
+/// The suite run when `callbench run` gets no file.
+pub const DEFAULT_SUITE: &str = include_str!("../../../suites/default.toml");
+
+impl Suite {
+    /// Parses and checks a suite; the error is one line.
+    pub fn parse(text: &str) -> Result<Suite, String> {
+        let suite: Suite = toml::from_str(text).map_err(|e| one_line(&e.to_string()))?;
+        suite.check()?;
+        Ok(suite)
+    }
+
+    fn check(&self) -> Result<(), String> {
+        if self.experiments.is_empty() {
+            return Err("the suite has no [[experiment]]".into());
+        }
+        if !(0.0..1.0).contains(&self.interval_floor) {
+            return Err(format!("interval_floor {} must be a share between 0 and 1 (0.05 = ±5%)", self.interval_floor));
+        }
+        if self.repetitions == 0 {
+            return Err("repetitions must be at least 1".into());
+        }
+        let mut seen = BTreeMap::new();
+        for (i, e) in self.experiments.iter().enumerate() {
+            if e.id.is_empty() || !e.id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+                return Err(format!("experiment id '{}' must be letters, digits, '-' or '_'", e.id));
+            }
+            if seen.insert(e.id.clone(), i).is_some() {
+                return Err(format!("two experiments are called '{}'", e.id));
+            }
+            if e.servers.is_empty() || e.workloads.is_empty() {
+                return Err(format!("experiment '{}' needs servers and workloads", e.id));
+            }
+            if let Some(sweep) = &e.sweep {
+                if sweep.values.is_empty() {
+                    return Err(format!("experiment '{}': the sweep has no values", e.id));
+                }
+                let mut probe = LoadFields::default();
+                for v in &sweep.values {
+                    probe.set(&sweep.param, v).map_err(|m| format!("experiment '{}': {m}", e.id))?;
+                }
+            }
+            if let Some(h) = &e.headline {
+                if !callbench_report::model::METRICS.iter().any(|(name, _, _)| name == h) {
+                    return Err(format!("experiment '{}': unknown headline metric '{h}'", e.id));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// toml's messages span lines (with a caret under the error); keep the facts on one line.
+fn one_line(message: &str) -> String {
+    message.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('|')).collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_suite_parses() {
+        let suite = Suite::parse(DEFAULT_SUITE).unwrap();
+        assert!(suite.experiments.len() >= 4);
+    }
+
+    #[test]
+    fn every_suite_in_the_repo_parses_and_expands_into_cells() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../suites");
+        let mut count = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "toml") {
+                let suite = Suite::parse(&std::fs::read_to_string(&path).unwrap())
+                    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                for e in &suite.experiments {
+                    let cells = crate::plan::cells(&suite, e).unwrap_or_else(|m| panic!("{}: {m}", path.display()));
+                    assert!(!cells.is_empty());
+                    for r in &e.references {
+                        if let Some(cell) = &r.cell {
+                            let id = format!("{}/{cell}", e.id);
+                            assert!(
+                                cells.iter().any(|c| c.id == id),
+                                "{}: reference to unknown cell {id}",
+                                path.display()
+                            );
+                        }
+                    }
+                }
+                count += 1;
+            }
+        }
+        assert!(count >= 9, "the suites of the issue: {count}");
+    }
+
+    #[test]
+    fn bad_suites_get_one_line_errors() {
+        let cases = [
+            ("name = 'x'", "experiment"),
+            ("name = 'x'\n[[experiment]]\nid='a'\ntitle='t'\nservers=[]\nworkloads=['auth']", "needs servers"),
+            ("name = 'x'\n[[experiment]]\nid='a b'\ntitle='t'\nservers=['inproc']\nworkloads=['auth']", "letters"),
+            ("name = 'x'\nfoo = 1\n[[experiment]]\nid='a'\ntitle='t'\nservers=['inproc']\nworkloads=['a']", "foo"),
+            (
+                "name='x'\n[[experiment]]\nid='a'\ntitle='t'\nservers=['inproc']\nworkloads=['a']\nsweep={param='speed',values=[1]}",
+                "cannot sweep",
+            ),
+        ];
+        for (text, expected) in cases {
+            let e = Suite::parse(text).unwrap_err();
+            assert!(e.contains(expected), "{e}");
+            assert!(!e.contains('\n'), "{e}");
+        }
+    }
+
+    #[test]
+    fn experiment_fields_override_defaults() {
+        let a = LoadFields { concurrency: Some(50), ..Default::default() };
+        let b = LoadFields { concurrency: Some(1), duration: Some("2s".into()), ..Default::default() };
+        let merged = a.over(&b);
+        assert_eq!(merged.concurrency, Some(50));
+        assert_eq!(merged.duration.as_deref(), Some("2s"));
+    }
+}

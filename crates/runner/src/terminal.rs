@@ -1,0 +1,83 @@
+//! What `callbench run` prints as each experiment ends: one line per cell with the headline figure
+//! and its interval, both sides' CPU per call and the bottleneck, then the comparisons.
+
+use callbench_report::model::{CellStatus, Estimate, Results};
+
+pub fn experiment_table(r: &Results, experiment: &str) -> String {
+    let Some(e) = r.experiment(experiment) else { return String::new() };
+    let mut out = format!("\n{}\n", e.title);
+    let unit = unit_of(&e.headline);
+    out += &format!(
+        "  {:<44} {:>26} {:>12} {:>12} {:>10}\n",
+        "cell",
+        format!("{} ({unit})", short(&e.headline)),
+        "client CPU",
+        "server CPU",
+        "bottleneck"
+    );
+    for c in r.cells.iter().filter(|c| c.experiment == experiment) {
+        let name = c.id.strip_prefix(&format!("{experiment}/")).unwrap_or(&c.id);
+        if !matches!(c.status, CellStatus::Ok | CellStatus::Partial) && c.runs.is_empty() {
+            out += &format!("  {name:<44} {:?}: {}\n", c.status, c.error.as_deref().unwrap_or(""));
+            continue;
+        }
+        let cpu = |m: &str| c.summary.get(m).map(|e| format!("{:.1} µs", e.median)).unwrap_or_else(|| "-".into());
+        out += &format!(
+            "  {name:<44} {:>26} {:>12} {:>12} {:>10}{}{}\n",
+            c.summary.get(&e.headline).map(figure).unwrap_or_else(|| "-".into()),
+            cpu("client_cpu_us_per_call"),
+            cpu("server_cpu_us_per_call"),
+            c.bottleneck,
+            if c.noisy { "  noisy" } else { "" },
+            match (&c.status, &c.error) {
+                (CellStatus::Ok, _) => String::new(),
+                (s, e) => format!("  {s:?}: {}", e.as_deref().unwrap_or("")),
+            }
+        );
+    }
+    for cmp in r.comparisons.iter().filter(|c| c.experiment == experiment && c.metric == e.headline) {
+        let strip = |id: &str| id.strip_prefix(&format!("{experiment}/")).unwrap_or(id).to_string();
+        out += &format!(
+            "  {} / {}: {:.2}× [{:.2}–{:.2}] {}\n",
+            strip(&cmp.a),
+            strip(&cmp.b),
+            cmp.ratio.median,
+            cmp.ratio.lo,
+            cmp.ratio.hi,
+            match cmp.verdict.as_str() {
+                "no significant difference" => "no significant difference".to_string(),
+                _ => String::new(),
+            }
+        );
+    }
+    out
+}
+
+fn figure(e: &Estimate) -> String {
+    format!("{} [{} – {}]", num(e.median), num(e.lo), num(e.hi))
+}
+
+fn num(v: f64) -> String {
+    if v >= 100.0 {
+        format!("{v:.0}")
+    } else if v >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+fn short(metric: &str) -> &str {
+    match metric {
+        "throughput_per_s" => "throughput",
+        "latency_p50_us" => "p50",
+        "latency_p90_us" => "p90",
+        "latency_p99_us" => "p99",
+        "latency_p99.9_us" => "p99.9",
+        other => other,
+    }
+}
+
+fn unit_of(metric: &str) -> &'static str {
+    callbench_report::model::METRICS.iter().find(|(m, _, _)| *m == metric).map(|(_, u, _)| *u).unwrap_or("")
+}
