@@ -3,11 +3,11 @@
 
 mod common;
 
-use common::{children_of, Running, TempDir};
+use common::{Running, TempDir};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const SUITE: &str = r#"
 name = "failures"
@@ -41,20 +41,12 @@ fn run_until(dir: &TempDir, ready: impl Fn(&Value) -> bool, act: impl FnOnce(u32
     let out = dir.str("results");
     let mut running = Running::command("run", &[&dir.str("suite.toml"), "--out", &out, "-q", "--no-build"]);
     let file = dir.path("results/results.json");
-    let mut servers: Vec<u32> = Vec::new();
     let mut act = Some(act);
-    let deadline = Instant::now() + Duration::from_secs(90);
-    while running.guard.alive() && Instant::now() < deadline {
-        for pid in children_of(running.guard.id()) {
-            if !servers.contains(&pid) {
-                servers.push(pid);
-            }
-        }
+    let servers = common::watch_children(&mut running, Duration::from_secs(90), |pid, servers| {
         if act.is_some() && results(&file).is_some_and(|r| ready(&r)) {
-            (act.take().unwrap())(running.guard.id(), &servers);
+            (act.take().unwrap())(pid, servers);
         }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    });
     assert!(act.is_none(), "the run ended before the moment to act came");
     (running.finish(Duration::from_secs(10)), servers)
 }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{children_of, Running, TempDir};
+use common::{Running, TempDir};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
@@ -69,16 +69,7 @@ fn a_suite_runs_and_writes_results_reports_and_histograms() {
     let out = dir.str("results");
     let mut running = Running::command("run", &[&dir.str("suite.toml"), "--out", &out, "--no-build"]);
     // Servers are callbench's children while it runs; none may remain after.
-    let mut servers = Vec::new();
-    let deadline = std::time::Instant::now() + Duration::from_secs(180);
-    while running.guard.alive() && std::time::Instant::now() < deadline {
-        for pid in children_of(running.guard.id()) {
-            if !servers.contains(&pid) {
-                servers.push(pid);
-            }
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let servers = common::watch_children(&mut running, Duration::from_secs(180), |_, _| {});
     let run = running.finish(Duration::from_secs(5));
     assert_eq!(run.code, Some(0), "{}", run.all());
     assert!(!servers.is_empty(), "servers ran as children of callbench");

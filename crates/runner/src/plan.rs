@@ -24,9 +24,11 @@ impl ServerSpec {
         for flag in parts {
             match flag {
                 "h2" => spec.http2 = true,
-                "tls" => return Err(format!(
+                "tls" => {
+                    return Err(format!(
                     "'{text}': TLS cells are not measured by run yet (use callbench load with https:// or grpcs://)"
-                )),
+                ))
+                }
                 other => return Err(format!("'{text}': unknown server option '+{other}' (known: +h2)")),
             }
         }

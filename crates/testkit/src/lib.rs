@@ -12,7 +12,7 @@ pub mod tls_suite;
 #[macro_export]
 macro_rules! rest_server_tests {
     ($bin:expr) => {
-        $crate::rest_server_tests!($bin; every_endpoint_answers, per_request_mode_reads_the_file_each_call, bad_input_is_400, keep_alive_survives_a_400, unknown_user_is_404, bodies_up_to_4_mib_are_accepted_and_bigger_ones_are_413, only_application_json_is_accepted, unknown_routes_are_404_and_wrong_methods_405, stops_promptly_on_sigterm_and_sigint, prints_its_version);
+        $crate::rest_server_tests!($bin; every_endpoint_answers, per_request_mode_reads_the_file_each_call, bad_input_is_400, keep_alive_survives_a_400, unknown_user_is_404, bodies_up_to_4_mib_are_accepted_and_bigger_ones_are_413, only_application_json_is_accepted, unknown_routes_are_404_and_wrong_methods_405, stops_promptly_on_sigterm_and_sigint, prints_its_version, gzip_both_ways);
     };
     ($bin:expr; $($name:ident),*) => {
         $(

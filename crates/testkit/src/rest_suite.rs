@@ -159,3 +159,48 @@ pub fn prints_its_version(bin: &str) {
     let name = std::path::Path::new(bin).file_name().and_then(|n| n.to_str()).unwrap_or_default();
     assert_eq!(text.trim(), format!("{name} {}", env!("CARGO_PKG_VERSION")));
 }
+
+/// gzip both ways (seed 002 measured REST with and without it): a reply is gzipped only when the
+/// client accepts gzip, and a gzip request body is inflated before it is read.
+pub fn gzip_both_ways(bin: &str) {
+    let server = Server::start(bin, &[]);
+    let url = |path: &str| format!("http://127.0.0.1:{}{path}", server.port());
+    let headers = |args: &[&str]| {
+        let mut all = vec!["-sS", "--max-time", "10", "-D", "-", "-o", "/dev/null"];
+        all.extend_from_slice(args);
+        String::from_utf8_lossy(&crate::tls::run("curl", &all).stdout).to_ascii_lowercase()
+    };
+    assert!(headers(&["-H", "accept-encoding: gzip", &url("/students")]).contains("content-encoding: gzip"));
+    assert!(!headers(&[&url("/students")]).contains("content-encoding"), "no gzip unless accepted");
+    let (_, status, plain) = crate::tls::curl(&[&url("/students")]);
+    let (_, zipped_status, inflated) = crate::tls::curl(&["--compressed", &url("/students")]);
+    assert_eq!((status, zipped_status), (200, 200));
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&inflated).unwrap(),
+        serde_json::from_str::<serde_json::Value>(&plain).unwrap()
+    );
+
+    let echo = json!({"records": [{"id": 3, "name": "gz", "score": 1.5, "active": true, "kind": "KIND_SMALL",
+                      "location": null, "tags": ["x"], "samples": [1]}]});
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut encoder, &body(echo.clone())).unwrap();
+    let dir = std::env::temp_dir().join(format!("callbench-gzip-{}-{}", std::process::id(), server.port()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("echo.json.gz");
+    std::fs::write(&file, encoder.finish().unwrap()).unwrap();
+    let data = format!("@{}", file.display());
+    let (_, status, answer) = crate::tls::curl(&[
+        "-X",
+        "POST",
+        "-H",
+        "content-type: application/json",
+        "-H",
+        "content-encoding: gzip",
+        "--data-binary",
+        &data,
+        &url("/echo"),
+    ]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&answer).unwrap()["records"][0]["name"], "gz");
+}

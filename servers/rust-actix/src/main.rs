@@ -28,14 +28,17 @@ async fn main() -> std::io::Result<()> {
     let addr = listener.local_addr()?;
     let certificate = args.certificate();
 
-    let server = HttpServer::new(move || App::new().app_data(users.clone()).configure(routes::config))
-        .workers(usize::from(args.workers))
-        // A response's last small segment must not wait for the client's delayed ACK (Nagle).
-        .tcp_nodelay(true)
-        // SIGINT and SIGTERM both stop gracefully, as in every other server (actix's own SIGINT is a forced stop).
-        .shutdown_signal(shutdown_signal())
-        // Idle keep-alive connections would hold a graceful stop for the default 30 s.
-        .shutdown_timeout(1);
+    // Compress: replies gzipped when the client accepts gzip (request bodies are inflated by actix itself).
+    let server = HttpServer::new(move || {
+        App::new().wrap(actix_web::middleware::Compress::default()).app_data(users.clone()).configure(routes::config)
+    })
+    .workers(usize::from(args.workers))
+    // A response's last small segment must not wait for the client's delayed ACK (Nagle).
+    .tcp_nodelay(true)
+    // SIGINT and SIGTERM both stop gracefully, as in every other server (actix's own SIGINT is a forced stop).
+    .shutdown_signal(shutdown_signal())
+    // Idle keep-alive connections would hold a graceful stop for the default 30 s.
+    .shutdown_timeout(1);
     let server = match certificate {
         // actix puts its own ALPN ids first: h2, then http/1.1.
         Some(cert) => server

@@ -14,6 +14,8 @@ use callbench_workloads::life::{self, Board, StepRequest};
 use callbench_workloads::limits::MAX_BODY_BYTES;
 use callbench_workloads::students::{self, ListStudentsResponse};
 use std::sync::Arc;
+use tower_http::compression::CompressionLayer;
+use tower_http::decompression::RequestDecompressionLayer;
 
 pub fn router(users: Arc<UserStore>) -> Router {
     Router::new()
@@ -28,7 +30,13 @@ pub fn router(users: Arc<UserStore>) -> Router {
         .method_not_allowed_fallback(errors::method_not_allowed)
         .fallback(errors::not_found)
         // axum's default limit is 2 MB; the contract accepts up to 4 MiB.
+        // The limit counts the bytes the handlers read: after gzip is undone, so a small body that
+        // inflates past it is refused too.
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        // gzip both ways, as the other servers: request bodies with Content-Encoding gzip are
+        // inflated (another encoding gets 415), replies are gzipped when the client accepts it.
+        .layer(RequestDecompressionLayer::new().gzip(true))
+        .layer(CompressionLayer::new().gzip(true))
         .with_state(users)
 }
 

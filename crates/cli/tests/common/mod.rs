@@ -285,6 +285,23 @@ pub fn children_of(pid: u32) -> Vec<u32> {
     out
 }
 
+/// Polls a background callbench every 20 ms until it ends (at most `limit`), collecting the pids of
+/// its children (the servers `run` starts) and calling `tick(callbench pid, servers so far)`.
+pub fn watch_children(running: &mut Running, limit: Duration, mut tick: impl FnMut(u32, &[u32])) -> Vec<u32> {
+    let mut children: Vec<u32> = Vec::new();
+    let deadline = Instant::now() + limit;
+    while running.guard.alive() && Instant::now() < deadline {
+        for pid in children_of(running.guard.id()) {
+            if !children.contains(&pid) {
+                children.push(pid);
+            }
+        }
+        tick(running.guard.id(), &children);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    children
+}
+
 /// An external tool installed by `scripts/setup`; the test fails (not skips) without it.
 pub fn installed(path: &str) -> String {
     let path = match path.strip_prefix("~/") {
