@@ -1,4 +1,5 @@
-//! End-to-end: the real `callbench verify` against the real reference servers.
+//! End-to-end: the real `callbench verify` against the real reference servers of every language, and
+//! the manifests of the servers this machine cannot run say why.
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -21,8 +22,14 @@ fn verify_passes(server: &str) {
     let all = text(&output);
     assert!(output.status.success(), "verify {server} failed:\n{all}");
     assert!(all.contains(", 0 failed"), "{all}");
-    // Both modes, the flood and the clean stop were checked.
-    for step in ["vectors, mode preloaded", "vectors, mode per-request", "flood of bad input", "stops-on-sigterm"] {
+    // Both modes, gzip, the flood and the clean stop were checked.
+    for step in [
+        "vectors, mode preloaded",
+        "vectors, mode per-request",
+        "gzip both ways",
+        "flood of bad input",
+        "stops-on-sigterm",
+    ] {
         assert!(all.contains(step), "no '{step}' in:\n{all}");
     }
 }
@@ -93,4 +100,66 @@ fn an_unreachable_address_fails_cleanly() {
     let output = callbench(&["verify", &format!("grpc://127.0.0.1:{port}"), "--flood", "0"]);
     assert_eq!(output.status.code(), Some(1), "{}", text(&output));
     assert!(text(&output).contains("cannot connect"), "{}", text(&output));
+}
+
+// Every language's servers, built by their manifests from the package registries (as scripts/setup does).
+
+#[test]
+fn go_nethttp_passes_every_vector() {
+    verify_passes("go-nethttp");
+}
+
+#[test]
+fn go_grpc_passes_every_vector() {
+    verify_passes("go-grpc");
+}
+
+#[test]
+fn python_fastapi_passes_every_vector() {
+    verify_passes("python-fastapi");
+}
+
+#[test]
+fn python_grpcio_passes_every_vector() {
+    verify_passes("python-grpcio");
+}
+
+#[test]
+fn node_fastify_passes_every_vector() {
+    verify_passes("node-fastify");
+}
+
+#[test]
+fn node_grpcjs_passes_every_vector() {
+    verify_passes("node-grpcjs");
+}
+
+#[test]
+fn java_spring_passes_every_vector() {
+    verify_passes("java-spring");
+}
+
+#[test]
+fn java_grpc_passes_every_vector() {
+    verify_passes("java-grpc");
+}
+
+#[test]
+fn php_fpm_passes_every_vector() {
+    verify_passes("php-fpm");
+}
+
+/// Servers that cannot run here are listed as unsupported, with the reason, and refused by verify.
+#[test]
+fn unsupported_servers_say_why() {
+    let listing = callbench(&["servers"]);
+    let text = String::from_utf8_lossy(&listing.stdout).to_string();
+    for server in ["php-grpc", "csharp-aspnetcore", "csharp-grpc"] {
+        assert!(text.contains(server), "{server} not listed:\n{text}");
+        let output = callbench(&["verify", server]);
+        let err = String::from_utf8_lossy(&output.stderr).to_string();
+        assert!(!output.status.success(), "verify {server} should refuse");
+        assert!(err.contains("not supported here"), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
 }

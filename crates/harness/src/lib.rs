@@ -5,6 +5,7 @@
 pub mod load;
 pub mod manifest;
 pub mod process;
+pub mod program;
 pub mod repo;
 pub mod verify;
 pub mod versions;

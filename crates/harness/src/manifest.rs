@@ -42,9 +42,22 @@ pub struct Manifest {
     pub start: Command,
     #[serde(default)]
     pub versions: Versions,
+    /// Bad-input vectors this server's framework answers otherwise and cannot be made to follow
+    /// (`[[deviation]]`): verify reports them as declared deviations, not failures.
+    #[serde(default, rename = "deviation")]
+    pub deviations: Vec<Deviation>,
     /// The folder that holds server.toml (set after loading).
     #[serde(skip)]
     pub dir: PathBuf,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Deviation {
+    /// The vector's name (`grpc-auth-content-type-json`).
+    pub vector: String,
+    /// Why the server cannot answer it as the contract says.
+    pub reason: String,
 }
 
 fn yes() -> bool {
@@ -69,6 +82,10 @@ pub struct Versions {
     /// Packages whose versions are read from the workspace's Cargo.lock.
     #[serde(default)]
     pub cargo_lock: Vec<String>,
+    /// `name -> command` printing that package's version (first line of its output); for the
+    /// frameworks and libraries of servers not written in Rust. `{dir}`, `{target}`, `{root}` are filled in.
+    #[serde(default)]
+    pub packages: BTreeMap<String, Vec<String>>,
 }
 
 /// Values for the placeholders of a manifest command.
@@ -103,10 +120,7 @@ impl Manifest {
     }
 
     pub fn fill(&self, repo: &Repo, arg: &str, values: Option<&Placeholders>) -> String {
-        let mut out = arg
-            .replace("{root}", &repo.root.to_string_lossy())
-            .replace("{target}", &repo.target_dir().to_string_lossy())
-            .replace("{dir}", &self.dir.to_string_lossy());
+        let mut out = fill_paths(repo, &self.dir, arg);
         if let Some(v) = values {
             out = out
                 .replace("{host}", &v.host)
@@ -117,6 +131,13 @@ impl Manifest {
         }
         out
     }
+}
+
+/// `{root}`, `{target}` and `{dir}` of any manifest (servers, processing programs).
+pub fn fill_paths(repo: &Repo, dir: &std::path::Path, arg: &str) -> String {
+    arg.replace("{root}", &repo.root.to_string_lossy())
+        .replace("{target}", &repo.target_dir().to_string_lossy())
+        .replace("{dir}", &dir.to_string_lossy())
 }
 
 /// Every server under `servers/` (folders starting with `_` are templates), by name.

@@ -99,21 +99,7 @@ impl ServerProcess {
         let cpus = options.cpus.clone();
         // SAFETY: only async-signal-safe calls between fork and exec.
         unsafe {
-            command.pre_exec(move || {
-                libc::setpgid(0, 0);
-                // Dies with callbench even if callbench is killed with SIGKILL.
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                if let Some(cpus) = &cpus {
-                    let mut set: libc::cpu_set_t = std::mem::zeroed();
-                    for &cpu in cpus {
-                        libc::CPU_SET(cpu, &mut set);
-                    }
-                    if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                }
-                Ok(())
-            });
+            command.pre_exec(move || child_setup(cpus.as_deref().unwrap_or(&[])));
         }
         let mut child = command.spawn().with_context(|| format!("cannot start {} ({})", manifest.name, argv[0]))?;
         LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner()).push(child.id() as i32);
@@ -192,6 +178,40 @@ impl Drop for ServerProcess {
     }
 }
 
+/// In a child between fork and exec: its own process group, death with callbench (even if
+/// callbench is killed with SIGKILL), pinned to `cpus` (none: not pinned). Async-signal-safe.
+pub fn child_setup(cpus: &[usize]) -> std::io::Result<()> {
+    // SAFETY: plain syscalls on the calling process.
+    unsafe {
+        libc::setpgid(0, 0);
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+        if !cpus.is_empty() {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            for &cpu in cpus {
+                libc::CPU_SET(cpu, &mut set);
+            }
+            if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A process group `kill_all` must stop (a child started with `child_setup`).
+pub fn register_group(group: i32) {
+    LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner()).push(group);
+}
+
+pub fn unregister_group(group: i32) {
+    LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner()).retain(|g| *g != group);
+}
+
+/// SIGKILL to a whole process group.
+pub fn kill_group(group: i32) {
+    signal_group(group, libc::SIGKILL);
+}
+
 /// Kills every server started by this process (on Ctrl-C, SIGTERM or a fatal
 /// error): SIGTERM, up to two seconds to exit, then SIGKILL.
 pub fn kill_all() {
@@ -200,8 +220,16 @@ pub fn kill_all() {
         signal_group(group, libc::SIGTERM);
     }
     let deadline = Instant::now() + Duration::from_secs(2);
-    // SAFETY: signal 0 only checks that the group still exists.
-    while Instant::now() < deadline && groups.iter().any(|&g| unsafe { libc::kill(-g, 0) } == 0) {
+    // A group whose leader exited but is not reaped yet still "exists" for kill(2): reap what
+    // ended (callbench is exiting; nothing else waits for these), then check.
+    let gone = |g: i32| {
+        // SAFETY: plain syscalls on our own children; signal 0 only checks that the group exists.
+        unsafe {
+            while libc::waitpid(-g, std::ptr::null_mut(), libc::WNOHANG) > 0 {}
+            libc::kill(-g, 0) != 0
+        }
+    };
+    while Instant::now() < deadline && !groups.iter().all(|&g| gone(g)) {
         std::thread::sleep(Duration::from_millis(20));
     }
     for &group in &groups {
@@ -247,24 +275,26 @@ fn drain(stream: impl Read + Send + 'static, tail: Arc<Mutex<VecDeque<String>>>,
 /// build runs in its own process group, registered like a server's, so an
 /// interrupted callbench stops it too.
 pub fn build(repo: &Repo, manifest: &Manifest) -> Result<()> {
-    let Some(argv) = manifest.build_argv(repo) else { return Ok(()) };
-    let mut command = Command::new(&argv[0]);
-    command
-        .args(&argv[1..])
-        .current_dir(&repo.root)
-        .stdin(Stdio::null())
-        .stdout(Stdio::inherit())
-        .stderr(Stdio::inherit());
+    match manifest.build_argv(repo) {
+        Some(argv) => run_build(repo, &manifest.name, &argv),
+        None => Ok(()),
+    }
+}
+
+/// Runs the build command `argv` of `name` from the repo root, in its own registered process group.
+pub fn run_build(repo: &Repo, name: &str, argv: &[String]) -> Result<()> {
+    let Some((program, args)) = argv.split_first() else { return Ok(()) };
+    let mut command = Command::new(program);
+    command.args(args).current_dir(&repo.root).stdin(Stdio::null()).stdout(Stdio::inherit()).stderr(Stdio::inherit());
     command.process_group(0);
-    let mut child =
-        command.spawn().with_context(|| format!("cannot run the build of {} ({})", manifest.name, argv.join(" ")))?;
+    let mut child = command.spawn().with_context(|| format!("cannot run the build of {name} ({})", argv.join(" ")))?;
     let group = child.id() as i32;
     LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner()).push(group);
     let status = child.wait();
     LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner()).retain(|g| *g != group);
-    let status = status.with_context(|| format!("waiting for the build of {}", manifest.name))?;
+    let status = status.with_context(|| format!("waiting for the build of {name}"))?;
     if !status.success() {
-        bail!("building {} failed ({}): {}", manifest.name, status, argv.join(" "));
+        bail!("building {name} failed ({status}): {}", argv.join(" "));
     }
     Ok(())
 }

@@ -1,30 +1,49 @@
 //! Versions of a server's runtime and packages, for the reproducibility record.
 
-use crate::manifest::Manifest;
+use crate::manifest::{Manifest, Versions};
+use crate::program::ProgramManifest;
 use crate::repo::Repo;
 use std::collections::BTreeMap;
 use std::process::Command;
 
-/// `name -> version` for the manifest's runtime command and Cargo.lock packages.
+/// `name -> version` for the manifest's runtime command, package commands and Cargo.lock packages.
 pub fn server_versions(repo: &Repo, manifest: &Manifest) -> BTreeMap<String, String> {
+    versions_of(repo, &manifest.versions, |arg| manifest.fill(repo, arg, None))
+}
+
+/// `name -> version` for a processing program of `processing/`.
+pub fn program_versions(repo: &Repo, program: &ProgramManifest) -> BTreeMap<String, String> {
+    versions_of(repo, &program.versions, |arg| program.fill(repo, arg, None))
+}
+
+fn versions_of(repo: &Repo, versions: &Versions, fill: impl Fn(&str) -> String) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
-    if let Some((program, args)) = manifest.versions.runtime.split_first() {
-        if let Ok(o) = Command::new(program).args(args).current_dir(&repo.root).output() {
-            let text = String::from_utf8_lossy(if o.stdout.is_empty() { &o.stderr } else { &o.stdout }).to_string();
-            if let Some(line) = text.lines().next() {
-                out.insert("runtime".into(), line.trim().to_string());
-            }
+    if let Some(line) = first_line_of(repo, &versions.runtime, &fill) {
+        out.insert("runtime".into(), line);
+    }
+    for (package, argv) in &versions.packages {
+        if let Some(line) = first_line_of(repo, argv, &fill) {
+            out.insert(package.clone(), line);
         }
     }
-    if !manifest.versions.cargo_lock.is_empty() {
+    if !versions.cargo_lock.is_empty() {
         let lock = std::fs::read_to_string(repo.root.join("Cargo.lock")).unwrap_or_default();
-        for package in &manifest.versions.cargo_lock {
+        for package in &versions.cargo_lock {
             if let Some(version) = cargo_lock_version(&lock, package) {
                 out.insert(package.clone(), version);
             }
         }
     }
     out
+}
+
+/// The first line a version command prints (stdout, else stderr: `java -version` writes there).
+fn first_line_of(repo: &Repo, argv: &[String], fill: &impl Fn(&str) -> String) -> Option<String> {
+    let argv: Vec<String> = argv.iter().map(|a| fill(a)).collect();
+    let (program, args) = argv.split_first()?;
+    let o = Command::new(program).args(args).current_dir(&repo.root).output().ok()?;
+    let text = String::from_utf8_lossy(if o.stdout.is_empty() { &o.stderr } else { &o.stdout }).to_string();
+    text.lines().map(str::trim).find(|l| !l.is_empty()).map(str::to_string)
 }
 
 /// The version of `package` in a Cargo.lock (the highest, if several).

@@ -122,7 +122,7 @@ fn overview(r: &Results) -> String {
     }
     if noisy > 0 {
         text.push_str(&format!(
-            " {} marked noisy: repetitions that spread more than ±{:.0}% cannot be ranked against close neighbours.",
+            " {} marked noisy: repetitions reaching more than {:.0}% from the median cannot be ranked against close neighbours.",
             cells(noisy, "is", "are"),
             crate::stats::NOISY_SPREAD * 100.0
         ));

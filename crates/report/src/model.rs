@@ -90,6 +90,10 @@ pub struct VerifyRecord {
     pub failed: usize,
     /// The names and reasons of the failed vectors.
     pub failures: Vec<String>,
+    /// Bad-input vectors the server's manifest declares it cannot answer as the contract says,
+    /// with the reason and what it answered (not counted as passed or failed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deviations: Vec<String>,
 }
 
 /// A group of cells that answer one question (one table and chart in the report).

@@ -73,9 +73,21 @@ pub fn series(r: &Results, cell: &Cell) -> String {
 
 /// Where a cell sits in its experiment besides its server: `auth`, `students, connections = 50`.
 pub fn cell_context(exp: Option<&Experiment>, cell: &Cell) -> String {
-    match (exp.and_then(|e| e.sweep.as_deref()), cell.x) {
-        (Some(sweep), Some(x)) => format!("{}, {sweep} = {}", cell.workload, format::swept(x)),
+    match (exp.and_then(|e| e.sweep.as_deref()), swept_value(exp, cell)) {
+        (Some(sweep), Some(x)) => format!("{}, {sweep} = {x}", cell.workload),
         _ => cell.workload.clone(),
+    }
+}
+
+/// The cell's value of its experiment's swept parameter: a number as the charts place it, or a
+/// word (`mode = per-request`, `start = cold`) from the cell's settings.
+pub fn swept_value(exp: Option<&Experiment>, cell: &Cell) -> Option<String> {
+    let sweep = exp?.sweep.as_deref()?;
+    match (cell.x, cell.params.get(sweep)) {
+        (Some(x), _) => Some(format::swept(x)),
+        (None, Some(serde_json::Value::String(s))) => Some(s.clone()),
+        (None, Some(v)) => Some(v.to_string()),
+        (None, None) => None,
     }
 }
 

@@ -9,6 +9,7 @@ use crate::repetition;
 use crate::store::Store;
 use crate::suite::{ExperimentSpec, Suite};
 use callbench_harness::manifest::{self, Protocol};
+use callbench_harness::program::{self, ProgramManifest};
 use callbench_harness::repo::Repo;
 use callbench_report::analysis;
 use callbench_report::model::{Cell, CellStatus, Experiment, Reference, Results, SuiteRecord, SCHEMA};
@@ -76,8 +77,21 @@ pub async fn run(repo: &Repo, suite: &Suite, store: &Store, o: &Options) -> Resu
 /// they need are run (identical build commands once).
 pub fn prepare(repo: &Repo, suite: &Suite, build: bool) -> Result<(), String> {
     let known = manifest::discover(repo).map_err(|e| format!("{e:#}"))?;
-    let mut builds = BTreeMap::new();
+    let programs = program::discover(repo).map_err(|e| format!("{e:#}"))?;
+    let mut builds: BTreeMap<Vec<String>, String> = BTreeMap::new();
     for e in &suite.experiments {
+        if e.kind.as_deref() == Some("processing") {
+            for name in &e.servers {
+                let m = programs.iter().find(|m| &m.name == name).ok_or_else(|| {
+                    let names: Vec<&str> = programs.iter().map(|m| m.name.as_str()).collect();
+                    format!("experiment '{}': unknown program '{name}' (known: {})", e.id, names.join(", "))
+                })?;
+                if let Some(argv) = m.build_argv(repo) {
+                    builds.entry(argv).or_insert_with(|| m.name.clone());
+                }
+            }
+            continue;
+        }
         for text in &e.servers {
             let s = plan::ServerSpec::parse(text)?;
             if s.is_inproc() {
@@ -94,13 +108,13 @@ pub fn prepare(repo: &Repo, suite: &Suite, build: bool) -> Result<(), String> {
                 ));
             }
             if let Some(argv) = m.build_argv(repo) {
-                builds.entry(argv).or_insert_with(|| m.clone());
+                builds.entry(argv).or_insert_with(|| m.name.clone());
             }
         }
     }
     // Identical build commands (the Rust workspace) run once.
-    for m in builds.values().filter(|_| build) {
-        callbench_harness::process::build(repo, m).map_err(|e| format!("{e:#}"))?;
+    for (argv, name) in builds.iter().filter(|_| build) {
+        callbench_harness::process::run_build(repo, name, argv).map_err(|e| format!("{e:#}"))?;
     }
     Ok(())
 }
@@ -146,7 +160,12 @@ async fn run_experiment(
             .collect(),
     });
     let mut fleet = Fleet::new(repo, o.server_cpus.clone());
+    let programs = match spec.kind.as_deref() {
+        Some("processing") => program::discover(repo).map_err(|e| format!("{e:#}"))?,
+        _ => Vec::new(),
+    };
     let mut cells: Vec<(CellPlan, usize, Option<f64>)> = Vec::new();
+    let mut warmed = std::collections::BTreeSet::new();
     for p in plans {
         let rate = match &p.fields.rate {
             Some(value) => plan::resolve_rate(value, |exp| slowest_throughput(results, exp, &p.workload)),
@@ -158,14 +177,32 @@ async fn run_experiment(
             cell.status = CellStatus::Error;
             cell.error = Some(e.clone());
         }
-        if p.server.is_inproc() {
+        if p.processing {
+            if let Some(m) = programs.iter().find(|m| m.name == p.server.name) {
+                if !results.servers.iter().any(|s| s.name == m.name) {
+                    results.servers.push(fleet::program_record(repo, m));
+                }
+                cell.params.insert("language".into(), serde_json::json!(m.language));
+            }
+            cell.transport = "process".into();
+        } else if p.server.is_inproc() {
             if !results.servers.iter().any(|s| s.name == "inproc") {
                 results.servers.push(fleet::inproc_record());
             }
         } else if cell.error.is_none() {
-            if let Err(reason) = fleet.ensure(&p.server.name, &p.mode(), &mut results.servers).await {
-                cell.status = CellStatus::NotMeasured;
-                cell.error = Some(reason);
+            match fleet.ensure(&p.server.name, &p.mode(), &mut results.servers).await {
+                Ok(running) => {
+                    let key = (p.server.label(), p.mode());
+                    if let (Some(warmup), false) = (&spec.server_warmup, warmed.contains(&key)) {
+                        let (addr, grpc) = (running.addr(), running.protocol == Protocol::Grpc);
+                        warm_up_server(spec, &p, addr, grpc, warmup, o).await;
+                        warmed.insert(key);
+                    }
+                }
+                Err(reason) => {
+                    cell.status = CellStatus::NotMeasured;
+                    cell.error = Some(reason);
+                }
             }
         }
         if cell.transport.is_empty() {
@@ -192,7 +229,10 @@ async fn run_experiment(
             {
                 continue;
             }
-            let outcome = measure_once(p, *rate, &mut fleet, results, o).await;
+            let outcome = match programs.iter().find(|m| p.processing && m.name == p.server.name) {
+                Some(program) => measure_program(repo, program, p, o).await,
+                None => measure_once(p, *rate, &mut fleet, results, o).await,
+            };
             let cell = &mut results.cells[*index];
             match outcome {
                 Ok(m) if m.cancelled => {
@@ -227,6 +267,44 @@ async fn run_experiment(
     results.comparisons.extend(analysis::compare_experiment(results, &spec.id));
     fleet.stop_all();
     store.write_results(results)
+}
+
+/// The experiment's `server_warmup`: closed-loop load on each of its workloads in turn, the
+/// cell's settings otherwise, nothing recorded. A failure here shows in the cells that follow.
+async fn warm_up_server(
+    spec: &ExperimentSpec,
+    p: &CellPlan,
+    addr: std::net::SocketAddr,
+    grpc: bool,
+    warmup: &str,
+    o: &Options,
+) {
+    let Ok(total) = callbench_harness::load::parse::duration(warmup) else { return };
+    if !o.quiet {
+        eprint!("\r{}: warming up {} for {warmup}   ", spec.id, p.server.label());
+    }
+    let share = total / spec.workloads.len().max(1) as u32;
+    for workload in &spec.workloads {
+        let mut plan = p.clone();
+        plan.workload = workload.clone();
+        let Ok(mut load) = plan.load_spec(Some(addr), grpc, None) else { continue };
+        load.duration = Some(share);
+        load.calls = None;
+        load.warmup = std::time::Duration::ZERO;
+        if o.cancel.load(Ordering::Relaxed) || repetition::run(&load, None, o.cancel.clone()).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// One repetition of a processing cell: one process of the program, on the server CPUs.
+async fn measure_program(
+    repo: &Repo,
+    program: &ProgramManifest,
+    p: &CellPlan,
+    o: &Options,
+) -> Result<repetition::Measured, String> {
+    crate::processing::measure(repo, program, p, &o.server_cpus, o.cancel.clone()).await
 }
 
 /// One repetition of a cell, with the server's crash (if any) turned into the error.
@@ -288,11 +366,15 @@ fn new_cell(p: &CellPlan, rate: Option<f64>) -> Cell {
 
 /// Summary, spectrum and raw histograms of a cell after a repetition.
 fn finish_cell(results: &mut Results, index: usize, hists: &[(Histogram<u64>, Duration)], store: &Store, o: &Options) {
-    let server_cpus = if results.cells[index].transport == "inproc" { 0 } else { o.server_cpus.len() };
+    let transport = results.cells[index].transport.clone();
+    let server_cpus = if transport == "inproc" { 0 } else { o.server_cpus.len() };
     let headline = results.experiment(&results.cells[index].experiment).map(|e| e.headline.clone()).unwrap_or_default();
     let floor = results.suite.interval_floor;
     let cell = &mut results.cells[index];
     analysis::summarise(cell, &headline, floor, o.client_cpus.len(), server_cpus);
+    if transport == "process" {
+        cell.bottleneck = "-".into(); // one process timing its own work: no client, no server
+    }
     if let Some((first, _)) = hists.first() {
         let mut merged = first.clone();
         for (h, _) in &hists[1..] {

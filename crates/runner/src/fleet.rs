@@ -91,12 +91,21 @@ impl<'a> Fleet<'a> {
         probe::wait_ready(&mut process, manifest.protocol, Duration::from_secs(60))
             .await
             .map_err(|e| format!("{name} did not start: {}", one_line(&format!("{e:#}"))))?;
-        let outcomes = run_vectors(manifest.protocol, process.addr, None).await;
+        let mut outcomes = run_vectors(manifest.protocol, process.addr, None).await;
+        outcomes.extend(callbench_harness::verify::gzip::check_gzip(manifest.protocol, process.addr).await);
+        callbench_harness::verify::apply_deviations(&manifest, &mut outcomes);
+        let deviations: Vec<String> =
+            outcomes.iter().filter(|o| o.class == "deviation").map(|o| o.name.clone()).collect();
         let failures: Vec<String> = outcomes
             .iter()
             .filter_map(|o| o.failure.as_ref().map(|f| format!("{} ({mode}): {}", o.name, one_line(f))))
             .collect();
-        let verify = VerifyRecord { passed: outcomes.len() - failures.len(), failed: failures.len(), failures };
+        let verify = VerifyRecord {
+            passed: outcomes.len() - failures.len() - deviations.len(),
+            failed: failures.len(),
+            failures,
+            deviations,
+        };
         let failed = verify.failed;
         record(records, name, |r| match &mut r.verify {
             // Several modes: the counts add up, the failures too.
@@ -153,6 +162,19 @@ pub fn server_record(repo: &Repo, m: &Manifest) -> ServerRecord {
         framework: m.framework.clone(),
         protocol: m.protocol.to_string(),
         versions: callbench_harness::versions::server_versions(repo, m),
+        verify: None,
+        failures: Vec::new(),
+    }
+}
+
+/// A processing program's record (seed 000's work in one language, run as a process).
+pub fn program_record(repo: &Repo, m: &callbench_harness::program::ProgramManifest) -> ServerRecord {
+    ServerRecord {
+        name: m.name.clone(),
+        language: m.language.clone(),
+        framework: m.description.clone(),
+        protocol: "process".into(),
+        versions: callbench_harness::versions::program_versions(repo, m),
         verify: None,
         failures: Vec::new(),
     }

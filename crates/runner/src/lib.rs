@@ -7,6 +7,7 @@ pub mod fleet;
 pub mod measure;
 pub mod pinning;
 pub mod plan;
+pub mod processing;
 pub mod repetition;
 pub mod store;
 pub mod suite;

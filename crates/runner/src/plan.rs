@@ -63,6 +63,8 @@ pub struct CellPlan {
     pub x: Option<f64>,
     /// The experiment's swept parameter, if any.
     pub sweep: Option<String>,
+    /// A processing cell: `server` names a program of `processing/`, timed as a process.
+    pub processing: bool,
 }
 
 /// The cells of an experiment, in a stable order: swept value, workload, server.
@@ -94,6 +96,7 @@ pub fn cells(suite: &Suite, e: &ExperimentSpec) -> Result<Vec<CellPlan>, String>
                     repetitions: fields.repetitions.unwrap_or(suite.repetitions).max(1),
                     x,
                     sweep: e.sweep.as_ref().map(|s| s.param.clone()),
+                    processing: e.kind.as_deref() == Some("processing"),
                 });
             }
         }
@@ -170,6 +173,19 @@ impl CellPlan {
     /// The cell's settings as results.json records them.
     pub fn params(&self, rate: Option<f64>) -> BTreeMap<String, Value> {
         let f = &self.fields;
+        if self.processing {
+            let start = f.start.clone().unwrap_or_else(|| "warm".into());
+            let mut p = BTreeMap::from([
+                ("server".to_string(), json!(self.server.name)),
+                ("user_id".to_string(), json!(f.user_id.unwrap_or(9999))),
+                ("start".to_string(), json!(start)),
+            ]);
+            if start == "warm" {
+                p.insert("iterations".into(), json!(f.iterations.unwrap_or(50)));
+                p.insert("warmup_iterations".into(), json!(f.warmup_iterations.unwrap_or(20)));
+            }
+            return p;
+        }
         let mut p = BTreeMap::new();
         let mut put = |k: &str, v: Option<Value>| {
             if let Some(v) = v {

@@ -35,6 +35,7 @@ fn default_repetitions() -> usize {
 
 /// Two default runs on this 2-core machine differed by up to 4% in cells whose repetitions agreed
 /// within 1–2% (2026-11-22): ±5% covers that, and is the smallest difference callbench ranks.
+/// (A CI run saw 5.2% once, in a cell with one repetition 14% off: that cell is flagged noisy.)
 fn default_interval_floor() -> f64 {
     0.05
 }
@@ -48,6 +49,14 @@ pub struct ExperimentSpec {
     pub description: String,
     #[serde(default)]
     pub seeds: Vec<String>,
+    /// `load` (default: calls to servers through the load engine) or `processing` (seed 000's
+    /// work as a program per language, `servers` naming folders of `processing/`).
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// Load run against each server once after it starts, before its first cell, and not
+    /// measured: JIT compilers (Java, Node) reach steady state before any repetition counts.
+    #[serde(default)]
+    pub server_warmup: Option<String>,
     /// The metric that answers the question (default: throughput, or p50 latency at concurrency 1).
     #[serde(default)]
     pub headline: Option<String>,
@@ -111,6 +120,12 @@ pub struct LoadFields {
     /// Server mode: `preloaded` or `per-request` (auth reads users.json on every call).
     pub mode: Option<String>,
     pub timeout: Option<String>,
+    /// Processing experiments: timed iterations per process (warm), untimed ones before them,
+    /// `warm` or `cold` (one iteration in a fresh process), and the password hashed.
+    pub iterations: Option<u64>,
+    pub warmup_iterations: Option<u64>,
+    pub start: Option<String>,
+    pub password: Option<String>,
 }
 
 impl LoadFields {
@@ -135,7 +150,11 @@ impl LoadFields {
             ntimes,
             user_id,
             mode,
-            timeout
+            timeout,
+            iterations,
+            warmup_iterations,
+            start,
+            password
         )
     }
 
@@ -158,6 +177,8 @@ impl LoadFields {
             "new_connection_per_call" => self.new_connection_per_call = Some(boolean()?),
             "mode" => self.mode = Some(text()?),
             "duration" => self.duration = Some(text()?),
+            "iterations" => self.iterations = Some(int()? as u64),
+            "start" => self.start = Some(text()?),
             other => return Err(format!("cannot sweep '{other}'")),
         }
         Ok(())
@@ -195,6 +216,30 @@ impl Suite {
             }
             if e.servers.is_empty() || e.workloads.is_empty() {
                 return Err(format!("experiment '{}' needs servers and workloads", e.id));
+            }
+            match e.kind.as_deref() {
+                None | Some("load") => {}
+                Some("processing") => {
+                    if e.workloads != ["auth"] {
+                        return Err(format!(
+                            "experiment '{}': processing experiments time the auth workload only",
+                            e.id
+                        ));
+                    }
+                }
+                Some(other) => return Err(format!("experiment '{}': unknown kind '{other}' (load, processing)", e.id)),
+            }
+            if let Some(w) = &e.server_warmup {
+                callbench_harness::load::parse::duration(w)
+                    .map_err(|m| format!("experiment '{}': server_warmup: {m}", e.id))?;
+            }
+            let start = e.load.start.as_deref().or(self.defaults.start.as_deref());
+            let starts =
+                e.sweep.iter().filter(|s| s.param == "start").flat_map(|s| s.values.iter().filter_map(|v| v.as_str()));
+            for s in start.into_iter().chain(starts) {
+                if s != "warm" && s != "cold" {
+                    return Err(format!("experiment '{}': start '{s}' must be warm or cold", e.id));
+                }
             }
             if let Some(sweep) = &e.sweep {
                 if sweep.values.is_empty() {

@@ -7,12 +7,15 @@ pub fn experiment_table(r: &Results, experiment: &str) -> String {
     let Some(e) = r.experiment(experiment) else { return String::new() };
     let mut out = format!("\n{}\n", e.title);
     let unit = unit_of(&e.headline);
+    // Processing cells time one program: its CPU and memory instead of two sides' CPU.
+    let processing = r.cells.iter().any(|c| c.experiment == experiment && c.transport == "process");
+    let (left, right) = if processing { ("CPU/call", "peak RSS") } else { ("client CPU", "server CPU") };
     out += &format!(
         "  {:<44} {:>26} {:>12} {:>12} {:>10}\n",
         "cell",
         format!("{} ({unit})", short(&e.headline)),
-        "client CPU",
-        "server CPU",
+        left,
+        right,
         "bottleneck"
     );
     for c in r.cells.iter().filter(|c| c.experiment == experiment) {
@@ -22,11 +25,20 @@ pub fn experiment_table(r: &Results, experiment: &str) -> String {
             continue;
         }
         let cpu = |m: &str| c.summary.get(m).map(|e| format!("{:.1} µs", e.median)).unwrap_or_else(|| "-".into());
+        let (left, right) = if processing {
+            let median = |m: &str| c.summary.get(m).map(|e| e.median);
+            (
+                median("server_cpu_us_per_call").map_or("-".into(), |v| format!("{:.1} ms", v / 1000.0)),
+                median("server_rss_peak_kib").map_or("-".into(), |v| format!("{:.0} MiB", v / 1024.0)),
+            )
+        } else {
+            (cpu("client_cpu_us_per_call"), cpu("server_cpu_us_per_call"))
+        };
         out += &format!(
             "  {name:<44} {:>26} {:>12} {:>12} {:>10}{}{}\n",
             c.summary.get(&e.headline).map(figure).unwrap_or_else(|| "-".into()),
-            cpu("client_cpu_us_per_call"),
-            cpu("server_cpu_us_per_call"),
+            left,
+            right,
             c.bottleneck,
             if c.noisy { "  noisy" } else { "" },
             match (&c.status, &c.error) {
@@ -35,7 +47,14 @@ pub fn experiment_table(r: &Results, experiment: &str) -> String {
             }
         );
     }
-    for cmp in r.comparisons.iter().filter(|c| c.experiment == experiment && c.metric == e.headline) {
+    let comparisons: Vec<_> =
+        r.comparisons.iter().filter(|c| c.experiment == experiment && c.metric == e.headline).collect();
+    // Many servers make many pairs: the terminal keeps the table readable, the report has them all.
+    if comparisons.len() > 12 {
+        out += &format!("  {} pairwise comparisons with intervals: see report.md\n", comparisons.len());
+        return out;
+    }
+    for cmp in comparisons {
         let strip = |id: &str| id.strip_prefix(&format!("{experiment}/")).unwrap_or(id).to_string();
         out += &format!(
             "  {} / {}: {:.2}× [{:.2}–{:.2}] {}\n",

@@ -1,5 +1,5 @@
 use anyhow::Result;
-use callbench_harness::{manifest, versions};
+use callbench_harness::{manifest, program, versions};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -8,14 +8,35 @@ pub struct Args {
     versions: bool,
 }
 
+/// The servers of servers/, then seed 000's processing programs of processing/.
 pub fn run(args: Args) -> Result<i32> {
     let repo = super::repo()?;
-    for m in manifest::discover(&repo)? {
+    let servers = manifest::discover(&repo)?;
+    let width = |f: &dyn Fn(&manifest::Manifest) -> usize| servers.iter().map(f).max().unwrap_or(0);
+    let (wn, wl, wf) = (width(&|m| m.name.len()), width(&|m| m.language.len()), width(&|m| m.framework.len()));
+    for m in &servers {
         let status = if m.supported { String::new() } else { format!("  (unsupported: {})", m.unsupported_reason) };
-        println!("{:<14} {:<5} {:<8} {:<12} {}{status}", m.name, m.protocol, m.language, m.framework, m.description);
+        println!(
+            "{:<wn$} {:<5} {:<wl$} {:<wf$} {}{status}",
+            m.name, m.protocol, m.language, m.framework, m.description
+        );
         if args.versions {
-            for (name, version) in versions::server_versions(&repo, &m) {
-                println!("{:<14}   {name} {version}", "");
+            for (name, version) in versions::server_versions(&repo, m) {
+                println!("{:<wn$}   {name} {version}", "");
+            }
+        }
+    }
+    let programs = program::discover(&repo)?;
+    if !programs.is_empty() {
+        println!("\nprocessing programs (seed 000's work per language, suites/seed000-processing.toml):");
+        let wn = programs.iter().map(|p| p.name.len()).max().unwrap_or(0);
+        let wl = programs.iter().map(|p| p.language.len()).max().unwrap_or(0);
+        for p in &programs {
+            println!("{:<wn$} {:<wl$} {}", p.name, p.language, p.description);
+            if args.versions {
+                for (name, version) in versions::program_versions(&repo, p) {
+                    println!("{:<wn$}   {name} {version}", "");
+                }
             }
         }
     }

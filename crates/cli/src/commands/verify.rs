@@ -75,18 +75,19 @@ pub async fn run(args: Args) -> Result<i32> {
             total.steps.extend(report.steps);
         }
     }
-    println!("verify: {} passed, {} failed", total.passed(), total.failed());
+    println!("verify: {}", total.summary());
     Ok(if total.failed() == 0 { 0 } else { 1 })
 }
 
 fn print_report(target: &str, report: &Report, quiet: bool) {
-    println!("{target}: {} passed, {} failed", report.passed(), report.failed());
+    println!("{target}: {}", report.summary());
     for step in &report.steps {
         if !quiet {
             println!("  {}", step.title);
         }
         for o in &step.outcomes {
             match &o.failure {
+                None if o.class == "deviation" => println!("    DEVN  {}", o.name),
                 None if !quiet => println!("    ok    {}", o.name),
                 None => {}
                 Some(why) => println!("    FAIL  {} [{}]: {why}", o.name, o.class),

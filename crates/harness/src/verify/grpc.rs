@@ -22,8 +22,11 @@ pub struct GrpcReply {
     /// grpc-status, if the server sent one.
     pub code: Option<i32>,
     pub message: String,
-    /// The first reply message, without its 5-byte prefix.
+    /// The first reply message, without its 5-byte prefix (uncompressed replies only).
     pub body: Option<Bytes>,
+    /// The reply's `grpc-encoding` and its first message as sent: (compressed flag, payload).
+    pub encoding: String,
+    pub raw_message: Option<(bool, Bytes)>,
 }
 
 /// gRPC status names by number.
@@ -77,23 +80,39 @@ impl GrpcConn {
 
     /// One unary call: `path` is `/package.Service/Method`, `message` the encoded request.
     pub async fn call(&mut self, path: &str, content_type: &str, message: &[u8]) -> Result<GrpcReply> {
+        self.call_with(path, content_type, message, false, &[]).await
+    }
+
+    /// A unary call whose message is sent with the compressed flag set as given (the bytes as
+    /// they are), with extra headers (`grpc-encoding`, `grpc-accept-encoding`...).
+    pub async fn call_with(
+        &mut self,
+        path: &str,
+        content_type: &str,
+        message: &[u8],
+        compressed: bool,
+        headers: &[(&str, &str)],
+    ) -> Result<GrpcReply> {
         let mut frame = BytesMut::with_capacity(message.len() + 5);
-        frame.put_u8(0);
+        frame.put_u8(compressed as u8);
         frame.put_u32(message.len() as u32);
         frame.put_slice(message);
-        let request = hyper::Request::builder()
+        let mut request = hyper::Request::builder()
             .method("POST")
             .uri(format!("http://{}{path}", self.addr))
             .header("content-type", content_type)
-            .header("te", "trailers")
-            .body(Full::new(frame.freeze()))
-            .context("cannot build the request")?;
+            .header("te", "trailers");
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let request = request.body(Full::new(frame.freeze())).context("cannot build the request")?;
         self.sender.ready().await.context("connection closed")?;
         tokio::time::timeout(Duration::from_secs(30), async {
             let response = self.sender.send_request(request).await?;
             let http_status = response.status().as_u16();
             let head_code = header(response.headers(), "grpc-status");
             let head_message = header(response.headers(), "grpc-message");
+            let encoding = header(response.headers(), "grpc-encoding");
             let collected = response.into_body().collect().await?;
             let trailers = collected.trailers().cloned().unwrap_or_default();
             let data = collected.to_bytes();
@@ -106,6 +125,8 @@ impl GrpcConn {
                 code: code.parse().ok(),
                 message,
                 body: first_message(&data),
+                encoding,
+                raw_message: raw_first_message(&data),
             })
         })
         .await
@@ -120,6 +141,15 @@ fn first_message(data: &Bytes) -> Option<Bytes> {
     }
     let len = u32::from_be_bytes([data[1], data[2], data[3], data[4]]) as usize;
     (data.len() >= 5 + len).then(|| data.slice(5..5 + len))
+}
+
+/// The first length-prefixed message in `data`: its compressed flag and payload.
+fn raw_first_message(data: &Bytes) -> Option<(bool, Bytes)> {
+    if data.len() < 5 {
+        return None;
+    }
+    let len = u32::from_be_bytes([data[1], data[2], data[3], data[4]]) as usize;
+    (data.len() >= 5 + len).then(|| (data[0] == 1, data.slice(5..5 + len)))
 }
 
 #[cfg(test)]

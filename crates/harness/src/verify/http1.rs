@@ -17,6 +17,7 @@ pub struct Http1Conn {
 pub struct HttpReply {
     pub status: u16,
     pub content_type: String,
+    pub content_encoding: String,
     pub body: Bytes,
 }
 
@@ -57,8 +58,9 @@ impl Http1Conn {
             let response = self.sender.send_request(request).await?;
             let status = response.status().as_u16();
             let content_type = header(response.headers(), "content-type");
+            let content_encoding = header(response.headers(), "content-encoding");
             let body = response.into_body().collect().await?.to_bytes();
-            Ok::<_, hyper::Error>(HttpReply { status, content_type, body })
+            Ok::<_, hyper::Error>(HttpReply { status, content_type, content_encoding, body })
         })
         .await
         .context("no answer within 30 s")??;

@@ -6,6 +6,7 @@ pub mod body;
 pub mod check;
 pub mod flood;
 pub mod grpc;
+pub mod gzip;
 pub mod http1;
 pub mod probe;
 
@@ -39,7 +40,18 @@ pub struct Report {
 
 impl Report {
     pub fn passed(&self) -> usize {
-        self.steps.iter().flat_map(|s| &s.outcomes).filter(|o| o.failure.is_none()).count()
+        self.steps.iter().flat_map(|s| &s.outcomes).filter(|o| o.failure.is_none() && o.class != "deviation").count()
+    }
+    /// Failures the server's manifest declares (see `apply_deviations`).
+    pub fn deviations(&self) -> usize {
+        self.steps.iter().flat_map(|s| &s.outcomes).filter(|o| o.class == "deviation").count()
+    }
+    /// `N passed, N failed`, and the declared deviations when there are some.
+    pub fn summary(&self) -> String {
+        match self.deviations() {
+            0 => format!("{} passed, {} failed", self.passed(), self.failed()),
+            d => format!("{} passed, {} failed, {d} declared deviation(s)", self.passed(), self.failed()),
+        }
     }
     pub fn failed(&self) -> usize {
         self.steps.iter().flat_map(|s| &s.outcomes).filter(|o| o.failure.is_some()).count()
@@ -65,6 +77,22 @@ impl Default for VerifyOptions {
             modes: vec!["preloaded".into(), "per-request".into()],
             workers: 1,
             ready_timeout: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Turns the failures of vectors the manifest declares as deviations into `deviation` outcomes
+/// (not failures), saying what the server did and why. Only bad-input vectors can be declared: a
+/// valid call answered wrongly is always a failure.
+pub fn apply_deviations(manifest: &Manifest, outcomes: &mut [Outcome]) {
+    for o in outcomes.iter_mut() {
+        let Some(d) = manifest.deviations.iter().find(|d| d.vector == o.name) else { continue };
+        if o.class == "ok" {
+            continue;
+        }
+        if let Some(what) = o.failure.take() {
+            o.name = format!("{} (declared deviation: {}; the server answered: {what})", o.name, d.reason);
+            o.class = "deviation".into();
         }
     }
 }
@@ -97,6 +125,7 @@ pub async fn verify_address(protocol: Protocol, addr: SocketAddr, options: &Veri
         title: format!("vectors ({protocol} at {addr})"),
         outcomes: run_vectors(protocol, addr, None).await,
     });
+    report.steps.push(Step { title: "gzip both ways".into(), outcomes: gzip::check_gzip(protocol, addr).await });
     if options.flood_requests > 0 {
         report.steps.push(flood_step(protocol, addr, None, options).await);
     }
@@ -112,8 +141,13 @@ pub async fn verify_server(repo: &Repo, manifest: &Manifest, options: &VerifyOpt
         probe::wait_ready(&mut server, manifest.protocol, options.ready_timeout).await?;
         // The first mode gets every vector and the flood; later modes re-check auth, the workload they change.
         let workload = if i == 0 { None } else { Some("auth") };
-        let outcomes = run_vectors(manifest.protocol, server.addr, workload).await;
+        let mut outcomes = run_vectors(manifest.protocol, server.addr, workload).await;
+        apply_deviations(manifest, &mut outcomes);
         report.steps.push(Step { title: format!("vectors, mode {mode}"), outcomes });
+        if i == 0 {
+            let outcomes = gzip::check_gzip(manifest.protocol, server.addr).await;
+            report.steps.push(Step { title: "gzip both ways".into(), outcomes });
+        }
         if i == 0 && options.flood_requests > 0 {
             report.steps.push(flood_step(manifest.protocol, server.addr, Some(&mut server), options).await);
         }
@@ -210,4 +244,34 @@ pub fn parse_address(target: &str) -> Result<(Protocol, SocketAddr)> {
         .next()
         .with_context(|| format!("'{hostport}' resolves to no address"))?;
     Ok((protocol, addr))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(name: &str, class: &str, failure: Option<&str>) -> Outcome {
+        Outcome { name: name.into(), class: class.into(), failure: failure.map(str::to_string) }
+    }
+
+    #[test]
+    fn only_declared_bad_input_failures_become_deviations() {
+        let text = "name='x'\nlanguage='l'\nframework='f'\nprotocol='grpc'\n[start]\ncommand=['x']\n\
+                    [[deviation]]\nvector='bad-ct'\nreason='the framework'\n\
+                    [[deviation]]\nvector='ok-call'\nreason='cannot excuse a valid call'";
+        let manifest: Manifest = toml::from_str(text).unwrap();
+        let mut outcomes = vec![
+            outcome("bad-ct", "content-type", Some("OK (expected an error status)")),
+            outcome("ok-call", "ok", Some("reply differs")),
+            outcome("other", "limits", Some("OK")),
+        ];
+        apply_deviations(&manifest, &mut outcomes);
+        assert_eq!(outcomes[0].class, "deviation");
+        assert!(outcomes[0].failure.is_none() && outcomes[0].name.contains("the framework"));
+        assert!(outcomes[1].failure.is_some(), "a valid call can never be declared");
+        assert!(outcomes[2].failure.is_some());
+        let report = Report { steps: vec![Step { title: "t".into(), outcomes }] };
+        assert_eq!((report.passed(), report.failed(), report.deviations()), (0, 2, 1));
+        assert_eq!(report.summary(), "0 passed, 2 failed, 1 declared deviation(s)");
+    }
 }

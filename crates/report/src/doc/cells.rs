@@ -35,6 +35,9 @@ fn facts(exp: &Experiment) -> String {
 }
 
 fn table(exp: &Experiment, cells: &[&Cell]) -> Table {
+    if cells.iter().all(|c| c.transport == "process") {
+        return processing_table(exp, cells);
+    }
     let headline = format!("{}: median [95% interval]", names::metric_label(&exp.headline));
     let mut columns: Vec<(&str, bool)> = vec![("server", false), ("transport", false), ("workload", false)];
     if let Some(sweep) = &exp.sweep {
@@ -65,7 +68,7 @@ fn row(exp: &Experiment, cell: &Cell) -> Vec<String> {
     let shown = |m: &str| median(m).map_or(MISSING.into(), |v| format::value(m, v));
     let mut row = vec![cell.server.clone(), cell.transport.clone(), cell.workload.clone()];
     if exp.sweep.is_some() {
-        row.push(cell.x.map_or(MISSING.into(), format::swept));
+        row.push(names::swept_value(Some(exp), cell).unwrap_or_else(|| MISSING.into()));
     }
     row.push(cell.summary.get(&exp.headline).map_or(MISSING.into(), |e| format::estimate(&exp.headline, e)));
     row.extend([
@@ -81,6 +84,45 @@ fn row(exp: &Experiment, cell: &Cell) -> Vec<String> {
         names::status_with_error(cell),
     ]);
     row
+}
+
+/// Processing cells (one program timing its own work): iteration times, the process's CPU and
+/// memory; no client, no wire.
+fn processing_table(exp: &Experiment, cells: &[&Cell]) -> Table {
+    let headline = format!("{}: median [95% interval]", names::metric_label(&exp.headline));
+    let mut columns: Vec<(&str, bool)> = vec![("program", false), ("language", false)];
+    if let Some(sweep) = &exp.sweep {
+        columns.push((sweep.as_str(), true));
+    }
+    columns.extend([
+        (headline.as_str(), true),
+        ("iteration p50", true),
+        ("iteration p99", true),
+        ("process CPU (cold)", true),
+        ("peak RSS (KiB)", true),
+        ("noisy", false),
+        ("status", false),
+    ]);
+    let mut table = Table::new(&columns);
+    for cell in cells {
+        let shown = |m: &str| cell.summary.get(m).map_or(MISSING.into(), |e| format::value(m, e.median));
+        let mut row =
+            vec![cell.server.clone(), cell.params.get("language").and_then(|v| v.as_str()).unwrap_or("").to_string()];
+        if exp.sweep.is_some() {
+            row.push(names::swept_value(Some(exp), cell).unwrap_or_else(|| MISSING.into()));
+        }
+        row.push(cell.summary.get(&exp.headline).map_or(MISSING.into(), |e| format::estimate(&exp.headline, e)));
+        row.extend([
+            shown("latency_p50_us"),
+            shown("latency_p99_us"),
+            shown("server_cpu_us_per_call"),
+            shown("server_rss_peak_kib"),
+            if cell.noisy { "noisy".into() } else { String::new() },
+            names::status_with_error(cell),
+        ]);
+        table.push(row, mark(cell));
+    }
+    table
 }
 
 pub fn mark(cell: &Cell) -> RowMark {

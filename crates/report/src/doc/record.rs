@@ -39,13 +39,18 @@ pub fn servers(r: &Results) -> Vec<Block> {
 
 fn verify(s: &ServerRecord) -> String {
     match &s.verify {
+        Some(v) if !v.deviations.is_empty() => {
+            format!("{} passed, {} failed, {} declared deviation(s)", v.passed, v.failed, v.deviations.len())
+        }
         Some(v) => format!("{} passed, {} failed", v.passed, v.failed),
         None => "not verified".into(),
     }
 }
 
 fn failures(s: &ServerRecord) -> String {
-    let verify = s.verify.iter().flat_map(|v| v.failures.iter().map(|f| format!("verify: {f}")));
+    let verify = s.verify.iter().flat_map(|v| {
+        v.failures.iter().map(|f| format!("verify: {f}")).chain(v.deviations.iter().map(|d| format!("deviation: {d}")))
+    });
     let all: Vec<String> = s.failures.iter().cloned().chain(verify).map(|f| names::one_line(&f)).collect();
     all.join("; ")
 }

@@ -13,15 +13,23 @@ pub fn bars(ctx: &Ctx, metric: &str) -> Option<String> {
     let series = ctx.all_series();
     let groups: Vec<Group> = group_keys(ctx)
         .into_iter()
-        .map(|(workload, x)| {
+        .map(|(workload, x, word)| {
             let slots = series
                 .iter()
                 .map(|s| {
-                    let cell = ctx.cells.iter().find(|c| c.workload == workload && c.x == x && ctx.series(c) == *s);
+                    let cell = ctx
+                        .cells
+                        .iter()
+                        .find(|c| c.workload == workload && c.x == x && word_of(ctx, c) == word && ctx.series(c) == *s);
                     cell.map_or(Slot::Absent, |c| slot(ctx, c, metric, unit))
                 })
                 .collect();
-            Group { label: label(ctx, &workload, x), slots }
+            let label = match &word {
+                Some(w) if ctx.workloads.len() > 1 => vec![w.clone(), workload.clone()],
+                Some(w) => vec![w.clone()],
+                None => label(ctx, &workload, x),
+            };
+            Group { label, slots }
         })
         .collect();
     let sweep = ctx.exp.sweep.as_deref();
@@ -46,19 +54,21 @@ pub fn bars(ctx: &Ctx, metric: &str) -> Option<String> {
     bars::render(&chart)
 }
 
-/// The groups: one per (workload, swept value), by increasing swept value.
-fn group_keys(ctx: &Ctx) -> Vec<(String, Option<f64>)> {
-    let mut keys: Vec<(String, Option<f64>)> = vec![];
+/// A swept value that is a word (`start = cold`, `mode = per-request`): cells without an x.
+fn word_of(ctx: &Ctx, c: &Cell) -> Option<String> {
+    c.x.is_none().then(|| names::swept_value(Some(ctx.exp), c)).flatten()
+}
+
+/// The groups: one per (workload, swept value), by increasing swept value (words in order of appearance).
+fn group_keys(ctx: &Ctx) -> Vec<(String, Option<f64>, Option<String>)> {
+    let mut keys = vec![];
     for c in &ctx.cells {
-        let key = (c.workload.clone(), c.x);
+        let key = (c.workload.clone(), c.x, word_of(ctx, c));
         if !keys.contains(&key) {
             keys.push(key);
         }
     }
-    keys.sort_by(|a, b| {
-        let x = |k: &(String, Option<f64>)| k.1.unwrap_or(f64::NEG_INFINITY);
-        x(a).total_cmp(&x(b))
-    });
+    keys.sort_by(|a, b| a.1.unwrap_or(f64::NEG_INFINITY).total_cmp(&b.1.unwrap_or(f64::NEG_INFINITY)));
     keys
 }
 

@@ -208,7 +208,7 @@ pub fn fixture() -> Results {
     rate_sweep(&mut cells);
     connections_sweep(&mut cells);
     payload_sweep(&mut cells);
-    let verified = || Some(VerifyRecord { passed: 118, failed: 0, failures: vec![] });
+    let verified = || Some(VerifyRecord { passed: 118, failed: 0, failures: vec![], deviations: vec![] });
     let mut gin = server(
         "go-gin",
         "go",
@@ -218,6 +218,7 @@ pub fn fixture() -> Results {
             passed: 115,
             failed: 3,
             failures: vec!["rest-auth-bad-json: expected 400, got 500".into()],
+            deviations: vec![],
         }),
     );
     gin.failures.push("failed verify: not measured".into());

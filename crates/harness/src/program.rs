@@ -1,0 +1,229 @@
+//! `processing/<name>/processing.toml`: seed 000's work (read users.json, parse, find, SHA-512) as
+//! a program in one language, and one timed run of it as a real process: pinned, in its own
+//! registered process group (killed on Ctrl-C and with callbench), its wall time from spawn to
+//! exit and its CPU time and peak RSS from `wait4`.
+
+use crate::manifest::{Command as ManifestCommand, Versions};
+use crate::repo::Repo;
+use anyhow::{bail, Context, Result};
+use serde::Deserialize;
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProgramManifest {
+    pub name: String,
+    /// As the report prints it: `Node.js`, `C# (Mono)`.
+    pub language: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub build: Option<ManifestCommand>,
+    pub run: ManifestCommand,
+    #[serde(default)]
+    pub versions: Versions,
+    #[serde(skip)]
+    pub dir: PathBuf,
+}
+
+/// What one run is asked to do.
+#[derive(Debug, Clone)]
+pub struct RunArgs {
+    pub users: PathBuf,
+    pub id: i64,
+    pub password: String,
+    pub iterations: u64,
+    pub warmup: u64,
+}
+
+/// What one run measured.
+#[derive(Debug, Clone)]
+pub struct ProgramRun {
+    /// The hash the program printed.
+    pub hash: String,
+    /// Each timed iteration, as the program timed it.
+    pub iteration_ns: Vec<u64>,
+    /// From spawn to exit, seen from outside.
+    pub wall: Duration,
+    /// User + system CPU of the process and its children.
+    pub cpu: Duration,
+    pub max_rss_kib: u64,
+}
+
+impl ProgramManifest {
+    pub fn load(path: &Path) -> Result<ProgramManifest> {
+        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let mut m: ProgramManifest =
+            toml::from_str(&text).with_context(|| format!("{} is not a valid processing manifest", path.display()))?;
+        m.dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+        if m.run.command.is_empty() {
+            bail!("{}: run.command is empty", path.display());
+        }
+        Ok(m)
+    }
+
+    pub fn fill(&self, repo: &Repo, arg: &str, args: Option<&RunArgs>) -> String {
+        let mut out = crate::manifest::fill_paths(repo, &self.dir, arg);
+        if let Some(a) = args {
+            out = out
+                .replace("{users}", &a.users.to_string_lossy())
+                .replace("{id}", &a.id.to_string())
+                .replace("{password}", &a.password)
+                .replace("{iterations}", &a.iterations.to_string())
+                .replace("{warmup}", &a.warmup.to_string());
+        }
+        out
+    }
+
+    pub fn build_argv(&self, repo: &Repo) -> Option<Vec<String>> {
+        self.build.as_ref().map(|b| b.command.iter().map(|a| self.fill(repo, a, None)).collect())
+    }
+
+    /// Runs the program once, pinned to `cpus`; `cancel` kills it.
+    pub fn run_once(&self, repo: &Repo, args: &RunArgs, cpus: &[usize], cancel: &AtomicBool) -> Result<ProgramRun> {
+        let argv: Vec<String> = self.run.command.iter().map(|a| self.fill(repo, a, Some(args))).collect();
+        let mut command = Command::new(&argv[0]);
+        command
+            .args(&argv[1..])
+            .current_dir(&repo.root)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (key, value) in &self.run.env {
+            command.env(key, self.fill(repo, value, Some(args)));
+        }
+        let cpus = cpus.to_vec();
+        // SAFETY: only async-signal-safe calls between fork and exec.
+        unsafe {
+            command.pre_exec(move || crate::process::child_setup(&cpus));
+        }
+        let started = Instant::now();
+        let mut child = command.spawn().with_context(|| format!("cannot start {} ({})", self.name, argv[0]))?;
+        let pid = child.id() as i32;
+        crate::process::register_group(pid);
+        let mut stdout = child.stdout.take().expect("piped");
+        let mut stderr = child.stderr.take().expect("piped");
+        let out_reader = std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = stdout.read_to_string(&mut s);
+            s
+        });
+        let err_reader = std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = stderr.read_to_string(&mut s);
+            s
+        });
+        // wait4 blocks in its own thread (for the exact exit time and the rusage); this one watches
+        // for Ctrl-C.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut status = 0;
+            // SAFETY: plain syscall on our own child.
+            let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+            let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+            let _ = tx.send((rc, status, usage, started.elapsed()));
+        });
+        let (rc, status, usage, wall) = loop {
+            match rx.recv_timeout(Duration::from_millis(50)) {
+                Ok(done) => break done,
+                Err(_) if cancel.load(Ordering::Relaxed) => {
+                    crate::process::kill_group(pid);
+                }
+                Err(_) => {}
+            }
+        };
+        crate::process::kill_group(pid); // anything it forked and left behind
+        crate::process::unregister_group(pid);
+        std::mem::forget(child); // reaped by wait4 above
+        let out = out_reader.join().unwrap_or_default();
+        let err = err_reader.join().unwrap_or_default();
+        if cancel.load(Ordering::Relaxed) {
+            bail!("interrupted");
+        }
+        if rc != pid || !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
+            let code =
+                if libc::WIFEXITED(status) { format!("exit {}", libc::WEXITSTATUS(status)) } else { "killed".into() };
+            let last = err.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string();
+            bail!("{} failed ({code}): {last}", self.name);
+        }
+        let mut run = parse_output(&out).with_context(|| format!("{} printed an unexpected answer", self.name))?;
+        let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+        run.wall = wall;
+        run.cpu = tv(usage.ru_utime) + tv(usage.ru_stime);
+        run.max_rss_kib = usage.ru_maxrss as u64;
+        if run.iteration_ns.len() as u64 != args.iterations {
+            bail!("{} timed {} iterations, {} were asked", self.name, run.iteration_ns.len(), args.iterations);
+        }
+        Ok(run)
+    }
+}
+
+/// `hash <hex>` then `ns <n>` per timed iteration.
+fn parse_output(text: &str) -> Result<ProgramRun> {
+    let mut hash = None;
+    let mut iteration_ns = Vec::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        match line.split_once(' ') {
+            Some(("hash", h)) => hash = Some(h.trim().to_string()),
+            Some(("ns", n)) => iteration_ns.push(n.trim().parse().with_context(|| format!("bad line '{line}'"))?),
+            _ => bail!("bad line '{line}'"),
+        }
+    }
+    Ok(ProgramRun {
+        hash: hash.context("no 'hash' line")?,
+        iteration_ns,
+        wall: Duration::ZERO,
+        cpu: Duration::ZERO,
+        max_rss_kib: 0,
+    })
+}
+
+/// Every program under `processing/`, by name.
+pub fn discover(repo: &Repo) -> Result<Vec<ProgramManifest>> {
+    let dir = repo.root.join("processing");
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(&dir) else { return Ok(out) };
+    for entry in entries {
+        let path = entry?.path().join("processing.toml");
+        if path.is_file() {
+            out.push(ProgramManifest::load(&path)?);
+        }
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_is_a_hash_and_iteration_times() {
+        let run = parse_output("hash abc\nns 10\nns 20\n").unwrap();
+        assert_eq!((run.hash.as_str(), run.iteration_ns), ("abc", vec![10, 20]));
+        assert!(parse_output("ns 10\n").is_err());
+        assert!(parse_output("hash a\nns x\n").is_err());
+        assert!(parse_output("hash a\nhello\n").is_err());
+    }
+
+    #[test]
+    fn a_manifest_fills_its_placeholders() {
+        let text = r#"
+            name = "p"
+            language = "P"
+            [run]
+            command = ["{dir}/p", "--users", "{users}", "--id", "{id}", "--iterations", "{iterations}"]
+        "#;
+        let mut m: ProgramManifest = toml::from_str(text).unwrap();
+        m.dir = "/d".into();
+        let repo = Repo { root: "/r".into() };
+        let args = RunArgs { users: "/u".into(), id: 7, password: "x".into(), iterations: 3, warmup: 0 };
+        let argv: Vec<String> = m.run.command.iter().map(|a| m.fill(&repo, a, Some(&args))).collect();
+        assert_eq!(argv, ["/d/p", "--users", "/u", "--id", "7", "--iterations", "3"]);
+    }
+}

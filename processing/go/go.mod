@@ -1,0 +1,3 @@
+module callbench/processing/go
+
+go 1.22

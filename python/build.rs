@@ -1,0 +1,13 @@
+//! Records the PyO3 version locked in the workspace's Cargo.lock, for the results' versions.
+fn main() {
+    let lock = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.lock");
+    println!("cargo:rerun-if-changed={}", lock.display());
+    let text = std::fs::read_to_string(&lock).unwrap_or_default();
+    let version = text
+        .split("[[package]]")
+        .find(|p| p.contains("\nname = \"pyo3\"\n"))
+        .and_then(|p| p.lines().find_map(|l| l.strip_prefix("version = \"")))
+        .map(|v| v.trim_end_matches('"').to_string())
+        .unwrap_or_else(|| "unknown".into());
+    println!("cargo:rustc-env=CALLBENCH_PYO3_VERSION={version}");
+}

@@ -1,0 +1,47 @@
+"""Type stubs of the PyO3 extension (python/src/*.rs)."""
+
+from os import PathLike
+from typing import Any
+
+__version__: str
+PYO3_VERSION: str
+RESULTS_SCHEMA: str
+
+Cell = tuple[int, int]
+
+def noop() -> None:
+    """Does nothing: the cost of a call from Python into Rust and back."""
+
+def life_setup() -> set[Cell]:
+    """The acorn, as a new set of (x, y) cells."""
+
+def life_step(board: set[Cell], ntimes: int) -> None:
+    """Advances `board` by `ntimes` generations in place (ValueError outside the contract's limits)."""
+
+def sha512_hex(text: str) -> str: ...
+
+def echo_message(message: dict[str, Any]) -> dict[str, Any]:
+    """The echo workload: `{"records": [...]}` checked (ValueError) and returned."""
+
+def echo_payload(records: int) -> dict[str, Any]:
+    """The contract's deterministic echo message of `records` records (about 190 bytes of JSON each)."""
+
+def write_users_json(path: str | PathLike[str]) -> None:
+    """Writes the contract's users.json (10,000 users) to `path`."""
+
+def descriptor_set() -> bytes:
+    """The contract's encoded FileDescriptorSet (proto/callbench/v1/*.proto)."""
+
+def summarise_results(json: str) -> str:
+    """Fills summaries, noise flags, bottlenecks and comparisons of a results.json text from its runs."""
+
+def write_reports(json: str, dir: str | PathLike[str]) -> None:
+    """Writes report.md and report.html of a results.json text into `dir`."""
+
+class UserStore:
+    """The auth workload's users: `UserStore(path, mode="preloaded")` (or "per-request")."""
+
+    mode: str
+    def __init__(self, path: str | PathLike[str], mode: str = "preloaded") -> None: ...
+    def test(self, id: int, password: str) -> str:
+        """The SHA-512 hex of `password` for user `id` (LookupError: no such user; ValueError: bad password)."""

@@ -1,0 +1,149 @@
+"""The Rust reference servers, started for the length of a `with` block through `callbench serve`
+(the same manifests, build and readiness checks as `callbench run`), pinned with taskset, and always
+stopped: on exit, on an exception, on Ctrl-C and on SIGTERM."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+READY = re.compile(r"ready at (?:http|grpc)://(\S+)")
+
+
+def find_repo(explicit: str | None = None) -> Path:
+    """The callbench checkout: `explicit`, $CALLBENCH_ROOT, the current directory's ancestors, or
+    the checkout this package was built from."""
+    candidates = [explicit, os.environ.get("CALLBENCH_ROOT")]
+    candidates += [str(p) for p in [Path.cwd(), *Path.cwd().parents]]
+    candidates.append(_built_from())
+    for c in candidates:
+        if c and (Path(c) / "servers" / "rust-axum" / "server.toml").is_file():
+            return Path(c).resolve()
+    raise SystemExit("callbench: cannot find the callbench checkout (run inside it, or give --repo / CALLBENCH_ROOT)")
+
+
+def _built_from() -> str | None:
+    from . import _native
+
+    return getattr(_native, "SOURCE_ROOT", None)
+
+
+def find_cli(repo: Path, explicit: str | None = None) -> str:
+    """The callbench CLI: `explicit`, $CALLBENCH_BIN, the checkout's release build, or `callbench` on PATH."""
+    for c in (explicit, os.environ.get("CALLBENCH_BIN"), str(repo / "target" / "release" / "callbench")):
+        if c and os.access(c, os.X_OK):
+            return c
+    found = shutil.which("callbench")
+    if found:
+        return found
+    raise SystemExit("callbench: no callbench binary (cargo build --release -p callbench, or give --callbench PATH)")
+
+
+class Server:
+    """One server of the checkout, run by `callbench serve NAME` in its own process group."""
+
+    def __init__(self, repo: Path, cli: str, name: str, cpus: list[int] | None, build: bool = True) -> None:
+        self.repo, self.cli, self.name, self.cpus, self.build = repo, cli, name, cpus, build
+        self.proc: subprocess.Popen[str] | None = None
+        self.addr = ""
+        self._log: list[str] = []
+
+    def __enter__(self) -> "Server":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self, timeout: float = 600.0) -> None:
+        argv = [self.cli, "serve", self.name, "--mode", "preloaded"] + ([] if self.build else ["--no-build"])
+        if self.cpus and shutil.which("taskset"):
+            argv = ["taskset", "-c", ",".join(map(str, self.cpus))] + argv
+        self.proc = subprocess.Popen(
+            argv, cwd=self.repo, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True
+        )
+        _RUNNING.add(self)
+        found = threading.Event()
+        threading.Thread(target=self._read, args=(found,), daemon=True).start()
+        deadline = time.monotonic() + timeout
+        while not found.wait(0.05):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                tail = "".join(self._log[-5:]).strip().replace("\n", " | ")
+                raise RuntimeError(f"{self.name} did not start: {tail or 'no output'}")
+
+    def _read(self, found: threading.Event) -> None:
+        assert self.proc and self.proc.stderr
+        for line in self.proc.stderr:
+            self._log.append(line)
+            m = READY.search(line)
+            if m and not found.is_set():
+                self.addr = m.group(1)
+                found.set()
+
+    @property
+    def port(self) -> int | None:
+        return int(self.addr.rsplit(":", 1)[1]) if ":" in self.addr else None
+
+    @property
+    def server_pid(self) -> int | None:
+        """The server process itself (the child of `callbench serve`), for its CPU, RSS and I/O."""
+        if not self.proc:
+            return None
+        try:
+            children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text().split()
+        except OSError:
+            return None
+        return int(children[0]) if children else None
+
+    def stop(self) -> None:
+        """SIGTERM to `callbench serve` (it stops its server), SIGKILL to the group after 10 s."""
+        proc, self.proc = self.proc, None
+        _RUNNING.discard(self)
+        if not proc or proc.poll() is not None:
+            return
+        server = None
+        try:
+            children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+            server = int(children[0]) if children else None
+        except OSError:
+            pass
+        for sig, wait in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 5.0)):
+            try:
+                os.killpg(proc.pid, sig)
+            except ProcessLookupError:
+                pass
+            if sig == signal.SIGKILL and server:
+                try:
+                    os.killpg(os.getpgid(server), sig)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            try:
+                proc.wait(wait)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+
+
+_RUNNING: set[Server] = set()
+
+
+def stop_all() -> None:
+    for s in list(_RUNNING):
+        s.stop()
+
+
+def stop_on_signals() -> None:
+    """SIGTERM/SIGHUP end the program like Ctrl-C does (KeyboardInterrupt), so `with` blocks stop servers."""
+
+    def interrupt(signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, interrupt)

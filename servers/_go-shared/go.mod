@@ -1,0 +1,3 @@
+module callbench/goshared
+
+go 1.24

@@ -1,0 +1,1 @@
+"""callbench reference server: REST/JSON on FastAPI, served by uvicorn (uvloop + httptools)."""

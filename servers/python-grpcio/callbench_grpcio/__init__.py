@@ -1,0 +1,1 @@
+"""callbench reference server: gRPC on grpcio's asyncio server (grpc.aio)."""
