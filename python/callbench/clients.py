@@ -68,6 +68,20 @@ class RequestsClient(_Rest):
         self.session.close()
 
 
+class RequestsNoSessionClient(RequestsClient):
+    """REST with plain `requests.get/post/put`, as seed 004 called its server: every call opens (and
+    closes) its own connection. Loopback's TIME_WAIT sockets are reused (Linux tcp_tw_reuse=2)."""
+
+    def __init__(self, base_url: str) -> None:
+        import requests
+
+        _Rest.__init__(self, base_url)
+        self.session = requests  # the module's get/post/put: no pool, a connection per call
+
+    def close(self) -> None:
+        pass
+
+
 class HttpxClient(_Rest):
     """REST with httpx (one Client, HTTP/1.1, keep-alive)."""
 
@@ -164,3 +178,13 @@ def _record(r: Any) -> dict[str, Any]:
         out["location"] = {"city": loc.city, "latitude": loc.latitude, "longitude": loc.longitude}
     out["tags"], out["samples"] = list(r.tags), list(r.samples)
     return out
+
+
+def connect(client: str, address: str) -> Any:
+    """The client called `client` (requests, requests-nosession, httpx, grpcio) for the server at host:port."""
+    if client == "grpcio":
+        return GrpcClient(address)
+    rest = {"requests": RequestsClient, "requests-nosession": RequestsNoSessionClient, "httpx": HttpxClient}
+    if client not in rest:
+        raise ValueError(f"unknown client {client!r}")
+    return rest[client](f"http://{address}")

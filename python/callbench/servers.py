@@ -13,7 +13,7 @@ import threading
 import time
 from pathlib import Path
 
-READY = re.compile(r"ready at (?:http|grpc)://(\S+)")
+READY = re.compile(r"ready at ((?:http|grpc)://(\S+))")
 
 
 def find_repo(explicit: str | None = None) -> Path:
@@ -46,12 +46,14 @@ def find_cli(repo: Path, explicit: str | None = None) -> str:
 
 
 class Server:
-    """One server of the checkout, run by `callbench serve NAME` in its own process group."""
+    """One server of the checkout, run by `callbench serve NAME` in its own process group, and checked by
+    `callbench verify` before it is used."""
 
     def __init__(self, repo: Path, cli: str, name: str, cpus: list[int] | None, build: bool = True) -> None:
         self.repo, self.cli, self.name, self.cpus, self.build = repo, cli, name, cpus, build
         self.proc: subprocess.Popen[str] | None = None
-        self.addr = ""
+        self.addr = self.url = ""
+        self.verify_record: dict | None = None
         self._log: list[str] = []
 
     def __enter__(self) -> "Server":
@@ -77,6 +79,19 @@ class Server:
                 self.stop()
                 tail = "".join(self._log[-5:]).strip().replace("\n", " | ")
                 raise RuntimeError(f"{self.name} did not start: {tail or 'no output'}")
+        self.verify()
+
+    def verify(self) -> None:
+        """`callbench verify` of the running server against the contract's vectors (no flood): a server
+        that answers wrongly is not measured."""
+        r = subprocess.run([self.cli, "verify", self.url, "--flood", "0", "-q"], cwd=self.repo,
+                           capture_output=True, text=True, timeout=300)
+        if r.returncode != 0:
+            self.stop()
+            lines = [l.strip() for l in (r.stdout + r.stderr).splitlines() if l.strip()]
+            raise RuntimeError(f"{self.name} failed callbench verify: {' | '.join(lines[-3:]) or 'no output'}")
+        m = re.search(r"verify: (\d+) passed, (\d+) failed", r.stdout)
+        self.verify_record = {"passed": int(m.group(1)), "failed": int(m.group(2)), "failures": []} if m else None
 
     def _read(self, found: threading.Event) -> None:
         assert self.proc and self.proc.stderr
@@ -84,7 +99,7 @@ class Server:
             self._log.append(line)
             m = READY.search(line)
             if m and not found.is_set():
-                self.addr = m.group(1)
+                self.url, self.addr = m.group(1), m.group(2)
                 found.set()
 
     @property

@@ -36,7 +36,8 @@ fn summarise_results(json: &str) -> PyResult<String> {
             .map_or_else(|| "wall_us_per_call".to_string(), |e| e.headline.clone());
         analysis::summarise(&mut results.cells[i], &headline, floor, clients, servers);
     }
-    results.comparisons = results.experiments.iter().flat_map(|e| analysis::compare_experiment(&results, &e.id)).collect();
+    results.comparisons =
+        results.experiments.iter().flat_map(|e| analysis::compare_experiment(&results, &e.id)).collect();
     serde_json::to_string_pretty(&results).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 

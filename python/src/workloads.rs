@@ -98,8 +98,8 @@ impl UserStore {
     #[pyo3(signature = (path, mode = "preloaded"))]
     fn new(path: std::path::PathBuf, mode: &str) -> PyResult<Self> {
         let mode: auth::Mode = mode.parse().map_err(PyValueError::new_err)?;
-        let store = auth::UserStore::open(&path, mode)
-            .map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))?;
+        let store =
+            auth::UserStore::open(&path, mode).map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))?;
         Ok(UserStore { store })
     }
 

@@ -33,12 +33,14 @@ def test_a_small_run_prints_the_table_and_writes_valid_results(tmp_path):
     doc = json.loads((tmp_path / "results.json").read_text())
     assert doc["schema"] == "callbench-results/1" and doc["complete"] and not doc["interrupted"]
     assert {c["status"] for c in doc["cells"]} == {"ok"}
-    assert len(doc["cells"]) == 5 * (1 + 1 + 4 + 1 + 1)
+    assert len(doc["cells"]) == 6 * (1 + 1 + 4 + 1 + 1)
     noop = next(c for c in doc["cells"] if c["id"] == "noop/noop/pyo3")
     assert noop["summary"]["wall_us_per_call"]["median"] > 0 and len(noop["runs"]) == 2
     wire = next(c for c in doc["cells"] if c["id"] == "step/life/grpcio+rust-tonic/ntimes=1")
     assert wire["runs"][0]["wire_sent_per_call"] > 50 and wire["runs"][0]["server_cpu_us_per_call"] > 0
     assert (tmp_path / "report.html").stat().st_size > 10_000
+    verified = [s["verify"] for s in doc["servers"] if "+" in s["name"]]
+    assert len(verified) == 4 and all(v and v["passed"] > 50 and v["failed"] == 0 for v in verified), verified
     # callbench's own CLI reads it back (same schema as `callbench run`).
     report = subprocess.run([str(REPO / "target" / "release" / "callbench"), "report", str(tmp_path)],
                             capture_output=True, text=True, timeout=120)

@@ -8,7 +8,7 @@ import os
 import pytest
 
 import callbench
-from callbench.clients import CallFailed, GrpcClient, HttpxClient, RequestsClient
+from callbench.clients import CallFailed, connect
 from callbench.servers import Server, find_cli
 
 from conftest import REPO
@@ -29,11 +29,10 @@ def servers():
         yield rest, grpc
 
 
-@pytest.fixture(params=["requests", "httpx", "grpcio"])
+@pytest.fixture(params=["requests", "requests-nosession", "httpx", "grpcio"])
 def client(request, servers):
     rest, grpc = servers
-    c = {"requests": lambda: RequestsClient(f"http://{rest.addr}"), "httpx": lambda: HttpxClient(f"http://{rest.addr}"),
-         "grpcio": lambda: GrpcClient(grpc.addr)}[request.param]()
+    c = connect(request.param, grpc.addr if request.param == "grpcio" else rest.addr)
     yield c
     c.close()
 
@@ -68,3 +67,8 @@ def test_a_stopped_server_leaves_no_process(servers):
 def test_an_unknown_server_is_a_clear_error():
     with pytest.raises(RuntimeError, match="did not start"):
         Server(REPO, find_cli(REPO), "no-such-server", None, build=False).start(timeout=60)
+
+
+def test_connect_refuses_unknown_clients():
+    with pytest.raises(ValueError):
+        connect("carrier-pigeon", "127.0.0.1:1")

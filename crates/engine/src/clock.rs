@@ -34,6 +34,11 @@ impl Clock {
         self.t0.elapsed()
     }
 
+    /// The instant `at` after the run's start.
+    pub fn instant(&self, at: Duration) -> Instant {
+        self.t0 + at
+    }
+
     /// Waits until `at` after the run's start (returns at once if that is past).
     pub async fn sleep_until(&self, at: Duration) {
         let now = self.now();

@@ -2,6 +2,7 @@
 //! are data (a pacer, a stop, a concurrency), never another loop.
 
 use crate::clock::Clock;
+use crate::guard::Guard;
 use crate::pacer::{Next, Pacer};
 use crate::record::{ByteCounts, CallRecord, ErrorKind};
 use crate::sink::Sink;
@@ -220,6 +221,7 @@ pub async fn run<T: Target, P: Pacer + 'static, S: Sink>(
 async fn worker<T: Target, P: Pacer, S: Sink>(shared: Arc<Shared<T, P>>, slot: usize, mut sink: S) -> S {
     let clock = shared.clock;
     let mut conn: Option<T::Conn> = None;
+    let mut guard = shared.load.timeout.map(Guard::new);
     loop {
         if shared.load.cancel.load(Ordering::Relaxed) {
             return sink;
@@ -230,10 +232,11 @@ async fn worker<T: Target, P: Pacer, S: Sink>(shared: Arc<Shared<T, P>>, slot: u
         }
         let start = clock.now();
         let attempt = one_call(&shared, slot, &mut conn);
-        let (reply, connect) = match shared.load.timeout {
-            Some(limit) => tokio::time::timeout(limit, attempt)
+        let (reply, connect) = match &mut guard {
+            Some(guard) => guard
+                .run(clock.instant(start), attempt)
                 .await
-                .unwrap_or_else(|_| (Reply::broken(ErrorKind::Timeout, ByteCounts::default()), None)),
+                .unwrap_or_else(|| (Reply::broken(ErrorKind::Timeout, ByteCounts::default()), None)),
             None => attempt.await,
         };
         let end = clock.now();

@@ -96,16 +96,17 @@ fn parse_head(buf: &[u8], head_request: bool) -> Result<Option<Head>, ErrorKind>
     let mut close = response.version == Some(0);
     let (mut length, mut chunked, mut gzip) = (None, false, false);
     for h in response.headers.iter() {
-        let value = std::str::from_utf8(h.value).unwrap_or("").trim();
+        // Names first: most headers are none of these four, and need no value decoded.
+        let value = || std::str::from_utf8(h.value).unwrap_or("").trim();
         if h.name.eq_ignore_ascii_case("content-length") {
-            length = Some(value.parse::<usize>().map_err(|_| ErrorKind::Io)?);
+            length = Some(value().parse::<usize>().map_err(|_| ErrorKind::Io)?);
         } else if h.name.eq_ignore_ascii_case("transfer-encoding") {
-            chunked = value.to_ascii_lowercase().ends_with("chunked");
+            chunked = value().to_ascii_lowercase().ends_with("chunked");
         } else if h.name.eq_ignore_ascii_case("connection") {
-            let value = value.to_ascii_lowercase();
+            let value = value().to_ascii_lowercase();
             close = value.contains("close") || (close && !value.contains("keep-alive"));
         } else if h.name.eq_ignore_ascii_case("content-encoding") {
-            gzip = value.eq_ignore_ascii_case("gzip");
+            gzip = value().eq_ignore_ascii_case("gzip");
         }
     }
     let framing = if head_request || status < 200 || status == 204 || status == 304 {

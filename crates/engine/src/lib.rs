@@ -8,6 +8,7 @@ pub mod clock;
 pub mod cpu;
 pub mod driver;
 pub mod grpc;
+mod guard;
 pub mod h2pool;
 pub mod http1;
 pub mod http2;

@@ -2,6 +2,7 @@
 //! processes (never leaving one behind), and checks servers against the
 //! contract's vectors (`verify`).
 
+pub mod child;
 pub mod load;
 pub mod manifest;
 pub mod process;

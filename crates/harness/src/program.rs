@@ -1,18 +1,14 @@
 //! `processing/<name>/processing.toml`: seed 000's work (read users.json, parse, find, SHA-512) as
-//! a program in one language, and one timed run of it as a real process: pinned, in its own
-//! registered process group (killed on Ctrl-C and with callbench), its wall time from spawn to
-//! exit and its CPU time and peak RSS from `wait4`.
+//! a program in one language, and one timed run of it as a real process ([`crate::child`]).
 
 use crate::manifest::{Command as ManifestCommand, Versions};
 use crate::repo::Repo;
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
-use std::io::Read;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -88,74 +84,23 @@ impl ProgramManifest {
     pub fn run_once(&self, repo: &Repo, args: &RunArgs, cpus: &[usize], cancel: &AtomicBool) -> Result<ProgramRun> {
         let argv: Vec<String> = self.run.command.iter().map(|a| self.fill(repo, a, Some(args))).collect();
         let mut command = Command::new(&argv[0]);
-        command
-            .args(&argv[1..])
-            .current_dir(&repo.root)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+        command.args(&argv[1..]).current_dir(&repo.root);
         for (key, value) in &self.run.env {
             command.env(key, self.fill(repo, value, Some(args)));
         }
-        let cpus = cpus.to_vec();
-        // SAFETY: only async-signal-safe calls between fork and exec.
-        unsafe {
-            command.pre_exec(move || crate::process::child_setup(&cpus));
-        }
-        let started = Instant::now();
-        let mut child = command.spawn().with_context(|| format!("cannot start {} ({})", self.name, argv[0]))?;
-        let pid = child.id() as i32;
-        crate::process::register_group(pid);
-        let mut stdout = child.stdout.take().expect("piped");
-        let mut stderr = child.stderr.take().expect("piped");
-        let out_reader = std::thread::spawn(move || {
-            let mut s = String::new();
-            let _ = stdout.read_to_string(&mut s);
-            s
-        });
-        let err_reader = std::thread::spawn(move || {
-            let mut s = String::new();
-            let _ = stderr.read_to_string(&mut s);
-            s
-        });
-        // wait4 blocks in its own thread (for the exact exit time and the rusage); this one watches
-        // for Ctrl-C.
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut status = 0;
-            // SAFETY: plain syscall on our own child.
-            let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-            let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-            let _ = tx.send((rc, status, usage, started.elapsed()));
-        });
-        let (rc, status, usage, wall) = loop {
-            match rx.recv_timeout(Duration::from_millis(50)) {
-                Ok(done) => break done,
-                Err(_) if cancel.load(Ordering::Relaxed) => {
-                    crate::process::kill_group(pid);
-                }
-                Err(_) => {}
-            }
-        };
-        crate::process::kill_group(pid); // anything it forked and left behind
-        crate::process::unregister_group(pid);
-        std::mem::forget(child); // reaped by wait4 above
-        let out = out_reader.join().unwrap_or_default();
-        let err = err_reader.join().unwrap_or_default();
-        if cancel.load(Ordering::Relaxed) {
+        let done = crate::child::run_pinned(command, cpus, cancel)
+            .with_context(|| format!("cannot start {} ({})", self.name, argv[0]))?;
+        if done.cancelled {
             bail!("interrupted");
         }
-        if rc != pid || !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
-            let code =
-                if libc::WIFEXITED(status) { format!("exit {}", libc::WEXITSTATUS(status)) } else { "killed".into() };
-            let last = err.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string();
-            bail!("{} failed ({code}): {last}", self.name);
+        if !done.succeeded() {
+            bail!("{} failed ({})", self.name, done.failure());
         }
-        let mut run = parse_output(&out).with_context(|| format!("{} printed an unexpected answer", self.name))?;
-        let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-        run.wall = wall;
-        run.cpu = tv(usage.ru_utime) + tv(usage.ru_stime);
-        run.max_rss_kib = usage.ru_maxrss as u64;
+        let mut run =
+            parse_output(&done.stdout).with_context(|| format!("{} printed an unexpected answer", self.name))?;
+        run.wall = done.wall;
+        run.cpu = done.cpu;
+        run.max_rss_kib = done.max_rss_kib;
         if run.iteration_ns.len() as u64 != args.iterations {
             bail!("{} timed {} iterations, {} were asked", self.name, run.iteration_ns.len(), args.iterations);
         }

@@ -144,10 +144,13 @@ pub fn verdict(a: Option<&Estimate>, b: Option<&Estimate>, noisy: bool) -> Verdi
 }
 
 impl CompareReport {
-    /// True when, on every matched cell's headline metric, the runs agree or one is flagged noisy
-    /// (cells measured on neither side are left out; a cell measured on one side only is not).
-    pub fn all_agree_or_noisy(&self) -> bool {
-        self.headlines().all(|m| matches!(m.verdict, Verdict::Agree | Verdict::Noisy | Verdict::NotMeasured))
+    /// True unless some matched cell's headline changed significantly (the two intervals do not
+    /// even overlap) or was measured on one side only. A median that moved outside the other
+    /// run's interval while the intervals still overlap is a change within noise: reported, not
+    /// failed — consecutive runs on a shared machine drift by more than one run's repetitions show
+    /// (13% on a CI machine, 2026-11-22), and a check that failed on that would cry wolf.
+    pub fn no_significant_change(&self) -> bool {
+        self.headlines().all(|m| !matches!(m.verdict, Verdict::ChangedSignificant | Verdict::Missing))
     }
 
     /// The headline comparison of every matched cell.

@@ -34,7 +34,7 @@ pub struct SuiteRecord {
     /// The suite file's text, verbatim.
     pub text: String,
     pub repetitions: usize,
-    /// Every interval is widened to at least ± this share of its median (0.05 = ±5%): two runs
+    /// Every interval is widened to at least ± this share of its median (0.08 = ±8%): two runs
     /// of the same cell differ by more than the repetitions inside one run do (the server
     /// process, the machine's state), and an interval must cover that to be believed.
     /// Files written before it existed read as 0.

@@ -39,7 +39,7 @@ fn with(r: &Results, id: &str, f: impl Fn(&mut Cell)) -> Results {
 fn a_run_compared_with_itself_agrees_everywhere() {
     let r = common::fixture();
     let report = compare(&r, &r);
-    assert!(report.all_agree_or_noisy());
+    assert!(report.no_significant_change());
     assert_eq!(report.cells.len(), r.cells.len());
     assert!(report.only_in_a.is_empty() && report.only_in_b.is_empty() && report.environment_differences.is_empty());
     for m in report.cells.iter().flat_map(|c| &c.metrics) {
@@ -60,14 +60,14 @@ fn a_drift_inside_the_intervals_agrees_and_one_past_them_is_within_noise() {
     // Both medians stay inside the other's interval.
     let inside = (e.hi / e.median).min(e.median / e.lo).sqrt();
     let report = compare(&a, &with(&a, id, |c| slow_down(c, inside)));
-    assert!(report.all_agree_or_noisy(), "{}", report.markdown());
+    assert!(report.no_significant_change(), "{}", report.markdown());
     // B's median leaves A's interval, the intervals still overlap.
     let past = e.hi / e.median * 1.01;
     assert!(e.lo * past < e.hi, "the fixture's interval is wide enough");
     let report = compare(&a, &with(&a, id, |c| slow_down(c, past)));
     let head = report.cells.iter().find(|c| c.id == id).unwrap().metrics[0].clone();
     assert_eq!(head.verdict, Verdict::ChangedWithinNoise);
-    assert!(!report.all_agree_or_noisy());
+    assert!(report.no_significant_change(), "a change within noise does not fail the check");
 }
 
 #[test]
@@ -76,7 +76,7 @@ fn a_slower_cell_is_a_significant_change_with_its_ratio() {
     let id = "sequential/auth/rust-actix";
     let b = with(&a, id, |c| slow_down(c, 1.5));
     let report = compare(&a, &b);
-    assert!(!report.all_agree_or_noisy());
+    assert!(!report.no_significant_change());
     let cell = report.cells.iter().find(|c| c.id == id).unwrap();
     assert_eq!(cell.headline, "latency_p50_us");
     let names: Vec<&str> = cell.metrics.iter().map(|m| m.metric.as_str()).collect();
@@ -104,7 +104,7 @@ fn a_noisy_cell_that_moved_is_called_noisy() {
     let report = compare(&a, &b);
     let head = report.cells.iter().find(|c| c.id == id).unwrap().metrics[0].clone();
     assert_eq!(head.verdict, Verdict::Noisy);
-    assert!(report.all_agree_or_noisy());
+    assert!(report.no_significant_change());
 }
 
 #[test]
@@ -141,5 +141,5 @@ fn a_cell_that_failed_on_one_side_is_not_agreement() {
     });
     let report = compare(&a, &b);
     assert_eq!(report.cells.iter().find(|c| c.id == id).unwrap().metrics[0].verdict, Verdict::Missing);
-    assert!(!report.all_agree_or_noisy());
+    assert!(!report.no_significant_change());
 }

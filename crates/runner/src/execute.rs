@@ -4,7 +4,7 @@
 //! repetition, comparisons at the experiment's end, servers stopped.
 
 use crate::fleet::{self, Fleet};
-use crate::plan::{self, CellPlan};
+use crate::plan::{self, CellKind, CellPlan};
 use crate::repetition;
 use crate::store::Store;
 use crate::suite::{ExperimentSpec, Suite};
@@ -79,6 +79,7 @@ pub fn prepare(repo: &Repo, suite: &Suite, build: bool) -> Result<(), String> {
     let known = manifest::discover(repo).map_err(|e| format!("{e:#}"))?;
     let programs = program::discover(repo).map_err(|e| format!("{e:#}"))?;
     let mut builds: BTreeMap<Vec<String>, String> = BTreeMap::new();
+    let mut python_needed = false;
     for e in &suite.experiments {
         if e.kind.as_deref() == Some("processing") {
             for name in &e.servers {
@@ -92,8 +93,20 @@ pub fn prepare(repo: &Repo, suite: &Suite, build: bool) -> Result<(), String> {
             }
             continue;
         }
+        if e.kind.as_deref() == Some("python") {
+            python_needed = true;
+        }
         for text in &e.servers {
-            let s = plan::ServerSpec::parse(text)?;
+            let (s, caller) = match e.kind.as_deref() {
+                Some("python") => {
+                    let m = crate::python::Mechanism::parse(text)?;
+                    match m.server.clone() {
+                        Some(name) => (plan::ServerSpec { name, http2: false }, Some(m)),
+                        None => continue,
+                    }
+                }
+                _ => (plan::ServerSpec::parse(text)?, None),
+            };
             if s.is_inproc() {
                 continue;
             }
@@ -101,6 +114,16 @@ pub fn prepare(repo: &Repo, suite: &Suite, build: bool) -> Result<(), String> {
                 let names: Vec<&str> = known.iter().map(|m| m.name.as_str()).collect();
                 format!("experiment '{}': unknown server '{}' (known: inproc, {})", e.id, s.name, names.join(", "))
             })?;
+            if let Some(caller) = caller.filter(|c| (c.transport() == "grpc") != (m.protocol == Protocol::Grpc)) {
+                return Err(format!(
+                    "experiment '{}': {} calls {} servers; {} is {}",
+                    e.id,
+                    caller.client,
+                    if caller.transport() == "grpc" { "gRPC" } else { "REST" },
+                    m.name,
+                    if m.protocol == Protocol::Grpc { "gRPC" } else { "REST" }
+                ));
+            }
             if s.http2 && m.protocol != Protocol::Rest {
                 return Err(format!(
                     "experiment '{}': '+h2' is for REST servers; {} is gRPC (always HTTP/2)",
@@ -115,6 +138,9 @@ pub fn prepare(repo: &Repo, suite: &Suite, build: bool) -> Result<(), String> {
     // Identical build commands (the Rust workspace) run once.
     for (argv, name) in builds.iter().filter(|_| build) {
         callbench_harness::process::run_build(repo, name, argv).map_err(|e| format!("{e:#}"))?;
+    }
+    if python_needed {
+        crate::python::prepare(repo, build)?;
     }
     Ok(())
 }
@@ -164,6 +190,11 @@ async fn run_experiment(
         Some("processing") => program::discover(repo).map_err(|e| format!("{e:#}"))?,
         _ => Vec::new(),
     };
+    let python = crate::python::interpreter(repo);
+    let python_versions = match spec.kind.as_deref() {
+        Some("python") => crate::python::versions(&python),
+        _ => BTreeMap::new(),
+    };
     let mut cells: Vec<(CellPlan, usize, Option<f64>)> = Vec::new();
     let mut warmed = std::collections::BTreeSet::new();
     for p in plans {
@@ -177,7 +208,18 @@ async fn run_experiment(
             cell.status = CellStatus::Error;
             cell.error = Some(e.clone());
         }
-        if p.processing {
+        if let CellKind::Python(m) = &p.kind {
+            if !results.servers.iter().any(|s| s.name == p.server.name) {
+                results.servers.push(m.record(&python_versions));
+            }
+            cell.transport = m.transport().into();
+            if let (Some(server), None) = (&m.server, &cell.error) {
+                if let Err(reason) = fleet.ensure(server, &p.mode(), &mut results.servers).await {
+                    cell.status = CellStatus::NotMeasured;
+                    cell.error = Some(reason);
+                }
+            }
+        } else if p.kind == CellKind::Processing {
             if let Some(m) = programs.iter().find(|m| m.name == p.server.name) {
                 if !results.servers.iter().any(|s| s.name == m.name) {
                     results.servers.push(fleet::program_record(repo, m));
@@ -229,9 +271,10 @@ async fn run_experiment(
             {
                 continue;
             }
-            let outcome = match programs.iter().find(|m| p.processing && m.name == p.server.name) {
-                Some(program) => measure_program(repo, program, p, o).await,
-                None => measure_once(p, *rate, &mut fleet, results, o).await,
+            let outcome = match (&p.kind, programs.iter().find(|m| m.name == p.server.name)) {
+                (CellKind::Processing, Some(program)) => measure_program(repo, program, p, o).await,
+                (CellKind::Python(m), _) => measure_python(repo, &python, p, m, &mut fleet, results, o).await,
+                _ => measure_once(p, *rate, &mut fleet, results, o).await,
             };
             let cell = &mut results.cells[*index];
             match outcome {
@@ -305,6 +348,31 @@ async fn measure_program(
     o: &Options,
 ) -> Result<repetition::Measured, String> {
     crate::processing::measure(repo, program, p, &o.server_cpus, o.cancel.clone()).await
+}
+
+/// One repetition of a Python cell: one run of the Python caller, on the client CPUs.
+async fn measure_python(
+    repo: &Repo,
+    python: &std::path::Path,
+    p: &CellPlan,
+    m: &crate::python::Mechanism,
+    fleet: &mut Fleet<'_>,
+    results: &mut Results,
+    o: &Options,
+) -> Result<repetition::Measured, String> {
+    let Some(server) = &m.server else {
+        return crate::python::measure(repo, python, p, m, None, &o.client_cpus, o.cancel.clone()).await;
+    };
+    if let Some(crash) = fleet.check_alive(server, &p.mode(), &mut results.servers) {
+        return Err(format!("server died: {crash}"));
+    }
+    let running = fleet.ensure(server, &p.mode(), &mut results.servers).await?;
+    let wire = crate::python::Wire { addr: running.addr(), pid: running.group() };
+    let outcome = crate::python::measure(repo, python, p, m, Some(wire), &o.client_cpus, o.cancel.clone()).await;
+    if let Some(crash) = fleet.check_alive(server, &p.mode(), &mut results.servers) {
+        return Err(format!("server died: {crash}"));
+    }
+    outcome
 }
 
 /// One repetition of a cell, with the server's crash (if any) turned into the error.

@@ -8,6 +8,7 @@ pub mod measure;
 pub mod pinning;
 pub mod plan;
 pub mod processing;
+pub mod python;
 pub mod repetition;
 pub mod store;
 pub mod suite;

@@ -1,6 +1,7 @@
 //! From an experiment to its cells: servers × workloads × swept values, each with its load
 //! settings resolved, its id, and the `callbench load` spec that measures it.
 
+use crate::python::{default_calls, Mechanism};
 use crate::suite::{ExperimentSpec, LoadFields, Suite};
 use callbench_harness::load::{parse, preset::PresetOptions, LoadSpec};
 use serde_json::{json, Value};
@@ -63,8 +64,18 @@ pub struct CellPlan {
     pub x: Option<f64>,
     /// The experiment's swept parameter, if any.
     pub sweep: Option<String>,
-    /// A processing cell: `server` names a program of `processing/`, timed as a process.
-    pub processing: bool,
+    pub kind: CellKind,
+}
+
+/// What a cell times.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CellKind {
+    /// Calls through the load engine (`server` a server of `servers/`, or `inproc`).
+    Load,
+    /// `server` names a program of `processing/`, timed as a process.
+    Processing,
+    /// A Python caller; `server` is its label (`requests+rust-axum`).
+    Python(Mechanism),
 }
 
 /// The cells of an experiment, in a stable order: swept value, workload, server.
@@ -74,7 +85,17 @@ pub fn cells(suite: &Suite, e: &ExperimentSpec) -> Result<Vec<CellPlan>, String>
         Some(sweep) => sweep.values.iter().map(Some).collect(),
         None => vec![None],
     };
-    let servers = e.servers.iter().map(|s| ServerSpec::parse(s)).collect::<Result<Vec<_>, _>>()?;
+    let python = e.kind.as_deref() == Some("python");
+    let servers = e
+        .servers
+        .iter()
+        .map(|s| match python {
+            // A Python caller's label names its server after '+': not a server option.
+            true => Mechanism::parse(s).map(|m| (ServerSpec { name: m.label(), http2: false }, CellKind::Python(m))),
+            false if e.kind.as_deref() == Some("processing") => ServerSpec::parse(s).map(|x| (x, CellKind::Processing)),
+            false => ServerSpec::parse(s).map(|x| (x, CellKind::Load)),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let mut out = Vec::new();
     for value in values {
         let mut fields = base.clone();
@@ -86,7 +107,7 @@ pub fn cells(suite: &Suite, e: &ExperimentSpec) -> Result<Vec<CellPlan>, String>
             x = value.as_integer().map(|v| v as f64).or(value.as_float());
         }
         for workload in &e.workloads {
-            for server in &servers {
+            for (server, kind) in &servers {
                 out.push(CellPlan {
                     id: format!("{}/{}/{}{}", e.id, workload, server.label(), suffix),
                     experiment: e.id.clone(),
@@ -96,7 +117,7 @@ pub fn cells(suite: &Suite, e: &ExperimentSpec) -> Result<Vec<CellPlan>, String>
                     repetitions: fields.repetitions.unwrap_or(suite.repetitions).max(1),
                     x,
                     sweep: e.sweep.as_ref().map(|s| s.param.clone()),
-                    processing: e.kind.as_deref() == Some("processing"),
+                    kind: kind.clone(),
                 });
             }
         }
@@ -173,7 +194,24 @@ impl CellPlan {
     /// The cell's settings as results.json records them.
     pub fn params(&self, rate: Option<f64>) -> BTreeMap<String, Value> {
         let f = &self.fields;
-        if self.processing {
+        if let CellKind::Python(m) = &self.kind {
+            let ntimes = f.ntimes.unwrap_or(1);
+            let mut p = BTreeMap::from([
+                ("client".to_string(), json!(m.client)),
+                (
+                    "calls".to_string(),
+                    json!(f.calls.unwrap_or_else(|| default_calls(&self.workload, ntimes, m.transport()))),
+                ),
+            ]);
+            if let Some(server) = &m.server {
+                p.insert("server".into(), json!(server));
+            }
+            if self.workload == "life" {
+                p.insert("ntimes".into(), json!(ntimes));
+            }
+            return p;
+        }
+        if self.kind == CellKind::Processing {
             let start = f.start.clone().unwrap_or_else(|| "warm".into());
             let mut p = BTreeMap::from([
                 ("server".to_string(), json!(self.server.name)),

@@ -88,7 +88,7 @@ fn metrics_of(run: &callbench_harness::program::ProgramRun, cold: bool) -> Measu
         throughput_per_s: n as f64 / secs,
         latency_us: Some(latency),
         // The process's own CPU: per call only when the process did nothing else (cold).
-        server_cpu_us_per_call: cold.then(|| run.cpu.as_secs_f64() * 1e6),
+        server_cpu_us_per_call: cold.then_some(run.cpu.as_secs_f64() * 1e6),
         server_cpu_cores: Some(run.cpu.as_secs_f64() / run.wall.as_secs_f64().max(1e-9)),
         server_rss_peak_kib: Some(run.max_rss_kib),
         ..RunMetrics::default()

@@ -33,11 +33,12 @@ fn default_repetitions() -> usize {
     5
 }
 
-/// Two default runs on this 2-core machine differed by up to 4% in cells whose repetitions agreed
-/// within 1–2% (2026-11-22): ±5% covers that, and is the smallest difference callbench ranks.
-/// (A CI run saw 5.2% once, in a cell with one repetition 14% off: that cell is flagged noisy.)
+/// Consecutive default runs on this 2-core machine differ by more than the repetitions inside one
+/// run do: 4% (2026-11-22), then 5.0% and 5.2% in cells whose own repetitions agreed within 2%
+/// (sequential/cars/rust-actix 38.1 vs 36.2 µs, sequential/auth/rust-axum 40.0 vs 42.1 µs). A ±5%
+/// floor left such cells at the edge of disagreeing; ±8% covers the drift seen with some margin.
 fn default_interval_floor() -> f64 {
-    0.05
+    0.08
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -49,8 +50,9 @@ pub struct ExperimentSpec {
     pub description: String,
     #[serde(default)]
     pub seeds: Vec<String>,
-    /// `load` (default: calls to servers through the load engine) or `processing` (seed 000's
-    /// work as a program per language, `servers` naming folders of `processing/`).
+    /// `load` (default: calls to servers through the load engine), `processing` (seed 000's
+    /// work as a program per language, `servers` naming folders of `processing/`) or `python`
+    /// (seed 004: Python callers, `servers` like `pyo3`, `python`, `requests+rust-axum`).
     #[serde(default)]
     pub kind: Option<String>,
     /// Load run against each server once after it starts, before its first cell, and not
@@ -201,7 +203,7 @@ impl Suite {
             return Err("the suite has no [[experiment]]".into());
         }
         if !(0.0..1.0).contains(&self.interval_floor) {
-            return Err(format!("interval_floor {} must be a share between 0 and 1 (0.05 = ±5%)", self.interval_floor));
+            return Err(format!("interval_floor {} must be a share between 0 and 1 (0.08 = ±8%)", self.interval_floor));
         }
         if self.repetitions == 0 {
             return Err("repetitions must be at least 1".into());
@@ -227,7 +229,21 @@ impl Suite {
                         ));
                     }
                 }
-                Some(other) => return Err(format!("experiment '{}': unknown kind '{other}' (load, processing)", e.id)),
+                Some("python") => {
+                    if let Some(w) = e.workloads.iter().find(|w| !crate::python::WORKLOADS.contains(&w.as_str())) {
+                        return Err(format!(
+                            "experiment '{}': Python experiments call {}, not '{w}'",
+                            e.id,
+                            crate::python::WORKLOADS.join(", ")
+                        ));
+                    }
+                    for s in &e.servers {
+                        crate::python::Mechanism::parse(s).map_err(|m| format!("experiment '{}': {m}", e.id))?;
+                    }
+                }
+                Some(other) => {
+                    return Err(format!("experiment '{}': unknown kind '{other}' (load, processing, python)", e.id))
+                }
             }
             if let Some(w) = &e.server_warmup {
                 callbench_harness::load::parse::duration(w)

@@ -2,10 +2,11 @@
 //! rustls client of our own, and the command-line clients (curl, grpcurl) the tests also use.
 
 use base64::Engine;
-use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvider};
+use callbench_engine::net::tls::AnyCertificate;
+use rustls::client::danger::ServerCertVerifier;
+use rustls::crypto::CryptoProvider;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
-use rustls::{DigitallySignedStruct, ProtocolVersion, SignatureScheme, SupportedProtocolVersion};
+use rustls::{ProtocolVersion, SupportedProtocolVersion};
 use sha2::{Digest, Sha256};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -41,7 +42,7 @@ pub fn handshake(addr: &str, version: &'static SupportedProtocolVersion, alpn: &
         .with_protocol_versions(&[version])
         .expect("a valid TLS version")
         .dangerous()
-        .with_custom_certificate_verifier(Arc::new(AnyCertificate(provider())))
+        .with_custom_certificate_verifier(Arc::new(AnyCertificate::new(provider())))
         .with_no_client_auth();
     config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
     let name = ServerName::try_from("localhost").expect("a server name");
@@ -58,45 +59,6 @@ pub fn handshake(addr: &str, version: &'static SupportedProtocolVersion, alpn: &
         alpn: conn.alpn_protocol().map(<[u8]>::to_vec),
         version: conn.protocol_version().expect("a negotiated version"),
         stream,
-    }
-}
-
-/// Trusts any certificate, but checks that the server holds its key.
-#[derive(Debug)]
-struct AnyCertificate(Arc<CryptoProvider>);
-
-impl ServerCertVerifier for AnyCertificate {
-    fn verify_server_cert(
-        &self,
-        _: &CertificateDer<'_>,
-        _: &[CertificateDer<'_>],
-        _: &ServerName<'_>,
-        _: &[u8],
-        _: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls12_signature(message, cert, dss, &self.0.signature_verification_algorithms)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls13_signature(message, cert, dss, &self.0.signature_verification_algorithms)
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.signature_verification_algorithms.supported_schemes()
     }
 }
 

@@ -13,7 +13,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from .. import _native
-from ..clients import GrpcClient, HttpxClient, RequestsClient
+from ..clients import connect
 from ..servers import Server, find_cli, find_repo, stop_all, stop_on_signals
 from . import measure, plan, record, table
 
@@ -25,7 +25,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                    help="multiplies the article's call counts (setup ×1000, step 10000/ntimes...); 0.01 for a quick look")
     p.add_argument("--noop-calls", type=int, default=None,
                    help="calls per no-op repetition (default 200,000 in-process, 2,000 over the wire, times --scale)")
-    p.add_argument("--only", default="", help="comma-separated mechanisms: pyo3,python,requests,httpx,grpcio")
+    p.add_argument("--only", default="", help="comma-separated mechanisms: pyo3,python,requests,requests-nosession,httpx,grpcio")
     p.add_argument("--experiments", default="", help="comma-separated: noop,setup,step,auth,echo (default all)")
     p.add_argument("--rest-server", default="rust-axum", help="REST server of the checkout (default rust-axum)")
     p.add_argument("--grpc-server", default="rust-tonic", help="gRPC server of the checkout (default rust-tonic)")
@@ -53,21 +53,72 @@ def pinning() -> tuple[list[int], list[int]]:
     return [cpus[0]], cpus[1:]
 
 
-def main(argv: list[str] | None = None) -> int:
-    a = parse_args(sys.argv[1:] if argv is None else argv)
+def select(a: argparse.Namespace) -> tuple[list[plan.Mechanism], list[plan.Operation]]:
+    """The mechanisms and operations `--only` and `--experiments` keep."""
     mechanisms = plan.mechanisms(a.rest_server, a.grpc_server)
     wanted = {w.strip() for w in a.only.split(",") if w.strip()}
     unknown = wanted - {m.name.split("+")[0] for m in mechanisms}
     if unknown:
-        raise SystemExit(f"callbench: unknown mechanism(s) {', '.join(sorted(unknown))} (pyo3, python, requests, httpx, grpcio)")
+        raise SystemExit(f"callbench: unknown mechanism(s) {', '.join(sorted(unknown))} "
+                         "(pyo3, python, requests, requests-nosession, httpx, grpcio)")
     if wanted:
         mechanisms = [m for m in mechanisms if m.name.split("+")[0] in wanted]
     ops = plan.operations(a.scale, 1)
     kinds = {w.strip() for w in a.experiments.split(",") if w.strip()}
     if kinds - set(record.TITLES):
-        raise SystemExit(f"callbench: unknown experiment(s) {', '.join(sorted(kinds - set(record.TITLES)))} ({', '.join(record.TITLES)})")
+        raise SystemExit(f"callbench: unknown experiment(s) {', '.join(sorted(kinds - set(record.TITLES)))} "
+                         f"({', '.join(record.TITLES)})")
     if kinds:
         ops = [op for op in ops if op.experiment in kinds]
+    return mechanisms, ops
+
+
+def open_targets(stack: ExitStack, mechanisms: list[plan.Mechanism], running: dict[str, Server],
+                 users: Path) -> dict[str, plan.Target]:
+    """Each mechanism's workload functions; the clients' connections close with `stack`."""
+    targets = {}
+    for m in mechanisms:
+        if m.transport == "inproc":
+            targets[m.name] = plan.inproc_target(m.name, str(users))
+        else:
+            impl = connect(m.name.split("+")[0], running[m.server].addr)
+            stack.callback(impl.close)
+            targets[m.name] = plan.Target(impl, None)
+    return targets
+
+
+Cells = list[tuple[plan.Operation, plan.Mechanism, int]]
+
+
+def one_round(rep: int, doc: dict, cells: Cells, targets: dict[str, plan.Target], running: dict[str, Server],
+              samples: dict[str, list[float]], say) -> None:
+    """Repetition `rep` of every cell still ok, in order; a failed call ends its cell, not the run."""
+    for (op, m, loops), cell in zip(cells, doc["cells"]):
+        if cell["status"] != "ok":
+            continue
+        say(f"round {rep + 1}: {cell['id']}")
+        server = running.get(m.server) if m.server else None
+        try:
+            call, check = plan.repetition_call(op, targets[m.name])
+            pid, port = (server.server_pid, server.port) if server else (None, None)
+            if m.name.startswith("requests-nosession+"):
+                port = None  # its connections close within the call: `ss` cannot see their bytes
+            metrics, per_call = measure.run(call, loops, m.transport != "inproc", pid, port)
+            problem = check()
+        except Exception as e:
+            metrics, per_call, problem = None, [], f"{type(e).__name__}: {e}"
+        if problem:
+            cell["status"], cell["error"] = "error", f"repetition {rep + 1}: {problem}"
+            continue
+        cell["runs"].append(metrics)
+        samples.setdefault(cell["id"], []).extend(per_call)
+        cell["spectrum"] = record.spectrum(samples[cell["id"]])
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    a = parse_args(args)
+    mechanisms, ops = select(a)
     repo = find_repo(a.repo)
     servers_needed = sorted({m.server for m in mechanisms if m.server})
     cli = find_cli(repo, a.callbench) if servers_needed else ""
@@ -84,25 +135,8 @@ def main(argv: list[str] | None = None) -> int:
         return max(1, round((200_000 if m.transport == "inproc" else 2_000) * a.scale))
 
     cells = [(op, m, noop_calls(m) if op.experiment == "noop" else op.loops) for op in ops for m in mechanisms]
-    rest = next((m.name for m in mechanisms if m.name.startswith("requests+")), None)
-    doc = {
-        "schema": _native.RESULTS_SCHEMA,
-        "complete": False,
-        "interrupted": False,
-        "suite": {
-            "name": "seed004-boundary-python",
-            "description": "Seed 004: Python calling Rust in-process (PyO3) vs over the wire (requests, httpx, grpcio) vs pure Python.",
-            "file": "python -m callbench.boundary",
-            "text": " ".join(sys.argv[1:] if argv is None else argv),
-            "repetitions": a.repetitions,
-            "interval_floor": 0.05,
-        },
-        "environment": record.environment(repo, client_cpus, server_cpus),
-        "servers": [record.server_record(m) for m in mechanisms],
-        "experiments": record.experiments(ops, rest),
-        "cells": [record.new_cell(op, m, loops) for op, m, loops in cells],
-        "comparisons": [],
-    }
+    environment = record.environment(repo, client_cpus, server_cpus)
+    doc = record.document(" ".join(args), a.repetitions, environment, mechanisms, ops, cells)
     users = repo / "target" / "callbench" / "users.json"
     _native.write_users_json(users)
     samples: dict[str, list[float]] = {}
@@ -116,40 +150,17 @@ def main(argv: list[str] | None = None) -> int:
             for name in servers_needed:
                 say(f"starting {name}")
                 running[name] = stack.enter_context(Server(repo, cli, name, server_cpus, build=not a.no_build))
-            targets = {}
-            for m in mechanisms:
-                if m.transport == "inproc":
-                    targets[m.name] = plan.inproc_target(m.name, str(users))
-                else:
-                    addr = running[m.server].addr
-                    client = {"requests": RequestsClient, "httpx": HttpxClient}.get(m.library)
-                    impl = client(f"http://{addr}") if client else GrpcClient(addr)
-                    stack.callback(impl.close)
-                    targets[m.name] = plan.Target(impl, None)
+            for m, server in zip(mechanisms, doc["servers"]):
+                if m.server:
+                    server["verify"] = running[m.server].verify_record
+            targets = open_targets(stack, mechanisms, running, users)
             say("warming up")
             for op, m, loops in cells:  # opens connections, fills caches; checks every path once
                 call, _ = plan.repetition_call(op, targets[m.name])
                 for _ in range(min(loops, 20)):
                     call()
             for rep in range(a.repetitions):
-                for (op, m, loops), cell in zip(cells, doc["cells"]):
-                    if cell["status"] != "ok":
-                        continue
-                    say(f"round {rep + 1}/{a.repetitions}: {cell['id']}")
-                    server = running.get(m.server) if m.server else None
-                    try:
-                        call, check = plan.repetition_call(op, targets[m.name])
-                        pid, port = (server.server_pid, server.port) if server else (None, None)
-                        metrics, per_call = measure.run(call, loops, m.transport != "inproc", pid, port)
-                        problem = check()
-                    except Exception as e:  # a failed call ends the cell, not the run
-                        metrics, per_call, problem = None, [], f"{type(e).__name__}: {e}"
-                    if problem:
-                        cell["status"], cell["error"] = "error", f"repetition {rep + 1}: {problem}"
-                        continue
-                    cell["runs"].append(metrics)
-                    samples.setdefault(cell["id"], []).extend(per_call)
-                    cell["spectrum"] = record.spectrum(samples[cell["id"]])
+                one_round(rep, doc, cells, targets, running, samples, say)
                 doc = record.write(doc, out)
         doc["complete"] = True
     except KeyboardInterrupt:

@@ -28,9 +28,21 @@ def mechanisms(rest_server: str, grpc_server: str) -> list[Mechanism]:
         Mechanism("pyo3", "inproc", None, "callbench._native", "the Rust workload through PyO3 bindings"),
         Mechanism("python", "inproc", None, "callbench.pure", "the same workload in pure Python"),
         Mechanism(f"requests+{rest_server}", "rest-h1", rest_server, "requests", "REST/JSON with requests (Session)"),
+        Mechanism(f"requests-nosession+{rest_server}", "rest-h1", rest_server, "requests",
+                  "REST/JSON with requests.get/post, no Session: a new connection per call, as seed 004"),
         Mechanism(f"httpx+{rest_server}", "rest-h1", rest_server, "httpx", "REST/JSON with httpx (Client)"),
         Mechanism(f"grpcio+{grpc_server}", "grpc", grpc_server, "grpcio", "gRPC with grpcio (one channel)"),
     ]
+
+
+def article_rest(names: list[str]) -> str | None:
+    """The mechanism beside which the article's rpc figures go: requests without a Session (as the
+    article called), else with one."""
+    for prefix in ("requests-nosession+", "requests+"):
+        found = next((n for n in names if n.startswith(prefix)), None)
+        if found:
+            return found
+    return None
 
 
 @dataclass
@@ -74,9 +86,10 @@ class Target:
         return self.users.test(USER_ID, PASSWORD) if self.users else self.impl.auth(USER_ID, PASSWORD)
 
 
-def inproc_target(name: str, users_path: str) -> Target:
+def inproc_target(name: str, users_path: str | None) -> Target:
+    """PyO3 or pure Python; auth needs `users_path` (users.json, parsed once here)."""
     impl = _native if name == "pyo3" else pure
-    return Target(impl, impl.UserStore(users_path))
+    return Target(impl, impl.UserStore(users_path) if users_path else None)
 
 
 def expected_board(generations: int) -> set[tuple[int, int]]:

@@ -16,7 +16,7 @@ from typing import Any
 
 from .. import _native
 from .article import ARTICLE, NOTE
-from .plan import Mechanism, Operation
+from .plan import Mechanism, Operation, article_rest
 
 TITLES = {
     "noop": ("The boundary alone: a call that does nothing", "wall_us_per_call"),
@@ -131,6 +131,29 @@ def experiments(ops: list[Operation], rest: str | None) -> list[dict[str, Any]]:
             "references": refs,
         })
     return out
+
+
+def document(command: str, repetitions: int, environment: dict[str, Any], mechanisms: list[Mechanism],
+             ops: list[Operation], cells: list[tuple[Operation, Mechanism, int]]) -> dict[str, Any]:
+    """A new results.json document for `cells`, nothing measured yet."""
+    return {
+        "schema": _native.RESULTS_SCHEMA,
+        "complete": False,
+        "interrupted": False,
+        "suite": {
+            "name": "seed004-boundary-python",
+            "description": "Seed 004: Python calling Rust in-process (PyO3) vs over the wire (requests, httpx, grpcio) vs pure Python.",
+            "file": "python -m callbench.boundary",
+            "text": command,
+            "repetitions": repetitions,
+            "interval_floor": 0.08,  # as `callbench run`'s default (crates/runner/src/suite.rs)
+        },
+        "environment": environment,
+        "servers": [server_record(m) for m in mechanisms],
+        "experiments": experiments(ops, article_rest([m.name for m in mechanisms])),
+        "cells": [new_cell(op, m, loops) for op, m, loops in cells],
+        "comparisons": [],
+    }
 
 
 def cell_id(op: Operation, m: Mechanism) -> str:

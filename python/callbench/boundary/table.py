@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .article import ARTICLE
+from .plan import article_rest
 
 
 def fmt_time(us: float) -> str:
@@ -56,7 +57,7 @@ def render(results: dict[str, Any], mechanisms: list[str]) -> str:
         lines.append(row)
     out += _table(lines)
 
-    rest = next((m for m in mechanisms if m.startswith("requests+")), None)
+    rest = article_rest(mechanisms)
     article_rows = [(key, label, x) for key, (label, x) in _article_rows().items() if ("step" in key or key == "setup")]
     if article_rows:
         out.append("")

@@ -7,8 +7,8 @@ pub struct Args {
     a: PathBuf,
     /// The later one.
     b: PathBuf,
-    /// Exit 1 unless every cell's headline figure agrees (each median inside the other run's
-    /// interval) or is flagged noisy: two runs of one suite on one machine should pass.
+    /// Exit 1 when a cell's headline figure changed significantly (the two intervals do not
+    /// overlap) or was measured in one run only: two runs of one suite on one machine should pass.
     #[arg(long)]
     check: bool,
 }
@@ -19,8 +19,8 @@ pub fn run(args: Args) -> Result<i32> {
     let b = super::report::read_results(&args.b)?;
     let report = callbench_report::compare::compare(&a, &b);
     print!("{}", report.markdown());
-    if args.check && !report.all_agree_or_noisy() {
-        eprintln!("callbench: some cells changed between the two runs (see the table)");
+    if args.check && !report.no_significant_change() {
+        eprintln!("callbench: some cells changed significantly between the two runs (see the table)");
         return Ok(1);
     }
     Ok(0)

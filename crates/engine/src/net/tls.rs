@@ -23,7 +23,10 @@ pub fn client_config(options: &TlsOptions, alpn: &[&[u8]]) -> Result<Arc<ClientC
         .with_safe_default_protocol_versions()
         .map_err(|e| format!("TLS set-up failed: {e}"))?;
     let mut config = if options.insecure {
-        builder.dangerous().with_custom_certificate_verifier(Arc::new(AnyCertificate(provider))).with_no_client_auth()
+        builder
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(AnyCertificate::new(provider)))
+            .with_no_client_auth()
     } else {
         let mut roots = RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
         if let Some(file) = &options.ca_file {
@@ -48,8 +51,16 @@ fn read_pem_certs(file: &Path) -> Result<Vec<CertificateDer<'static>>, String> {
     Ok(certs)
 }
 
+/// Trusts any certificate, but checks that the server holds its key (the handshake's signatures).
+/// Shared with the tests' TLS clients.
 #[derive(Debug)]
-struct AnyCertificate(Arc<CryptoProvider>);
+pub struct AnyCertificate(Arc<CryptoProvider>);
+
+impl AnyCertificate {
+    pub fn new(provider: Arc<CryptoProvider>) -> Self {
+        AnyCertificate(provider)
+    }
+}
 
 impl ServerCertVerifier for AnyCertificate {
     fn verify_server_cert(
