@@ -1,14 +1,13 @@
 //! The gRPC target: unary and server-streaming calls over the shared HTTP/2 connections. The request
 //! message is encoded (and compressed) once; answers are parsed frame by frame as they stream in.
 
-use crate::h2pool::{connection_survives, exchange, H2Handle, H2Pool};
+use crate::h2pool::{request_block, H2Handle, H2Pool, HeaderList, RequestBlocks};
 use crate::http2::{header_name, header_value};
 use crate::net::Endpoint;
 use crate::record::{ByteCounts, ErrorKind};
 use crate::request::{gunzip, gzip, BodyCheck};
 use crate::target::{Connected, Reply, Target, WireTotals};
 use bytes::Bytes;
-use http::{HeaderMap, HeaderValue, Method, Uri};
 
 pub struct GrpcCall {
     /// `/package.Service/Method`.
@@ -25,8 +24,8 @@ pub struct GrpcCall {
 
 pub struct Grpc {
     pool: H2Pool,
-    uri: Uri,
-    headers: HeaderMap,
+    /// The call's HPACK header blocks, encoded once.
+    block: RequestBlocks,
     frame: Bytes,
     payload_sent: u64,
     check: Option<BodyCheck>,
@@ -34,21 +33,23 @@ pub struct Grpc {
 
 impl Grpc {
     pub fn new(endpoint: Endpoint, connections: usize, fresh_each_call: bool, call: GrpcCall) -> Result<Self, String> {
-        let scheme = if endpoint.is_tls() { "https" } else { "http" };
-        let uri: Uri = format!("{scheme}://{}{}", endpoint.authority(), call.path)
-            .parse()
-            .map_err(|e| format!("bad gRPC method path {:?}: {e}", call.path))?;
-        let mut headers = HeaderMap::new();
-        headers.insert("content-type", HeaderValue::from_static("application/grpc"));
-        headers.insert("te", HeaderValue::from_static("trailers"));
-        headers.insert("user-agent", HeaderValue::from_static(concat!("callbench/", env!("CARGO_PKG_VERSION"))));
+        let path: http::uri::PathAndQuery =
+            call.path.parse().map_err(|e| format!("bad gRPC method path {:?}: {e}", call.path))?;
+        let mut headers: Vec<(String, String)> = vec![
+            ("content-type".into(), "application/grpc".into()),
+            ("te".into(), "trailers".into()),
+            ("user-agent".into(), concat!("callbench/", env!("CARGO_PKG_VERSION")).into()),
+        ];
         if call.gzip {
-            headers.insert("grpc-encoding", HeaderValue::from_static("gzip"));
-            headers.insert("grpc-accept-encoding", HeaderValue::from_static("gzip"));
+            headers.push(("grpc-encoding".into(), "gzip".into()));
+            headers.push(("grpc-accept-encoding".into(), "gzip".into()));
         }
         for (name, value) in &call.metadata {
-            headers.append(header_name(name)?, header_value(name, value)?);
+            header_name(name)?;
+            header_value(name, value)?;
+            headers.push((name.clone(), value.clone()));
         }
+        let block = request_block("POST", endpoint.is_tls(), &endpoint.authority(), path.as_str(), &headers);
         let message = if call.gzip { gzip(&call.message) } else { call.message };
         let mut frame = Vec::with_capacity(5 + message.len());
         frame.push(u8::from(call.gzip));
@@ -56,8 +57,7 @@ impl Grpc {
         frame.extend_from_slice(&message);
         Ok(Grpc {
             pool: H2Pool::new(endpoint, connections, fresh_each_call),
-            uri,
-            headers,
+            block,
             frame: frame.into(),
             payload_sent: message.len() as u64,
             check: call.check,
@@ -105,9 +105,9 @@ impl Messages {
 }
 
 /// grpc-status from the trailers, or from the headers of a trailers-only answer.
-fn grpc_status(head: &HeaderMap, trailers: Option<&HeaderMap>) -> Option<i32> {
+fn grpc_status(head: &HeaderList, trailers: Option<&HeaderList>) -> Option<i32> {
     let value = trailers.and_then(|t| t.get("grpc-status")).or_else(|| head.get("grpc-status"))?;
-    std::str::from_utf8(value.as_bytes()).ok()?.parse().ok()
+    std::str::from_utf8(value).ok()?.parse().ok()
 }
 
 impl Target for Grpc {
@@ -118,25 +118,19 @@ impl Target for Grpc {
     }
 
     async fn call(&self, conn: &mut H2Handle) -> Reply {
-        let mut request = http::Request::new(());
-        *request.method_mut() = Method::POST;
-        *request.uri_mut() = self.uri.clone();
-        *request.headers_mut() = self.headers.clone();
         let mut messages = Messages::default();
         let keep = self.check.is_some();
-        let answer = exchange(conn, request, &self.frame, |chunk| messages.push(chunk, keep)).await;
-        let mut bytes = ByteCounts { sent: self.payload_sent, received: messages.payload };
+        let answer = conn.exchange(&self.block, &self.frame, |chunk| messages.push(chunk, keep)).await;
+        let bytes = ByteCounts { sent: self.payload_sent, received: messages.payload };
         let answer = match answer {
             Ok(answer) => answer,
-            Err(e) if connection_survives(&e) => return Reply::error(ErrorKind::Io, bytes),
+            Err(e) if e.connection_survives() => return Reply::error(ErrorKind::Io, bytes),
             Err(_) => return Reply::broken(ErrorKind::Io, bytes),
         };
-        bytes.received = messages.payload;
-        let status = answer.head.status.as_u16();
-        if status != 200 {
-            return Reply::error(ErrorKind::HttpStatus(status), bytes);
+        if answer.status != 200 {
+            return Reply::error(ErrorKind::HttpStatus(answer.status), bytes);
         }
-        match grpc_status(&answer.head.headers, answer.trailers.as_ref()) {
+        match grpc_status(&answer.headers, answer.trailers.as_ref()) {
             Some(0) => {}
             Some(code) => return Reply::error(ErrorKind::GrpcStatus(code), bytes),
             None => return Reply::error(ErrorKind::Io, bytes), // no status at all: a broken answer
@@ -191,12 +185,12 @@ mod tests {
 
     #[test]
     fn status_from_trailers_or_trailers_only() {
-        let mut head = HeaderMap::new();
-        let mut trailers = HeaderMap::new();
+        let mut head = HeaderList::default();
+        let mut trailers = HeaderList::default();
         assert_eq!(grpc_status(&head, None), None);
-        head.insert("grpc-status", HeaderValue::from_static("5"));
+        head.push(b"grpc-status", b"5");
         assert_eq!(grpc_status(&head, None), Some(5));
-        trailers.insert("grpc-status", HeaderValue::from_static("0"));
+        trailers.push(b"grpc-status", b"0");
         assert_eq!(grpc_status(&head, Some(&trailers)), Some(0));
     }
 }

@@ -1,18 +1,17 @@
 //! The HTTP/2 target (h2c with prior knowledge, or ALPN h2 over TLS) for REST calls.
 
-use crate::h2pool::{connection_survives, exchange, H2Handle, H2Pool};
+use crate::h2pool::{request_block, H2Handle, H2Pool, RequestBlocks};
 use crate::net::Endpoint;
 use crate::record::{ByteCounts, ErrorKind};
 use crate::request::{gunzip, Expect, HttpRequest};
 use crate::target::{Connected, Reply, Target, WireTotals};
 use bytes::Bytes;
-use http::{HeaderMap, HeaderName, HeaderValue, Method, Uri};
+use http::{HeaderName, HeaderValue, Method};
 
 pub struct Http2 {
     pool: H2Pool,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
+    /// The request's HPACK header blocks, encoded once.
+    block: RequestBlocks,
     body: Bytes,
     expect: Expect,
 }
@@ -25,25 +24,25 @@ impl Http2 {
         request: &HttpRequest,
         expect: Expect,
     ) -> Result<Self, String> {
-        let scheme = if endpoint.is_tls() { "https" } else { "http" };
-        let uri: Uri = format!("{scheme}://{}{}", endpoint.authority(), request.path)
-            .parse()
-            .map_err(|e| format!("bad request path {:?}: {e}", request.path))?;
-        let method = Method::from_bytes(request.method.as_bytes())
-            .map_err(|_| format!("bad HTTP method {:?}", request.method))?;
+        let path: http::uri::PathAndQuery =
+            request.path.parse().map_err(|e| format!("bad request path {:?}: {e}", request.path))?;
+        Method::from_bytes(request.method.as_bytes()).map_err(|_| format!("bad HTTP method {:?}", request.method))?;
         let body = request.wire_body();
-        let mut headers = HeaderMap::new();
         let implied = request.implied_headers().into_iter().map(|(n, v)| (n.to_string(), v.to_string()));
+        let mut headers = vec![];
         for (name, value) in request.headers.iter().cloned().chain(implied) {
             if name.eq_ignore_ascii_case("host") || name.eq_ignore_ascii_case("connection") {
                 continue; // :authority replaces Host; HTTP/2 forbids connection headers
             }
-            headers.append(header_name(&name)?, header_value(&name, &value)?);
+            header_name(&name)?;
+            header_value(&name, &value)?;
+            headers.push((name, value));
         }
-        if !body.is_empty() {
-            headers.insert(http::header::CONTENT_LENGTH, HeaderValue::from(body.len()));
+        if !body.is_empty() && !request.has_header("content-length") {
+            headers.push(("content-length".into(), body.len().to_string()));
         }
-        Ok(Http2 { pool: H2Pool::new(endpoint, connections, fresh_each_call), method, uri, headers, body, expect })
+        let block = request_block(&request.method, endpoint.is_tls(), &endpoint.authority(), path.as_str(), &headers);
+        Ok(Http2 { pool: H2Pool::new(endpoint, connections, fresh_each_call), block, body, expect })
     }
 }
 
@@ -63,31 +62,27 @@ impl Target for Http2 {
     }
 
     async fn call(&self, conn: &mut H2Handle) -> Reply {
-        let mut request = http::Request::new(());
-        *request.method_mut() = self.method.clone();
-        *request.uri_mut() = self.uri.clone();
-        *request.headers_mut() = self.headers.clone();
         let mut bytes = ByteCounts { sent: self.body.len() as u64, received: 0 };
         let keep = self.expect.body.is_some();
         let mut body = Vec::new();
-        let answer = exchange(conn, request, &self.body, |chunk| {
-            bytes.received += chunk.len() as u64;
-            if keep {
-                body.extend_from_slice(chunk);
-            }
-        })
-        .await;
+        let answer = conn
+            .exchange(&self.block, &self.body, |chunk| {
+                bytes.received += chunk.len() as u64;
+                if keep {
+                    body.extend_from_slice(chunk);
+                }
+            })
+            .await;
         let answer = match answer {
             Ok(answer) => answer,
-            Err(e) if connection_survives(&e) => return Reply::error(ErrorKind::Io, bytes),
+            Err(e) if e.connection_survives() => return Reply::error(ErrorKind::Io, bytes),
             Err(_) => return Reply::broken(ErrorKind::Io, bytes),
         };
-        let status = answer.head.status.as_u16();
-        if !self.expect.status_ok(status) {
-            return Reply::error(ErrorKind::HttpStatus(status), bytes);
+        if !self.expect.status_ok(answer.status) {
+            return Reply::error(ErrorKind::HttpStatus(answer.status), bytes);
         }
         if let Some(check) = &self.expect.body {
-            let gzip = answer.head.headers.get("content-encoding").is_some_and(|v| v.as_bytes() == b"gzip");
+            let gzip = answer.headers.get("content-encoding") == Some(b"gzip");
             let body = if gzip { gunzip(&body) } else { Some(body) };
             if !body.is_some_and(|b| check(&b)) {
                 return Reply::error(ErrorKind::Validation, bytes);

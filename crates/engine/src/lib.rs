@@ -9,6 +9,7 @@ pub mod cpu;
 pub mod driver;
 pub mod grpc;
 mod guard;
+mod h2client;
 pub mod h2pool;
 pub mod http1;
 pub mod http2;

@@ -1,0 +1,13 @@
+//! A lean HTTP/2 client for the engine's runs: request header blocks encoded once, the frames of
+//! all calls on a connection written together, answers parsed under one lock per read. It does
+//! what a load client needs (unary and streamed answers, flow control both ways, CONTINUATION,
+//! padding, GOAWAY, resets, cancelled calls) and nothing a load client does not (no priorities,
+//! no server push). Probes and reflection before a run still use the `h2` crate.
+
+mod block;
+mod conn;
+mod frame;
+mod hpack;
+
+pub use block::{request_block, HeaderList, RequestBlocks};
+pub use conn::{Answer, Connection, H2Error};
