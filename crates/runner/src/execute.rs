@@ -4,7 +4,9 @@
 //! repetition, comparisons at the experiment's end, servers stopped.
 
 use crate::fleet::{self, Fleet};
+use crate::interference::{self, Sides};
 use crate::plan::{self, CellKind, CellPlan};
+use crate::progress::{server_warmup_key, Progress};
 use crate::repetition;
 use crate::store::Store;
 use crate::suite::{ExperimentSpec, Suite};
@@ -46,24 +48,31 @@ pub async fn run(repo: &Repo, suite: &Suite, store: &Store, o: &Options) -> Resu
             file: o.suite_file.clone(),
             text: o.suite_text.clone(),
             repetitions: o.repetitions.unwrap_or(suite.repetitions),
-            interval_floor: suite.interval_floor,
+            interval_floor: suite.interval_floor.unwrap_or(0.0),
         },
         environment,
         servers: Vec::new(),
         experiments: Vec::new(),
         cells: Vec::new(),
         comparisons: Vec::new(),
+        steadiness: None,
     };
+    let steadiness = crate::steadiness::probe(&o.client_cpus, &o.server_cpus);
+    for warning in &steadiness.warnings {
+        eprintln!("callbench: steadiness: {warning}");
+    }
+    results.suite.interval_floor = suite.interval_floor.unwrap_or(steadiness.loop_spread);
+    results.steadiness = Some(steadiness);
     store.write_results(&results)?;
     crate::pinning::pin_self(&o.client_cpus)?;
+    let mut progress = Progress::new(suite, o.repetitions, o.quiet);
     for spec in &suite.experiments {
         if o.cancel.load(Ordering::Relaxed) {
             break;
         }
-        run_experiment(repo, suite, spec, store, o, &mut results).await?;
-        if !o.quiet {
-            eprintln!();
-        }
+        progress.show(&format!("{}: starting its servers", spec.id), true);
+        run_experiment(repo, suite, spec, store, o, &mut results, &mut progress).await?;
+        progress.end_line();
         print!("{}", crate::terminal::experiment_table(&results, &spec.id));
     }
     results.interrupted = o.cancel.load(Ordering::Relaxed);
@@ -163,6 +172,7 @@ async fn run_experiment(
     store: &Store,
     o: &Options,
     results: &mut Results,
+    progress: &mut Progress,
 ) -> Result<(), String> {
     let plans = plan::cells(suite, spec)?;
     results.experiments.push(Experiment {
@@ -237,7 +247,9 @@ async fn run_experiment(
                     let key = (p.server.label(), p.mode());
                     if let (Some(warmup), false) = (&spec.server_warmup, warmed.contains(&key)) {
                         let (addr, grpc) = (running.addr(), running.protocol == Protocol::Grpc);
+                        let started = std::time::Instant::now();
                         warm_up_server(spec, &p, addr, grpc, warmup, o).await;
+                        progress.done(&server_warmup_key(&spec.id, &p.server.label()), started.elapsed());
                         warmed.insert(key);
                     }
                 }
@@ -257,10 +269,10 @@ async fn run_experiment(
     store.write_results(results)?;
     let rounds = cells.iter().map(|(p, _, _)| o.repetitions.unwrap_or(p.repetitions)).max().unwrap_or(0);
     let mut histograms: BTreeMap<usize, Vec<(Histogram<u64>, Duration)>> = BTreeMap::new();
+    warm_up_round(spec, &cells, &mut fleet, results, o, progress).await;
     'rounds: for round in 0..rounds {
-        if !o.quiet {
-            eprint!("\r{}: round {}/{rounds}   ", spec.id, round + 1);
-        }
+        let what = format!("{}: round {}/{rounds}", spec.id, round + 1);
+        progress.show(&what, true);
         for (p, index, rate) in &cells {
             if o.cancel.load(Ordering::Relaxed) {
                 break 'rounds;
@@ -271,11 +283,33 @@ async fn run_experiment(
             {
                 continue;
             }
-            let outcome = match (&p.kind, programs.iter().find(|m| m.name == p.server.name)) {
-                (CellKind::Processing, Some(program)) => measure_program(repo, program, p, o).await,
-                (CellKind::Python(m), _) => measure_python(repo, &python, p, m, &mut fleet, results, o).await,
-                _ => measure_once(p, *rate, &mut fleet, results, o).await,
+            let mut reruns = 0;
+            let started = std::time::Instant::now();
+            let outcome = loop {
+                let outcome = match (&p.kind, programs.iter().find(|m| m.name == p.server.name)) {
+                    (CellKind::Processing, Some(program)) => measure_program(repo, program, p, o).await,
+                    (CellKind::Python(m), _) => measure_python(repo, &python, p, m, &mut fleet, results, o).await,
+                    _ => measure_once(p, *rate, &mut fleet, results, o).await,
+                };
+                // A repetition others disturbed is measured again (bounded), so the interval
+                // shows the server's spread rather than the neighbours'.
+                let cell = &mut results.cells[*index];
+                match &outcome {
+                    Ok(m) if !m.cancelled && !o.cancel.load(Ordering::Relaxed) => match &m.metrics.disturbed {
+                        Some(why) if reruns < RERUNS_PER_REPETITION && (cell.reruns as usize) < o.repetitions.unwrap_or(p.repetitions) => {
+                            reruns += 1;
+                            cell.reruns += 1;
+                            if !o.quiet {
+                                eprintln!("\r{}: repetition {} of {} disturbed ({why}): measuring it again", spec.id, round + 1, cell.id);
+                            }
+                        }
+                        _ => break outcome,
+                    },
+                    _ => break outcome,
+                }
             };
+            progress.done(&p.id, started.elapsed());
+            progress.show(&what, false);
             let cell = &mut results.cells[*index];
             match outcome {
                 Ok(m) if m.cancelled => {
@@ -312,6 +346,36 @@ async fn run_experiment(
     store.write_results(results)
 }
 
+/// Round 0: every load cell once before the measured rounds, nothing recorded. Without it the
+/// first round ran up to 35% slower for the first seconds of an experiment (every server at once,
+/// 2026-11-24), which alone made most sequential cells noisy; JMH's warm-up iterations do this.
+async fn warm_up_round(
+    spec: &ExperimentSpec,
+    cells: &[(CellPlan, usize, Option<f64>)],
+    fleet: &mut Fleet<'_>,
+    results: &mut Results,
+    o: &Options,
+    progress: &mut Progress,
+) {
+    let what = format!("{}: warm-up round", spec.id);
+    progress.show(&what, true);
+    for (p, index, rate) in cells {
+        let cell = &results.cells[*index];
+        let load = matches!(p.kind, CellKind::Load) && !p.server.is_inproc();
+        if !load || o.cancel.load(Ordering::Relaxed) || cell.status != CellStatus::Ok {
+            continue;
+        }
+        let started = std::time::Instant::now();
+        let _ = measure_once(p, *rate, fleet, results, o).await;
+        progress.done(&p.id, started.elapsed());
+        progress.show(&what, false);
+    }
+}
+
+/// How many times one repetition is measured again when others disturbed it (a cell re-runs at
+/// most as many repetitions as it has).
+const RERUNS_PER_REPETITION: usize = 2;
+
 /// The experiment's `server_warmup`: closed-loop load on each of its workloads in turn, the
 /// cell's settings otherwise, nothing recorded. A failure here shows in the cells that follow.
 async fn warm_up_server(
@@ -334,7 +398,7 @@ async fn warm_up_server(
         load.duration = Some(share);
         load.calls = None;
         load.warmup = std::time::Duration::ZERO;
-        if o.cancel.load(Ordering::Relaxed) || repetition::run(&load, None, o.cancel.clone()).await.is_err() {
+        if o.cancel.load(Ordering::Relaxed) || repetition::run(&load, None, None, o.cancel.clone()).await.is_err() {
             return;
         }
     }
@@ -347,7 +411,28 @@ async fn measure_program(
     p: &CellPlan,
     o: &Options,
 ) -> Result<repetition::Measured, String> {
-    crate::processing::measure(repo, program, p, &o.server_cpus, o.cancel.clone()).await
+    // The program runs on the server CPUs and is this process's child: its time is "ours" there.
+    let sides = Sides { client: &o.server_cpus, server: &[] };
+    let before = interference::snapshot(&[]);
+    let outcome = crate::processing::measure(repo, program, p, &o.server_cpus, o.cancel.clone()).await;
+    judged(outcome, &before, &[], &sides)
+}
+
+/// `outcome` with the interference between `before` and now recorded and judged (for cells
+/// measured as a process of their own, without the engine's window edges).
+fn judged(
+    outcome: Result<repetition::Measured, String>,
+    before: &interference::Snapshot,
+    server_pids: &[i32],
+    sides: &Sides,
+) -> Result<repetition::Measured, String> {
+    let after = interference::snapshot(server_pids);
+    outcome.map(|mut m| {
+        let calls = m.metrics.calls_ok + m.metrics.calls_errors;
+        m.metrics.interference = interference::between(before, &after, sides, calls);
+        m.metrics.disturbed = m.metrics.interference.as_ref().and_then(interference::disturbed);
+        m
+    })
 }
 
 /// One repetition of a Python cell: one run of the Python caller, on the client CPUs.
@@ -361,14 +446,21 @@ async fn measure_python(
     o: &Options,
 ) -> Result<repetition::Measured, String> {
     let Some(server) = &m.server else {
-        return crate::python::measure(repo, python, p, m, None, &o.client_cpus, o.cancel.clone()).await;
+        let sides = Sides { client: &o.client_cpus, server: &[] };
+        let before = interference::snapshot(&[]);
+        let outcome = crate::python::measure(repo, python, p, m, None, &o.client_cpus, o.cancel.clone()).await;
+        return judged(outcome, &before, &[], &sides);
     };
     if let Some(crash) = fleet.check_alive(server, &p.mode(), &mut results.servers) {
         return Err(format!("server died: {crash}"));
     }
     let running = fleet.ensure(server, &p.mode(), &mut results.servers).await?;
     let wire = crate::python::Wire { addr: running.addr(), pid: running.group() };
+    let pids = crate::measure::group_pids(running.group());
+    let sides = Sides { client: &o.client_cpus, server: &o.server_cpus };
+    let before = interference::snapshot(&pids);
     let outcome = crate::python::measure(repo, python, p, m, Some(wire), &o.client_cpus, o.cancel.clone()).await;
+    let outcome = judged(outcome, &before, &pids, &sides);
     if let Some(crash) = fleet.check_alive(server, &p.mode(), &mut results.servers) {
         return Err(format!("server died: {crash}"));
     }
@@ -395,7 +487,9 @@ async fn measure_once(
         (Some(running.addr()), Some(running.group()), running.protocol == Protocol::Grpc)
     };
     let spec = p.load_spec(addr, grpc, rate)?;
-    let outcome = repetition::run(&spec, group, o.cancel.clone()).await;
+    let server_cpus: &[usize] = if p.server.is_inproc() { &[] } else { &o.server_cpus };
+    let sides = Sides { client: &o.client_cpus, server: server_cpus };
+    let outcome = repetition::run(&spec, group, Some(&sides), o.cancel.clone()).await;
     if !p.server.is_inproc() {
         if let Some(crash) = fleet.check_alive(&p.server.name, &p.mode(), &mut results.servers) {
             return Err(format!("server died: {crash}"));
@@ -428,6 +522,8 @@ fn new_cell(p: &CellPlan, rate: Option<f64>) -> Cell {
         spectrum: Vec::new(),
         bottleneck: String::new(),
         noisy: false,
+        disturbed: None,
+        reruns: 0,
         hdr_file: None,
     }
 }
@@ -440,6 +536,7 @@ fn finish_cell(results: &mut Results, index: usize, hists: &[(Histogram<u64>, Du
     let floor = results.suite.interval_floor;
     let cell = &mut results.cells[index];
     analysis::summarise(cell, &headline, floor, o.client_cpus.len(), server_cpus);
+    cell.disturbed = disturbed_note(&cell.runs);
     if transport == "process" {
         cell.bottleneck = "-".into(); // one process timing its own work: no client, no server
     }
@@ -454,6 +551,21 @@ fn finish_cell(results: &mut Results, index: usize, hists: &[(Histogram<u64>, Du
             Err(e) => eprintln!("callbench: {e}"),
         }
     }
+}
+
+/// "2 of 5 repetitions disturbed: 48% of the server CPUs used by other processes" (the worst).
+fn disturbed_note(runs: &[callbench_report::model::RunMetrics]) -> Option<String> {
+    let disturbed: Vec<&String> = runs.iter().filter_map(|r| r.disturbed.as_ref()).collect();
+    let worst = runs
+        .iter()
+        .filter(|r| r.disturbed.is_some())
+        .max_by(|a, b| other_share(a).total_cmp(&other_share(b)))
+        .and_then(|r| r.disturbed.as_ref())?;
+    Some(format!("{} of {} repetitions disturbed: {worst}", disturbed.len(), runs.len()))
+}
+
+fn other_share(r: &callbench_report::model::RunMetrics) -> f64 {
+    r.interference.map(|i| i.client_cpus_other.max(i.server_cpus_other).max(i.steal)).unwrap_or(0.0)
 }
 
 /// The percentiles the log-scale spectrum chart plots.

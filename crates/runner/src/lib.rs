@@ -4,12 +4,15 @@
 pub mod environment;
 pub mod execute;
 pub mod fleet;
+pub mod interference;
 pub mod measure;
 pub mod pinning;
 pub mod plan;
 pub mod processing;
+pub mod progress;
 pub mod python;
 pub mod repetition;
+pub mod steadiness;
 pub mod store;
 pub mod suite;
 pub mod terminal;

@@ -63,7 +63,7 @@ pub fn cpu_between(a: &CpuReading, b: &CpuReading) -> Duration {
     Duration::from_nanos(if ticks > sched + 2 * tick_ns { ticks } else { sched })
 }
 
-fn ticks_per_second() -> u64 {
+pub fn ticks_per_second() -> u64 {
     // SAFETY: sysconf has no preconditions.
     let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
     if t > 0 {
@@ -120,12 +120,15 @@ impl Drop for RssSampler {
     }
 }
 
-/// Readings taken at the engine's run edges (start, window start, end).
+/// Readings taken at the engine's run edges (start, window start, end): the server's CPU, and the
+/// machine's state for the interference over the measured window.
 #[derive(Default)]
 pub struct EdgeReadings {
     pub run_start: Option<CpuReading>,
     pub window_start: Option<CpuReading>,
     pub end: Option<CpuReading>,
+    pub machine_at_window: Option<crate::interference::Snapshot>,
+    pub machine_at_end: Option<crate::interference::Snapshot>,
 }
 
 pub type SharedEdges = Arc<Mutex<EdgeReadings>>;

@@ -1,6 +1,7 @@
 //! One repetition of a cell: the same engine run as `callbench load`, with the server's CPU read
 //! at the engine's window edges and its memory sampled throughout.
 
+use crate::interference::{self, Sides};
 use crate::measure::{self, EdgeReadings, RssSampler, SharedEdges};
 use callbench_engine::{Edge, EdgeHook};
 use callbench_harness::load::{build, report::LoadReport, LoadSpec};
@@ -18,21 +19,29 @@ pub struct Measured {
     pub cancelled: bool,
 }
 
-/// Runs `spec` once; `server_group` is the server's process group (None in-process).
-pub async fn run(spec: &LoadSpec, server_group: Option<i32>, cancel: Arc<AtomicBool>) -> Result<Measured, String> {
+/// Runs `spec` once; `server_group` is the server's process group (None in-process). With
+/// `sides`, the CPUs the client and the server are pinned to, the interference over the measured
+/// window is recorded and judged.
+pub async fn run(
+    spec: &LoadSpec,
+    server_group: Option<i32>,
+    sides: Option<&Sides<'_>>,
+    cancel: Arc<AtomicBool>,
+) -> Result<Measured, String> {
     let built = build::build(spec).await?;
     let mut plan = spec.plan(built.concurrency, None, cancel)?;
     let pids = server_group.map(measure::group_pids).unwrap_or_default();
     let edges: SharedEdges = Arc::new(Mutex::new(EdgeReadings::default()));
-    if !pids.is_empty() {
-        let (edges, pids) = (edges.clone(), pids.clone());
+    if !pids.is_empty() || sides.is_some() {
+        let (edges, pids, machine) = (edges.clone(), pids.clone(), sides.is_some());
         plan.load.edges = Some(EdgeHook(Arc::new(move |edge| {
-            let reading = measure::read_cpu(&pids);
+            let reading = (!pids.is_empty()).then(|| measure::read_cpu(&pids));
+            let snapshot = (machine && !matches!(edge, Edge::RunStart)).then(|| interference::snapshot(&pids));
             let mut e = edges.lock().unwrap_or_else(|p| p.into_inner());
             match edge {
-                Edge::RunStart => e.run_start = Some(reading),
-                Edge::WindowStart => e.window_start = Some(reading),
-                Edge::End => e.end = Some(reading),
+                Edge::RunStart => e.run_start = reading,
+                Edge::WindowStart => (e.window_start, e.machine_at_window) = (reading, snapshot),
+                Edge::End => (e.end, e.machine_at_end) = (reading, snapshot),
             }
         })));
     }
@@ -43,7 +52,14 @@ pub async fn run(spec: &LoadSpec, server_group: Option<i32>, cancel: Arc<AtomicB
     let s = &report.summary;
     let window = result.info.window;
     let calls = s.calls.ok.max(1) as f64;
-    let server = edges.lock().unwrap_or_else(|p| p.into_inner()).window();
+    let (server, interference) = {
+        let e = edges.lock().unwrap_or_else(|p| p.into_inner());
+        let machine = match (&e.machine_at_window, &e.machine_at_end, sides) {
+            (Some(a), Some(b), Some(sides)) => interference::between(a, b, sides, s.calls.ok + s.calls.errors),
+            _ => None,
+        };
+        (e.window(), machine)
+    };
     let latency = |p: &Option<callbench_engine::Percentiles>| {
         p.as_ref().map(|p| Latency {
             p50: p.p50 as f64,
@@ -77,6 +93,9 @@ pub async fn run(spec: &LoadSpec, server_group: Option<i32>, cancel: Arc<AtomicB
         server_cpu_us_per_call: server.map(|(cpu, _)| cpu.as_secs_f64() * 1e6 / calls),
         server_cpu_cores: server.map(|(cpu, span)| cpu.as_secs_f64() / span.as_secs_f64().max(1e-9)),
         server_rss_peak_kib: peak_rss,
+        interference,
+        disturbed: interference.as_ref().and_then(interference::disturbed),
+        ..RunMetrics::default()
     };
     Ok(Measured { metrics, histogram: result.stats.latency_us, window, cancelled: result.info.cancelled })
 }

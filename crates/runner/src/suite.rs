@@ -13,9 +13,11 @@ pub struct Suite {
     /// Repetitions of every cell (K); an experiment may override it.
     #[serde(default = "default_repetitions")]
     pub repetitions: usize,
-    /// Every interval is at least ± this share of its median (see `SuiteRecord::interval_floor`).
-    #[serde(default = "default_interval_floor")]
-    pub interval_floor: f64,
+    /// Every timing interval is at least ± this share of its median (see
+    /// `SuiteRecord::interval_floor`). Unset: the spread the steadiness probe measures before the
+    /// suite on the pinned CPUs.
+    #[serde(default)]
+    pub interval_floor: Option<f64>,
     /// CPUs for the client and for every server (default: the first half for the client, the
     /// rest for the servers; never shared when the machine has two or more).
     #[serde(default)]
@@ -31,14 +33,6 @@ pub struct Suite {
 
 fn default_repetitions() -> usize {
     5
-}
-
-/// Consecutive default runs on this 2-core machine differ by more than the repetitions inside one
-/// run do: 4% (2026-11-22), then 5.0% and 5.2% in cells whose own repetitions agreed within 2%
-/// (sequential/cars/rust-actix 38.1 vs 36.2 µs, sequential/auth/rust-axum 40.0 vs 42.1 µs). A ±5%
-/// floor left such cells at the edge of disagreeing; ±8% covers the drift seen with some margin.
-fn default_interval_floor() -> f64 {
-    0.08
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -202,8 +196,8 @@ impl Suite {
         if self.experiments.is_empty() {
             return Err("the suite has no [[experiment]]".into());
         }
-        if !(0.0..1.0).contains(&self.interval_floor) {
-            return Err(format!("interval_floor {} must be a share between 0 and 1 (0.08 = ±8%)", self.interval_floor));
+        if let Some(floor) = self.interval_floor.filter(|f| !(0.0..1.0).contains(f)) {
+            return Err(format!("interval_floor {floor} must be a share between 0 and 1 (0.02 = ±2%)"));
         }
         if self.repetitions == 0 {
             return Err("repetitions must be at least 1".into());

@@ -35,12 +35,13 @@ pub fn experiment_table(r: &Results, experiment: &str) -> String {
             (cpu("client_cpu_us_per_call"), cpu("server_cpu_us_per_call"))
         };
         out += &format!(
-            "  {name:<44} {:>26} {:>12} {:>12} {:>10}{}{}\n",
+            "  {name:<44} {:>26} {:>12} {:>12} {:>10}{}{}{}\n",
             c.summary.get(&e.headline).map(figure).unwrap_or_else(|| "-".into()),
             left,
             right,
             c.bottleneck,
             if c.noisy { "  noisy" } else { "" },
+            c.disturbed.as_deref().map(|d| format!("  disturbed ({d})")).unwrap_or_default(),
             match (&c.status, &c.error) {
                 (CellStatus::Ok, _) => String::new(),
                 (s, e) => format!("  {s:?}: {}", e.as_deref().unwrap_or("")),

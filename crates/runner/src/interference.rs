@@ -1,0 +1,290 @@
+//! What else used the CPUs the client and the server were pinned to during a measured window:
+//! /proc/stat's per-CPU busy time minus the CPU time of callbench and of the server themselves,
+//! the hypervisor's steal, the clock where cpufreq is readable, and the server's context switches.
+//! A repetition measured while others took a meaningful share of its cores is `disturbed`.
+
+use crate::measure::{self, CpuReading};
+use callbench_report::model::Interference;
+use std::time::{Duration, Instant};
+
+/// Another process using more than this share of a side's pinned CPUs disturbs the measurement:
+/// on a quiet 2-core VM the share stays under 2% (kernel threads, the RSS sampler's wake-ups are
+/// ours), while a busy loop sharing the server's core takes about half of it.
+pub const OTHER_LIMIT: f64 = 0.10;
+/// More than this share of the pinned CPUs' time stolen by the hypervisor disturbs it too.
+pub const STEAL_LIMIT: f64 = 0.05;
+
+/// One CPU's counters from /proc/stat, in clock ticks.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CpuTicks {
+    /// user + nice + system: time spent running tasks (irq and softirq time is not any task's).
+    pub busy: u64,
+    pub steal: u64,
+    /// Every column but guest ones (they are already inside user).
+    pub total: u64,
+}
+
+/// Parses the `cpuN` lines of /proc/stat.
+pub fn parse_stat(text: &str) -> Vec<(usize, CpuTicks)> {
+    text.lines()
+        .filter_map(|line| {
+            let mut fields = line.split_whitespace();
+            let cpu = fields.next()?.strip_prefix("cpu")?.parse::<usize>().ok()?;
+            let v: Vec<u64> = fields.map(|f| f.parse().unwrap_or(0)).collect();
+            let at = |i: usize| v.get(i).copied().unwrap_or(0);
+            // user nice system idle iowait irq softirq steal guest guest_nice
+            let ticks = CpuTicks { busy: at(0) + at(1) + at(2), steal: at(7), total: (0..8).map(at).sum() };
+            Some((cpu, ticks))
+        })
+        .collect()
+}
+
+fn read_stat() -> Vec<(usize, CpuTicks)> {
+    std::fs::read_to_string("/proc/stat").map(|t| parse_stat(&t)).unwrap_or_default()
+}
+
+/// Sum of the counters of `cpus`.
+fn ticks_of(stat: &[(usize, CpuTicks)], cpus: &[usize]) -> CpuTicks {
+    stat.iter().filter(|(c, _)| cpus.contains(c)).fold(CpuTicks::default(), |a, (_, t)| CpuTicks {
+        busy: a.busy + t.busy,
+        steal: a.steal + t.steal,
+        total: a.total + t.total,
+    })
+}
+
+/// The state of the machine at one edge of a window.
+#[derive(Debug, Clone, Default)]
+pub struct Snapshot {
+    pub at: Option<Instant>,
+    stat: Vec<(usize, CpuTicks)>,
+    client: CpuReading,
+    /// CPU time of this process's children that ended and were reaped: a Python caller or a
+    /// processing program measured as a process of its own.
+    children: Duration,
+    server: CpuReading,
+    /// (voluntary, involuntary) context switches of the server's threads.
+    switches: Option<(u64, u64)>,
+    mhz: Option<f64>,
+}
+
+/// Reads the machine now: every CPU's counters, this process's CPU, the server's (`server_pids`).
+pub fn snapshot(server_pids: &[i32]) -> Snapshot {
+    Snapshot {
+        at: Some(Instant::now()),
+        stat: read_stat(),
+        client: measure::read_cpu(&[std::process::id() as i32]),
+        children: children_cpu(),
+        server: measure::read_cpu(server_pids),
+        switches: (!server_pids.is_empty()).then(|| context_switches(server_pids)),
+        mhz: mean_mhz(),
+    }
+}
+
+/// The client and server CPU sets a window is judged on.
+#[derive(Debug, Clone)]
+pub struct Sides<'a> {
+    pub client: &'a [usize],
+    /// Empty for an in-process cell: no server side to judge.
+    pub server: &'a [usize],
+}
+
+/// What happened between two snapshots; `calls` scales the context switches.
+pub fn between(a: &Snapshot, b: &Snapshot, sides: &Sides, calls: u64) -> Option<Interference> {
+    let span = b.at?.checked_duration_since(a.at?)?;
+    if span.is_zero() || a.stat.is_empty() {
+        return None;
+    }
+    let tick = Duration::from_nanos(1_000_000_000 / measure::ticks_per_second());
+    let other = |cpus: &[usize], own: Duration| -> f64 {
+        if cpus.is_empty() {
+            return 0.0;
+        }
+        let busy = ticks_of(&b.stat, cpus).busy.saturating_sub(ticks_of(&a.stat, cpus).busy);
+        let busy = tick * busy as u32;
+        let capacity = span.as_secs_f64() * cpus.len() as f64;
+        (busy.saturating_sub(own).as_secs_f64() / capacity).clamp(0.0, 1.0)
+    };
+    let client_own = measure::cpu_between(&a.client, &b.client) + b.children.saturating_sub(a.children);
+    let server_own = measure::cpu_between(&a.server, &b.server);
+    let pinned: Vec<usize> = sides.client.iter().chain(sides.server).copied().collect();
+    let (ta, tb) = (ticks_of(&a.stat, &pinned), ticks_of(&b.stat, &pinned));
+    let total = tb.total.saturating_sub(ta.total);
+    let steal = if total > 0 { tb.steal.saturating_sub(ta.steal) as f64 / total as f64 } else { 0.0 };
+    let per_call = |x: u64| x as f64 / calls.max(1) as f64;
+    let switches = match (a.switches, b.switches) {
+        (Some(sa), Some(sb)) => Some((per_call(sb.0.saturating_sub(sa.0)), per_call(sb.1.saturating_sub(sa.1)))),
+        _ => None,
+    };
+    Some(Interference {
+        client_cpus_other: other(sides.client, client_own),
+        server_cpus_other: other(sides.server, server_own),
+        steal,
+        cpu_mhz: match (a.mhz, b.mhz) {
+            (Some(x), Some(y)) => Some((x + y) / 2.0),
+            _ => None,
+        },
+        server_voluntary_switches_per_call: switches.map(|s| s.0),
+        server_involuntary_switches_per_call: switches.map(|s| s.1),
+    })
+}
+
+/// Why `i` disturbed its window, with the figures, or None when it did not.
+pub fn disturbed(i: &Interference) -> Option<String> {
+    let mut why = Vec::new();
+    if i.client_cpus_other > OTHER_LIMIT {
+        why.push(format!("{:.0}% of the client CPUs used by other processes", i.client_cpus_other * 100.0));
+    }
+    if i.server_cpus_other > OTHER_LIMIT {
+        why.push(format!("{:.0}% of the server CPUs used by other processes", i.server_cpus_other * 100.0));
+    }
+    if i.steal > STEAL_LIMIT {
+        why.push(format!("{:.0}% of the pinned CPUs' time stolen by the hypervisor", i.steal * 100.0));
+    }
+    (!why.is_empty()).then(|| why.join(", "))
+}
+
+/// User + system time of the children this process has reaped.
+fn children_cpu() -> Duration {
+    // SAFETY: getrusage writes into the struct given.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut u) } != 0 {
+        return Duration::ZERO;
+    }
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(u.ru_utime) + tv(u.ru_stime)
+}
+
+/// Voluntary and involuntary context switches of every thread of `pids`.
+fn context_switches(pids: &[i32]) -> (u64, u64) {
+    let mut total = (0, 0);
+    for pid in pids {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { continue };
+        for task in tasks.flatten() {
+            let Ok(status) = std::fs::read_to_string(task.path().join("status")) else { continue };
+            for line in status.lines() {
+                let value = |l: &str| l.split_whitespace().nth(1).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+                if line.starts_with("voluntary_ctxt_switches:") {
+                    total.0 += value(line);
+                } else if line.starts_with("nonvoluntary_ctxt_switches:") {
+                    total.1 += value(line);
+                }
+            }
+        }
+    }
+    total
+}
+
+/// The mean current clock of all CPUs in MHz, from cpufreq (None where the kernel has none, as
+/// in most VMs).
+pub fn mean_mhz() -> Option<f64> {
+    let dir = std::fs::read_dir("/sys/devices/system/cpu").ok()?;
+    let khz: Vec<f64> = dir
+        .flatten()
+        .filter(|e| e.file_name().to_str().is_some_and(|n| n.starts_with("cpu") && n[3..].parse::<u32>().is_ok()))
+        .filter_map(|e| std::fs::read_to_string(e.path().join("cpufreq/scaling_cur_freq")).ok()?.trim().parse().ok())
+        .collect();
+    (!khz.is_empty()).then(|| khz.iter().sum::<f64>() / khz.len() as f64 / 1000.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const STAT: &str = "cpu  25717 0 7611 66734 451 0 111 13 0 0\n\
+        cpu0 11798 0 3180 35289 55 0 18 3 0 0\n\
+        cpu1 13918 5 4431 31445 395 7 92 10 0 0\n\
+        intr 663307 0 0\n";
+
+    #[test]
+    fn reads_each_cpu_line_and_skips_the_total() {
+        let stat = parse_stat(STAT);
+        assert_eq!(stat.len(), 2);
+        assert_eq!(stat[1], (1, CpuTicks { busy: 13918 + 5 + 4431, steal: 10, total: 50303 }));
+        assert_eq!(ticks_of(&stat, &[0, 1]).steal, 13);
+    }
+
+    fn window(other_client: f64, other_server: f64, steal: f64) -> Interference {
+        Interference { client_cpus_other: other_client, server_cpus_other: other_server, steal, ..Default::default() }
+    }
+
+    #[test]
+    fn a_busy_core_or_steal_disturbs_with_the_figure() {
+        assert_eq!(disturbed(&window(0.01, 0.02, 0.0)), None);
+        assert_eq!(disturbed(&window(0.0, 0.48, 0.0)).unwrap(), "48% of the server CPUs used by other processes");
+        assert!(disturbed(&window(0.0, 0.0, 0.2)).unwrap().contains("20% of the pinned CPUs' time stolen"));
+    }
+
+    /// Pins the calling thread (and children it spawns from now on) to `cpu`.
+    fn pin_this_thread(cpu: usize) {
+        // SAFETY: a zeroed cpu_set_t is valid; cpu 0 always exists.
+        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        unsafe { libc::CPU_SET(cpu, &mut set) };
+        assert_eq!(unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) }, 0);
+    }
+
+    /// The tests that spin or start a busy process on CPU 0 take turns.
+    static CPU0: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    #[test]
+    fn our_own_cpu_time_is_not_counted_as_other() {
+        let _turn = CPU0.lock().unwrap_or_else(|p| p.into_inner());
+        std::thread::spawn(|| {
+            pin_this_thread(0);
+            let a = snapshot(&[]);
+            let until = Instant::now() + Duration::from_millis(400);
+            let mut x = 0u64;
+            while Instant::now() < until {
+                x = x.wrapping_add(std::hint::black_box(1));
+            }
+            let b = snapshot(&[]);
+            let i = between(&a, &b, &Sides { client: &[0], server: &[] }, 1).unwrap();
+            let span = b.at.unwrap().duration_since(a.at.unwrap()).as_secs_f64();
+            let tick = 1.0 / measure::ticks_per_second() as f64;
+            let busy = (ticks_of(&b.stat, &[0]).busy - ticks_of(&a.stat, &[0]).busy) as f64 * tick / span;
+            let own = measure::cpu_between(&a.client, &b.client).as_secs_f64() / span;
+            // We ran on CPU 0 for much of the window, and that share is not "other" (whatever
+            // else the machine was doing meanwhile).
+            assert!(own > 0.3, "own {own} {x}");
+            assert!(i.client_cpus_other <= (busy - own).max(0.0) + 0.05, "{i:?} busy {busy} own {own}");
+            assert_eq!(i.server_cpus_other, 0.0);
+        })
+        .join()
+        .unwrap();
+    }
+
+    /// A child killed when dropped, also when an assertion fails first.
+    struct Busy(std::process::Child);
+
+    impl Drop for Busy {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+
+    #[test]
+    fn a_busy_process_on_a_pinned_cpu_is_other() {
+        let _turn = CPU0.lock().unwrap_or_else(|p| p.into_inner());
+        std::thread::spawn(|| {
+            pin_this_thread(0); // the child inherits the affinity
+            let busy = Busy(std::process::Command::new("sh").args(["-c", "while :; do :; done"]).spawn().unwrap());
+            let pid = busy.0.id() as i32;
+            // Wait until it has run (its own CPU time grows), so the window sees it at work.
+            let started = measure::read_cpu(&[pid]);
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while measure::cpu_between(&started, &measure::read_cpu(&[pid])) < Duration::from_millis(20) {
+                assert!(Instant::now() < deadline, "the busy child never ran");
+                std::thread::yield_now();
+            }
+            let a = snapshot(&[]);
+            std::thread::sleep(Duration::from_millis(400)); // the window measured, not a wait for a state
+            let b = snapshot(&[]);
+            drop(busy);
+            let i = between(&a, &b, &Sides { client: &[0], server: &[] }, 1).unwrap();
+            assert!(i.client_cpus_other > 0.3, "{i:?}");
+            assert!(disturbed(&i).is_some());
+        })
+        .join()
+        .unwrap();
+    }
+}

@@ -1,0 +1,173 @@
+//! Where a suite is and how long it has left, on stderr: one line redrawn on a terminal, a line
+//! per round otherwise (a log file or CI shows progress without a wall of lines). The time left
+//! is each remaining repetition's own measured time once the cell has run once, and before that
+//! its planned time (duration + warm-up, or calls at the pace measured so far) scaled by how far
+//! the measured repetitions ran over their plans (server start-up, verify, reruns).
+
+use crate::plan::{self, CellPlan, CellKind};
+use crate::suite::Suite;
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+/// A guess for a repetition timed by a number of calls or iterations before any has run: a
+/// loopback call one at a time takes 30–100 µs here.
+const SECONDS_PER_CALL_GUESS: f64 = 100e-6;
+
+struct CellTime {
+    planned: f64,
+    left: usize,
+    measured: Option<f64>,
+}
+
+pub struct Progress {
+    started: Instant,
+    cells: BTreeMap<String, CellTime>,
+    planned_done: f64,
+    measured_done: f64,
+    terminal: bool,
+    quiet: bool,
+}
+
+impl Progress {
+    /// Every cell of every experiment of `suite`, `repetitions` overriding the suite's.
+    pub fn new(suite: &Suite, repetitions: Option<usize>, quiet: bool) -> Progress {
+        let mut cells = BTreeMap::new();
+        for e in &suite.experiments {
+            for p in plan::cells(suite, e).unwrap_or_default() {
+                let reps = repetitions.unwrap_or(p.repetitions);
+                // Load cells against a server also run once, unrecorded, in the warm-up round.
+                let warm = usize::from(p.kind == CellKind::Load && !p.server.is_inproc());
+                cells.insert(p.id.clone(), CellTime { planned: planned_seconds(&p), left: reps + warm, measured: None });
+                let warmup = e.server_warmup.as_deref().and_then(|w| callbench_harness::load::parse::duration(w).ok());
+                if let (Some(w), CellKind::Load, false) = (warmup, &p.kind, p.server.is_inproc()) {
+                    let planned = w.as_secs_f64();
+                    cells.insert(server_warmup_key(&e.id, &p.server.label()), CellTime { planned, left: 1, measured: None });
+                }
+            }
+        }
+        Progress {
+            started: Instant::now(),
+            cells,
+            planned_done: 0.0,
+            measured_done: 0.0,
+            terminal: std::io::stderr().is_terminal(),
+            quiet,
+        }
+    }
+
+    /// One repetition (or warm-up run) of `cell` took `took`.
+    pub fn done(&mut self, cell: &str, took: Duration) {
+        if let Some(c) = self.cells.get_mut(cell) {
+            c.left = c.left.saturating_sub(1);
+            c.measured = Some(took.as_secs_f64());
+            self.planned_done += c.planned;
+            self.measured_done += took.as_secs_f64();
+        }
+    }
+
+    /// Seconds of work left, as estimated now.
+    pub fn seconds_left(&self) -> f64 {
+        let scale = if self.planned_done > 0.0 { (self.measured_done / self.planned_done).clamp(0.5, 10.0) } else { 1.0 };
+        self.cells.values().map(|c| c.left as f64 * c.measured.unwrap_or(c.planned * scale)).sum()
+    }
+
+    /// `sequential: round 2/5 · 1 min 10 s so far · about 1 min 30 s left`.
+    pub fn line(&self, what: &str) -> String {
+        format!(
+            "{what} · {} so far · about {} left",
+            clock(self.started.elapsed().as_secs_f64()),
+            clock(self.seconds_left())
+        )
+    }
+
+    /// Redraws the line on a terminal; elsewhere prints it only when `new_line` (a round starts).
+    pub fn show(&self, what: &str, new_line: bool) {
+        if self.quiet {
+        } else if self.terminal {
+            eprint!("\r{}   ", self.line(what));
+        } else if new_line {
+            eprintln!("{}", self.line(what));
+        }
+    }
+
+    /// Ends a redrawn line before other output.
+    pub fn end_line(&self) {
+        if self.terminal && !self.quiet {
+            eprintln!();
+        }
+    }
+}
+
+/// The entry of a server's `server_warmup` in an experiment, for [`Progress::done`].
+pub fn server_warmup_key(experiment: &str, server: &str) -> String {
+    format!("{experiment}/server-warmup/{server}")
+}
+
+/// What a repetition of `p` should take: its duration and warm-up, or its calls at a guessed pace.
+fn planned_seconds(p: &CellPlan) -> f64 {
+    let seconds = |d: &Option<String>| {
+        d.as_deref().and_then(|t| callbench_harness::load::parse::duration(t).ok()).map(|d| d.as_secs_f64())
+    };
+    let warmup = seconds(&p.fields.warmup).unwrap_or(0.0);
+    match (seconds(&p.fields.duration), p.fields.calls.or(p.fields.iterations)) {
+        (Some(d), _) => d + warmup,
+        (None, Some(calls)) => calls as f64 * SECONDS_PER_CALL_GUESS + warmup,
+        (None, None) => 1.0 + warmup,
+    }
+}
+
+/// `45 s`, `3 min 05 s`, `1 h 02 min`.
+pub fn clock(seconds: f64) -> String {
+    let s = seconds.max(0.0).round() as u64;
+    match s {
+        0..60 => format!("{s} s"),
+        60..3600 => format!("{} min {:02} s", s / 60, s % 60),
+        _ => format!("{} h {:02} min", s / 3600, s / 60 % 60),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SUITE: &str = r#"
+name = "t"
+repetitions = 2
+[defaults]
+duration = "1s"
+warmup = "500ms"
+[[experiment]]
+id = "a"
+title = "a"
+servers = ["rust-actix", "inproc"]
+workloads = ["students"]
+"#;
+
+    #[test]
+    fn the_plan_counts_every_repetition_and_the_warm_up_round() {
+        let suite = Suite::parse(SUITE).unwrap();
+        let p = Progress::new(&suite, None, true);
+        // rust-actix: 2 repetitions + 1 warm-up; inproc: 2; 1.5 s each.
+        assert_eq!(p.seconds_left(), 5.0 * 1.5);
+        assert_eq!(Progress::new(&suite, Some(1), true).seconds_left(), 3.0 * 1.5);
+    }
+
+    #[test]
+    fn measured_times_replace_and_scale_the_plan() {
+        let suite = Suite::parse(SUITE).unwrap();
+        let mut p = Progress::new(&suite, None, true);
+        p.done("a/students/rust-actix", Duration::from_secs(3));
+        // rust-actix: 2 left at its measured 3 s; inproc: 2 at 1.5 s × (3 / 1.5).
+        assert_eq!(p.seconds_left(), 2.0 * 3.0 + 2.0 * 3.0);
+        p.done("a/students/inproc", Duration::from_millis(1500));
+        assert_eq!(p.seconds_left(), 2.0 * 3.0 + 1.5);
+    }
+
+    #[test]
+    fn clocks_read_as_people_write_them() {
+        assert_eq!(clock(44.6), "45 s");
+        assert_eq!(clock(185.0), "3 min 05 s");
+        assert_eq!(clock(3720.0), "1 h 02 min");
+    }
+}

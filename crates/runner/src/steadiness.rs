@@ -1,0 +1,157 @@
+//! Before a suite: what on this machine would make its timings unstable (in the spirit of pyperf's
+//! `system show`), and how unstable a fixed CPU loop is on each pinned CPU right now. The loop's
+//! spread is the share every timing interval is widened to at least: a cell's median cannot be
+//! known better than the same work varies on the same core.
+
+use crate::interference::{self, OTHER_LIMIT, STEAL_LIMIT};
+use callbench_report::model::{CpuSteadiness, Steadiness};
+use std::time::Instant;
+
+/// Passes of the fixed loop per CPU (after two unmeasured ones), and its size: about 5 ms a pass
+/// here, long against the clock; 40 passes make the window long against /proc/stat's 10 ms ticks.
+const PASSES: usize = 40;
+const LOOP_ITERATIONS: u64 = 2_000_000;
+/// A loop varying more than this much is worth a warning of its own.
+const SPREAD_WARNING: f64 = 0.05;
+
+/// Probes every CPU of `client` and `server` in turn (about 0.2 s each).
+pub fn probe(client: &[usize], server: &[usize]) -> Steadiness {
+    let mut cpus: Vec<usize> = client.iter().chain(server).copied().collect();
+    cpus.sort_unstable();
+    cpus.dedup();
+    let before = interference::snapshot(&[]);
+    let probed: Vec<CpuSteadiness> = cpus.iter().filter_map(|&cpu| probe_cpu(cpu)).collect();
+    let after = interference::snapshot(&[]);
+    let mut warnings = Vec::new();
+    for c in &probed {
+        if c.busy_other > OTHER_LIMIT {
+            warnings.push(format!(
+                "CPU {} was {:.0}% busy with other processes while probed: its cells may be disturbed",
+                c.cpu,
+                c.busy_other * 100.0
+            ));
+        }
+        if c.spread > SPREAD_WARNING {
+            warnings.push(format!(
+                "a fixed loop's time varies by {:.1}% on CPU {} (p10–p90): timings there are unsteady",
+                c.spread * 100.0,
+                c.cpu
+            ));
+        }
+        if let Some(g) = c.governor.as_deref().filter(|g| *g != "performance") {
+            warnings.push(format!("CPU {} uses the '{g}' frequency governor, not 'performance'", c.cpu));
+        }
+    }
+    let sides = interference::Sides { client: &cpus, server: &[] };
+    if let Some(i) = interference::between(&before, &after, &sides, 1).filter(|i| i.steal > STEAL_LIMIT) {
+        warnings.push(format!("the hypervisor stole {:.0}% of the pinned CPUs' time while probed", i.steal * 100.0));
+    }
+    warnings.extend(turbo_warning());
+    warnings.extend(load_warning());
+    // A CPU busy with others while probed measures them, not the machine's steadiness: its
+    // repetitions are judged one by one (`disturbed`) instead of widening every interval.
+    let quiet: Vec<&CpuSteadiness> = probed.iter().filter(|c| c.busy_other <= OTHER_LIMIT).collect();
+    let loop_spread = if quiet.is_empty() {
+        probed.iter().map(|c| c.spread).fold(f64::INFINITY, f64::min).min(1.0)
+    } else {
+        quiet.iter().map(|c| c.spread).fold(0.0, f64::max)
+    };
+    Steadiness { warnings, cpus: probed, loop_spread }
+}
+
+/// The fixed loop on one CPU, from a thread pinned there.
+fn probe_cpu(cpu: usize) -> Option<CpuSteadiness> {
+    std::thread::spawn(move || {
+        pin_thread(cpu).ok()?;
+        for _ in 0..2 {
+            fixed_loop();
+        }
+        let a = interference::snapshot(&[]);
+        let mut times: Vec<f64> = (0..PASSES)
+            .map(|_| {
+                let t = Instant::now();
+                fixed_loop();
+                t.elapsed().as_nanos() as f64
+            })
+            .collect();
+        let b = interference::snapshot(&[]);
+        times.sort_by(|x, y| x.total_cmp(y));
+        let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
+        let median = at(0.5);
+        let sides = interference::Sides { client: &[cpu], server: &[] };
+        // `between` takes this whole process's CPU time off: here that is this thread's (the
+        // others wait), so what is left on the CPU is other processes'.
+        let busy_other = interference::between(&a, &b, &sides, 1).map(|i| i.client_cpus_other).unwrap_or(0.0);
+        Some(CpuSteadiness {
+            cpu,
+            loop_ns: median,
+            spread: if median > 0.0 { (at(0.9) - at(0.1)) / median } else { 0.0 },
+            busy_other,
+            governor: read_trimmed(&format!("/sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_governor")),
+        })
+    })
+    .join()
+    .ok()
+    .flatten()
+}
+
+/// A dependent chain of multiply-adds the compiler cannot shorten.
+fn fixed_loop() -> u64 {
+    let mut x = std::hint::black_box(0x9e37_79b9_7f4a_7c15u64);
+    for i in 0..LOOP_ITERATIONS {
+        x = std::hint::black_box(x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(i));
+    }
+    std::hint::black_box(x)
+}
+
+fn pin_thread(cpu: usize) -> Result<(), String> {
+    // SAFETY: a zeroed cpu_set_t is valid; CPU_SET is bounded by the set's size below.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    if cpu >= 8 * std::mem::size_of::<libc::cpu_set_t>() {
+        return Err(format!("CPU {cpu} is out of range"));
+    }
+    unsafe { libc::CPU_SET(cpu, &mut set) };
+    // SAFETY: pins the calling thread only.
+    let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(format!("cannot pin to CPU {cpu}"))
+    }
+}
+
+fn read_trimmed(path: &str) -> Option<String> {
+    std::fs::read_to_string(path).ok().map(|s| s.trim().to_string())
+}
+
+fn turbo_warning() -> Option<String> {
+    let intel = read_trimmed("/sys/devices/system/cpu/intel_pstate/no_turbo").is_some_and(|v| v == "0");
+    let boost = read_trimmed("/sys/devices/system/cpu/cpufreq/boost").is_some_and(|v| v == "1");
+    (intel || boost).then(|| "turbo boost is on: the clock follows load and temperature".to_string())
+}
+
+fn load_warning() -> Option<String> {
+    let load: f64 = read_trimmed("/proc/loadavg")?.split_whitespace().next()?.parse().ok()?;
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    (load > cores as f64 * 0.5).then(|| format!("load average {load:.2} on {cores} CPUs before the suite started"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn probes_each_pinned_cpu_once() {
+        let s = probe(&[0], &[0]);
+        assert_eq!(s.cpus.len(), 1);
+        let c = &s.cpus[0];
+        assert_eq!(c.cpu, 0);
+        assert!(c.loop_ns > 0.0 && c.spread >= 0.0 && (0.0..=1.0).contains(&c.busy_other), "{c:?}");
+        assert!(s.loop_spread <= c.spread, "{s:?}");
+    }
+
+    #[test]
+    fn a_cpu_that_does_not_exist_is_left_out() {
+        assert!(probe_cpu(1 << 20).is_none());
+    }
+}
