@@ -268,7 +268,7 @@ async fn run_experiment(
     }
     store.write_results(results)?;
     let rounds = cells.iter().map(|(p, _, _)| o.repetitions.unwrap_or(p.repetitions)).max().unwrap_or(0);
-    let mut histograms: BTreeMap<usize, Vec<(Histogram<u64>, Duration)>> = BTreeMap::new();
+    let mut histograms = crate::slow_spells::Histograms::new();
     warm_up_round(spec, &cells, &mut fleet, results, o, progress).await;
     'rounds: for round in 0..rounds {
         let what = format!("{}: round {}/{rounds}", spec.id, round + 1);
@@ -296,11 +296,19 @@ async fn run_experiment(
                 let cell = &mut results.cells[*index];
                 match &outcome {
                     Ok(m) if !m.cancelled && !o.cancel.load(Ordering::Relaxed) => match &m.metrics.disturbed {
-                        Some(why) if reruns < RERUNS_PER_REPETITION && (cell.reruns as usize) < o.repetitions.unwrap_or(p.repetitions) => {
+                        Some(why)
+                            if reruns < RERUNS_PER_REPETITION
+                                && (cell.reruns as usize) < o.repetitions.unwrap_or(p.repetitions) =>
+                        {
                             reruns += 1;
                             cell.reruns += 1;
                             if !o.quiet {
-                                eprintln!("\r{}: repetition {} of {} disturbed ({why}): measuring it again", spec.id, round + 1, cell.id);
+                                eprintln!(
+                                    "\r{}: repetition {} of {} disturbed ({why}): measuring it again",
+                                    spec.id,
+                                    round + 1,
+                                    cell.id
+                                );
                             }
                         }
                         _ => break outcome,
@@ -334,6 +342,8 @@ async fn run_experiment(
             store.write_results(results)?;
         }
     }
+    crate::slow_spells::measure_again(&spec.id, &cells, &mut histograms, &mut fleet, results, store, o, progress)
+        .await?;
     for (p, index, _) in &cells {
         let cell = &mut results.cells[*index];
         if cell.status == CellStatus::Ok && cell.runs.len() < o.repetitions.unwrap_or(p.repetitions) {
@@ -468,7 +478,7 @@ async fn measure_python(
 }
 
 /// One repetition of a cell, with the server's crash (if any) turned into the error.
-async fn measure_once(
+pub(crate) async fn measure_once(
     p: &CellPlan,
     rate: Option<f64>,
     fleet: &mut Fleet<'_>,
@@ -529,7 +539,13 @@ fn new_cell(p: &CellPlan, rate: Option<f64>) -> Cell {
 }
 
 /// Summary, spectrum and raw histograms of a cell after a repetition.
-fn finish_cell(results: &mut Results, index: usize, hists: &[(Histogram<u64>, Duration)], store: &Store, o: &Options) {
+pub(crate) fn finish_cell(
+    results: &mut Results,
+    index: usize,
+    hists: &[(Histogram<u64>, Duration)],
+    store: &Store,
+    o: &Options,
+) {
     let transport = results.cells[index].transport.clone();
     let server_cpus = if transport == "inproc" { 0 } else { o.server_cpus.len() };
     let headline = results.experiment(&results.cells[index].experiment).map(|e| e.headline.clone()).unwrap_or_default();

@@ -154,6 +154,31 @@ fn children_cpu() -> Duration {
     tv(u.ru_utime) + tv(u.ru_stime)
 }
 
+/// A repetition at one call in flight whose client CPU per call exceeds the cell's median by more
+/// than this ran on a slower machine: the client's work per call is fixed there, so its CPU time
+/// is the machine's speed. On this VM such slow spells (seconds long, no other process on the
+/// CPUs, no steal) raised both sides' CPU per call by 10–25% at once.
+pub const SLOW_CLIENT_LIMIT: f64 = 0.10;
+
+/// The repetitions of a one-call-in-flight cell that ran on a slow machine, with the reason.
+pub fn slow_client_runs(client_cpu_us_per_call: &[f64]) -> Vec<(usize, String)> {
+    let mut sorted: Vec<f64> = client_cpu_us_per_call.iter().copied().filter(|v| v.is_finite()).collect();
+    if sorted.len() < 3 {
+        return vec![];
+    }
+    sorted.sort_by(|a, b| a.total_cmp(b));
+    let median = sorted[sorted.len() / 2];
+    client_cpu_us_per_call
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| median > 0.0 && **v > median * (1.0 + SLOW_CLIENT_LIMIT))
+        .map(|(i, v)| {
+            let above = (v / median - 1.0) * 100.0;
+            (i, format!("the client's CPU per call was {above:.0}% above the cell's median: the machine ran slower"))
+        })
+        .collect()
+}
+
 /// Voluntary and involuntary context switches of every thread of `pids`.
 fn context_switches(pids: &[i32]) -> (u64, u64) {
     let mut total = (0, 0);
@@ -212,6 +237,17 @@ mod tests {
         assert_eq!(disturbed(&window(0.01, 0.02, 0.0)), None);
         assert_eq!(disturbed(&window(0.0, 0.48, 0.0)).unwrap(), "48% of the server CPUs used by other processes");
         assert!(disturbed(&window(0.0, 0.0, 0.2)).unwrap().contains("20% of the pinned CPUs' time stolen"));
+    }
+
+    #[test]
+    fn a_repetition_whose_fixed_client_work_took_longer_ran_on_a_slow_machine() {
+        // sequential/auth/rust-actix, 2026-11-24: the two slow repetitions (70.3 and 71.0 µs a
+        // call against ~60) are the two whose client CPU per call rose.
+        let cpu = [24.0, 26.4, 23.4, 23.2, 23.7, 23.8, 25.2, 23.1, 29.0];
+        let slow: Vec<usize> = slow_client_runs(&cpu).into_iter().map(|(i, _)| i).collect();
+        assert_eq!(slow, vec![1, 8]);
+        assert!(slow_client_runs(&cpu)[1].1.starts_with("the client's CPU per call was 22% above"));
+        assert!(slow_client_runs(&[10.0, 30.0]).is_empty(), "too few to have a median");
     }
 
     /// Pins the calling thread (and children it spawns from now on) to `cpu`.

@@ -12,6 +12,7 @@ pub mod processing;
 pub mod progress;
 pub mod python;
 pub mod repetition;
+pub mod slow_spells;
 pub mod steadiness;
 pub mod store;
 pub mod suite;

@@ -4,7 +4,7 @@
 //! its planned time (duration + warm-up, or calls at the pace measured so far) scaled by how far
 //! the measured repetitions ran over their plans (server start-up, verify, reruns).
 
-use crate::plan::{self, CellPlan, CellKind};
+use crate::plan::{self, CellKind, CellPlan};
 use crate::suite::Suite;
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -38,11 +38,15 @@ impl Progress {
                 let reps = repetitions.unwrap_or(p.repetitions);
                 // Load cells against a server also run once, unrecorded, in the warm-up round.
                 let warm = usize::from(p.kind == CellKind::Load && !p.server.is_inproc());
-                cells.insert(p.id.clone(), CellTime { planned: planned_seconds(&p), left: reps + warm, measured: None });
+                cells
+                    .insert(p.id.clone(), CellTime { planned: planned_seconds(&p), left: reps + warm, measured: None });
                 let warmup = e.server_warmup.as_deref().and_then(|w| callbench_harness::load::parse::duration(w).ok());
                 if let (Some(w), CellKind::Load, false) = (warmup, &p.kind, p.server.is_inproc()) {
                     let planned = w.as_secs_f64();
-                    cells.insert(server_warmup_key(&e.id, &p.server.label()), CellTime { planned, left: 1, measured: None });
+                    cells.insert(
+                        server_warmup_key(&e.id, &p.server.label()),
+                        CellTime { planned, left: 1, measured: None },
+                    );
                 }
             }
         }
@@ -68,7 +72,8 @@ impl Progress {
 
     /// Seconds of work left, as estimated now.
     pub fn seconds_left(&self) -> f64 {
-        let scale = if self.planned_done > 0.0 { (self.measured_done / self.planned_done).clamp(0.5, 10.0) } else { 1.0 };
+        let scale =
+            if self.planned_done > 0.0 { (self.measured_done / self.planned_done).clamp(0.5, 10.0) } else { 1.0 };
         self.cells.values().map(|c| c.left as f64 * c.measured.unwrap_or(c.planned * scale)).sum()
     }
 

@@ -95,7 +95,6 @@ pub async fn run(
         server_rss_peak_kib: peak_rss,
         interference,
         disturbed: interference.as_ref().and_then(interference::disturbed),
-        ..RunMetrics::default()
     };
     Ok(Measured { metrics, histogram: result.stats.latency_us, window, cancelled: result.info.cancelled })
 }

@@ -47,7 +47,6 @@ pub fn probe(client: &[usize], server: &[usize]) -> Steadiness {
         warnings.push(format!("the hypervisor stole {:.0}% of the pinned CPUs' time while probed", i.steal * 100.0));
     }
     warnings.extend(turbo_warning());
-    warnings.extend(load_warning());
     // A CPU busy with others while probed measures them, not the machine's steadiness: its
     // repetitions are judged one by one (`disturbed`) instead of widening every interval.
     let quiet: Vec<&CpuSteadiness> = probed.iter().filter(|c| c.busy_other <= OTHER_LIMIT).collect();
@@ -128,12 +127,6 @@ fn turbo_warning() -> Option<String> {
     let intel = read_trimmed("/sys/devices/system/cpu/intel_pstate/no_turbo").is_some_and(|v| v == "0");
     let boost = read_trimmed("/sys/devices/system/cpu/cpufreq/boost").is_some_and(|v| v == "1");
     (intel || boost).then(|| "turbo boost is on: the clock follows load and temperature".to_string())
-}
-
-fn load_warning() -> Option<String> {
-    let load: f64 = read_trimmed("/proc/loadavg")?.split_whitespace().next()?.parse().ok()?;
-    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-    (load > cores as f64 * 0.5).then(|| format!("load average {load:.2} on {cores} CPUs before the suite started"))
 }
 
 #[cfg(test)]
