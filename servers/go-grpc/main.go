@@ -4,13 +4,20 @@ package main
 
 import (
 	"crypto/tls"
+	"flag"
 	"time"
 
 	"callbench/goshared/serverkit"
 )
 
 func main() {
-	args := serverkit.ParseArgs("go-grpc: callbench's gRPC server on grpc-go")
+	var maxAge time.Duration
+	args := serverkit.ParseArgs("go-grpc: callbench's gRPC server on grpc-go", func(f *flag.FlagSet) {
+		f.DurationVar(&maxAge, "max-connection-age", 0, "end each connection gracefully (GOAWAY) after this long, as grpc-go's MaxConnectionAge does behind load balancers; 0: never")
+	})
+	if maxAge < 0 {
+		serverkit.Fail("--max-connection-age must not be negative")
+	}
 	users := args.OpenUsers()
 	listener := args.Listen()
 
@@ -18,7 +25,7 @@ func main() {
 	if args.TLS {
 		tlsConfig = serverkit.SelfSignedTLS()
 	}
-	server, health := newServer(users, tlsConfig)
+	server, health := newServer(users, tlsConfig, maxAge)
 
 	stop, cancel := serverkit.StopSignal()
 	defer cancel()

@@ -3,11 +3,13 @@ package main
 import (
 	"crypto/tls"
 	"strings"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/reflection"
 
 	"callbench/go-grpc/internal/pb"
@@ -17,8 +19,10 @@ import (
 
 // newServer is the gRPC server with the contract's services,
 // grpc.health.v1.Health and server reflection (grpc.reflection.v1 and v1alpha);
-// plaintext HTTP/2 (h2c), or TLS with ALPN h2 when tlsConfig is set.
-func newServer(users *workloads.UserStore, tlsConfig *tls.Config) (*grpc.Server, *health.Server) {
+// plaintext HTTP/2 (h2c), or TLS with ALPN h2 when tlsConfig is set. A maxAge
+// above 0 ends each connection with GOAWAY after that long (calls in flight get
+// as long again to finish).
+func newServer(users *workloads.UserStore, tlsConfig *tls.Config, maxAge time.Duration) (*grpc.Server, *health.Server) {
 	options := []grpc.ServerOption{
 		// grpc-go's default, spelled out as it is the contract's limit: a message
 		// over 4 MiB (on the wire, or once inflated) is RESOURCE_EXHAUSTED, exactly 4 MiB passes.
@@ -31,6 +35,12 @@ func newServer(users *workloads.UserStore, tlsConfig *tls.Config) (*grpc.Server,
 		options = append(options,
 			grpc.Creds(credentials.NewTLS(tlsConfig)), // adds ALPN h2
 			grpc.ConnectionTimeout(serverkit.HandshakeTimeout))
+	}
+	if maxAge > 0 {
+		options = append(options, grpc.KeepaliveParams(keepalive.ServerParameters{
+			MaxConnectionAge:      maxAge,
+			MaxConnectionAgeGrace: maxAge,
+		}))
 	}
 	server := grpc.NewServer(options...)
 

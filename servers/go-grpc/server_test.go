@@ -46,7 +46,7 @@ func start(t *testing.T, mode workloads.Mode) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	server, _ := newServer(users, nil)
+	server, _ := newServer(users, nil, 0)
 	go func() { _ = server.Serve(listener) }()
 	t.Cleanup(server.Stop)
 	return listener.Addr().String()

@@ -4,7 +4,8 @@
 
 mod common;
 
-use common::{assert_all_ok, children_of, installed, load_fails, load_json, num, Guard, TempDir};
+use common::nginx::{Nginx, Options};
+use common::{assert_all_ok, installed, load_fails, load_json, num, Guard, TempDir};
 use serde_json::json;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -12,82 +13,17 @@ use std::time::Duration;
 /// A static file of this size (bytes), deterministic text.
 const FILE_SIZE: usize = 4000;
 
-/// nginx in the foreground on two loopback ports (HTTP/1.1, and HTTP/2 with prior knowledge), its
-/// pid, logs and temp files in its own directory. Stopped with SIGTERM (the master stops its
-/// worker), then killed, worker included, if it is still there.
-struct Nginx {
-    master: Option<Guard>,
-    h1: u16,
-    h2: u16,
-    dir: TempDir,
-}
-
-impl Nginx {
-    fn start() -> Nginx {
-        let nginx = installed("/usr/sbin/nginx");
-        let dir = TempDir::new("nginx");
-        let line = "callbench serves this file to see wire bytes counted against a server it did not write.\n";
-        let body: String = line.chars().cycle().take(FILE_SIZE).collect();
-        std::fs::write(dir.path("file.txt"), body).unwrap();
-        // Ports cannot be 0 here (nginx would not tell which it got): free ones, and a retry if taken meanwhile.
-        for _attempt in 0..3 {
-            let (h1, h2) = (common::free_port(), common::free_port());
-            if h1 == h2 {
-                continue;
-            }
-            let root = dir.0.display();
-            let user = if unsafe { libc::geteuid() } == 0 { "user root;" } else { "" };
-            let config = format!(
-                "worker_processes 1;\n{user}\npid {root}/nginx.pid;\nerror_log {root}/error.log info;\n\
-                 events {{ worker_connections 512; }}\n\
-                 http {{\n  access_log {root}/access.log;\n  client_body_temp_path {root}/body;\n  proxy_temp_path {root}/proxy;\n  \
-                 fastcgi_temp_path {root}/fastcgi;\n  uwsgi_temp_path {root}/uwsgi;\n  scgi_temp_path {root}/scgi;\n  \
-                 keepalive_requests 100000;\n  default_type text/plain;\n  \
-                 gzip on;\n  gzip_types text/plain;\n  gzip_min_length 0;\n  server {{\n    listen 127.0.0.1:{h1};\n    \
-                 listen 127.0.0.1:{h2} http2;\n    root {root};\n    location = /ok {{ return 200 \"ok\\n\"; }}\n  }}\n}}\n"
-            );
-            std::fs::write(dir.path("nginx.conf"), config).unwrap();
-            let mut master = Guard::spawn(
-                Command::new(&nginx)
-                    .args(["-p", &dir.str(""), "-c", &dir.str("nginx.conf"), "-e", &dir.str("error.log")])
-                    .args(["-g", "daemon off;"])
-                    .stdin(Stdio::null())
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::null()),
-            );
-            let up = common::wait_listening(&format!("127.0.0.1:{h1}"), Duration::from_secs(5))
-                && common::wait_listening(&format!("127.0.0.1:{h2}"), Duration::from_secs(1));
-            if up && master.wait_for(Duration::ZERO).is_none() {
-                return Nginx { master: Some(master), h1, h2, dir };
-            }
-            drop(master);
-            eprintln!("nginx did not start: {}", std::fs::read_to_string(dir.path("error.log")).unwrap_or_default());
-        }
-        panic!("nginx did not start in 3 attempts (see its error.log above)");
-    }
-}
-
-impl Drop for Nginx {
-    fn drop(&mut self) {
-        let Some(mut master) = self.master.take() else { return };
-        let workers = children_of(master.id());
-        master.signal(libc::SIGTERM);
-        if master.wait_for(Duration::from_secs(3)).is_none() {
-            drop(master);
-        }
-        for worker in workers {
-            if std::fs::read_to_string(format!("/proc/{worker}/cmdline")).is_ok_and(|c| c.contains("nginx")) {
-                unsafe {
-                    libc::kill(worker as i32, libc::SIGKILL);
-                }
-            }
-        }
-    }
+/// nginx with gzip on and keep-alive connections that last: the tests here count connections.
+fn nginx() -> Nginx {
+    let line = "callbench serves this file to see wire bytes counted against a server it did not write.\n";
+    let file: String = line.chars().cycle().take(FILE_SIZE).collect();
+    let http = "keepalive_requests 100000;\n  gzip on;\n  gzip_types text/plain;\n  gzip_min_length 0;".to_string();
+    Nginx::start(&Options { http, tls: false, file })
 }
 
 #[test]
 fn nginx_over_http1_and_h2c() {
-    let nginx = Nginx::start();
+    let nginx = nginx();
     let file = |port: u16| format!("http://127.0.0.1:{port}/file.txt");
 
     let h1 = load_json(&["-n", "300", "-c", "4", &file(nginx.h1)]);
@@ -140,7 +76,7 @@ fn nginx_over_http1_and_h2c() {
 
 #[test]
 fn nginx_gzip_answers_are_checked_decompressed_and_head_has_no_body() {
-    let nginx = Nginx::start();
+    let nginx = nginx();
     let file = nginx.dir.str("file.txt");
     let expect = format!("@{file}");
     for (port, h2) in [(nginx.h1, false), (nginx.h2, true)] {

@@ -79,6 +79,11 @@ pub struct RunInfo {
     pub requested_calls: Option<f64>,
     /// Connections opened during the whole run (warm-up included).
     pub connections_opened: u64,
+    /// Connections the server ended gracefully (HTTP/2 GOAWAY) during the whole run.
+    pub goaways: u64,
+    /// Calls sent again because the server had not processed them (after a GOAWAY, or refused):
+    /// each is recorded once, its latency from its first intended start.
+    pub retries: u64,
     /// Bytes on the wire from the end of warm-up to the end of the run.
     pub wire: WireTotals,
     /// This process's CPU time from the end of warm-up to the end of the run.
@@ -123,6 +128,7 @@ struct Shared<T, P> {
     clock: Clock,
     load: Load,
     connections: AtomicU64,
+    retries: AtomicU64,
 }
 
 /// Counters read at the start of the measured window.
@@ -159,7 +165,8 @@ pub async fn run<T: Target, P: Pacer + 'static, S: Sink>(
     let schedule = Schedule { pacer, admission: Admission::new(load.stop), seq: 0, over: false };
     let clock = if load.precise_timer { Clock::start_precise() } else { Clock::start() };
     let shared =
-        Arc::new(Shared { target, schedule: Mutex::new(schedule), clock, load, connections: AtomicU64::new(0) });
+        Arc::new(Shared { target, schedule: Mutex::new(schedule), clock, load, connections: AtomicU64::default(), retries: AtomicU64::default() });
+    let goaways_before = shared.target.goaways();
     let warmup = shared.load.stop.warmup;
     let start_mark = Mark::now(&shared.target, &shared.load, Edge::RunStart);
     // The window's counters start when warm-up ends, read by a task that sleeps until then.
@@ -211,6 +218,8 @@ pub async fn run<T: Target, P: Pacer + 'static, S: Sink>(
         window,
         requested_calls,
         connections_opened: shared.connections.load(Ordering::Relaxed),
+        goaways: shared.target.goaways().saturating_sub(goaways_before),
+        retries: shared.retries.load(Ordering::Relaxed),
         wire: end_mark.wire.since(start_mark.wire),
         client_cpu: end_mark.cpu.saturating_sub(start_mark.cpu),
         cancelled,
@@ -251,29 +260,43 @@ async fn worker<T: Target, P: Pacer, S: Sink>(shared: Arc<Shared<T, P>>, slot: u
     }
 }
 
+/// How many times one call is sent again when the server did not process it.
+const MAX_RETRIES: u32 = 3;
+
 /// Connects if the slot has no connection, then calls; gives the reply and the connect time (if a
-/// connection was opened for this call).
+/// connection was opened for this call). A call the server did not process is sent again (on a new
+/// connection when its own is gone), at most [`MAX_RETRIES`] times.
 async fn one_call<T: Target, P>(
     shared: &Shared<T, P>,
     slot: usize,
     conn: &mut Option<T::Conn>,
 ) -> (Reply, Option<Duration>) {
     let mut connect = None;
-    if conn.is_none() {
-        let before = shared.clock.now();
-        match shared.target.connect(slot).await {
-            Ok(c) => {
-                if c.opened {
-                    shared.connections.fetch_add(1, Ordering::Relaxed);
-                    connect = Some(shared.clock.now() - before);
+    let mut retries = 0;
+    loop {
+        if conn.is_none() {
+            let before = shared.clock.now();
+            match shared.target.connect(slot).await {
+                Ok(c) => {
+                    if c.opened {
+                        shared.connections.fetch_add(1, Ordering::Relaxed);
+                        connect = connect.or(Some(shared.clock.now() - before));
+                    }
+                    *conn = Some(c.conn);
                 }
-                *conn = Some(c.conn);
+                Err(kind) => return (Reply::broken(kind, ByteCounts::default()), None),
             }
-            Err(kind) => return (Reply::broken(kind, ByteCounts::default()), None),
+        }
+        let reply = shared.target.call(conn.as_mut().expect("connected above")).await;
+        if !reply.unprocessed || retries == MAX_RETRIES || shared.load.cancel.load(Ordering::Relaxed) {
+            return (reply, connect);
+        }
+        retries += 1;
+        shared.retries.fetch_add(1, Ordering::Relaxed);
+        if !reply.keep_connection {
+            *conn = None;
         }
     }
-    let reply = shared.target.call(conn.as_mut().expect("connected above")).await;
-    (reply, connect)
 }
 
 #[cfg(test)]

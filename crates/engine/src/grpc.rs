@@ -124,6 +124,7 @@ impl Target for Grpc {
         let bytes = ByteCounts { sent: self.payload_sent, received: messages.payload };
         let answer = match answer {
             Ok(answer) => answer,
+            Err(e) if e.unprocessed() => return Reply::unprocessed(bytes, e.connection_survives()),
             Err(e) if e.connection_survives() => return Reply::error(ErrorKind::Io, bytes),
             Err(_) => return Reply::broken(ErrorKind::Io, bytes),
         };
@@ -153,6 +154,10 @@ impl Target for Grpc {
 
     fn wire(&self) -> WireTotals {
         self.pool.endpoint.wire()
+    }
+
+    fn goaways(&self) -> u64 {
+        self.pool.goaways()
     }
 }
 

@@ -8,6 +8,8 @@ use crate::record::ErrorKind;
 use crate::target::Connected;
 use bytes::Bytes;
 use h2::client::SendRequest;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 pub use crate::h2client::{request_block, Answer, H2Error, HeaderList, RequestBlocks};
 
@@ -18,12 +20,13 @@ pub struct H2Pool {
     pub endpoint: Endpoint,
     fresh_each_call: bool,
     slots: Vec<tokio::sync::Mutex<Option<H2Handle>>>,
+    goaways: Arc<AtomicU64>,
 }
 
 impl H2Pool {
     pub fn new(endpoint: Endpoint, connections: usize, fresh_each_call: bool) -> Self {
         let slots = (0..connections.max(1)).map(|_| tokio::sync::Mutex::new(None)).collect();
-        H2Pool { endpoint, fresh_each_call, slots }
+        H2Pool { endpoint, fresh_each_call, slots, goaways: Arc::default() }
     }
 
     pub async fn get(&self, slot: usize) -> Result<Connected<H2Handle>, ErrorKind> {
@@ -44,7 +47,12 @@ impl H2Pool {
         if self.endpoint.is_tls() && stream.alpn() != Some(b"h2") {
             return Err(ErrorKind::Connect); // the server did not agree to HTTP/2
         }
-        Ok(Connection::start(stream))
+        Ok(Connection::start_counted(stream, self.goaways.clone()))
+    }
+
+    /// Connections the server ended with GOAWAY so far.
+    pub fn goaways(&self) -> u64 {
+        self.goaways.load(Ordering::Relaxed)
     }
 }
 

@@ -75,6 +75,7 @@ impl Target for Http2 {
             .await;
         let answer = match answer {
             Ok(answer) => answer,
+            Err(e) if e.unprocessed() => return Reply::unprocessed(bytes, e.connection_survives()),
             Err(e) if e.connection_survives() => return Reply::error(ErrorKind::Io, bytes),
             Err(_) => return Reply::broken(ErrorKind::Io, bytes),
         };
@@ -93,5 +94,9 @@ impl Target for Http2 {
 
     fn wire(&self) -> WireTotals {
         self.pool.endpoint.wire()
+    }
+
+    fn goaways(&self) -> u64 {
+        self.pool.goaways()
     }
 }

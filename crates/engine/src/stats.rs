@@ -39,6 +39,9 @@ pub struct Stats {
     /// the schedule by its end.
     pub last_intended: Duration,
     pub last_start: Duration,
+    /// When the last measured call ended: the window the calls really took ends there when it is
+    /// later than the planned one (a server that could not keep the rate).
+    pub last_end: Duration,
     pub payload_sent: u64,
     pub payload_received: u64,
 }
@@ -87,6 +90,13 @@ pub struct Summary {
     pub latency_uncorrected_us: Option<Percentiles>,
     pub connect_us: Option<Percentiles>,
     pub connections_opened: u64,
+    /// Connections the server ended gracefully (HTTP/2 GOAWAY): not errors.
+    pub goaways: u64,
+    /// Calls sent again because the server had not processed them (above a GOAWAY's
+    /// last-stream-id, or refused): each call is counted once, its latency from its first intended start.
+    pub retries: u64,
+    /// The planned measured window (`duration_s` is what the calls really took, when longer).
+    pub planned_s: f64,
     pub wire_bytes_per_call: PerCall,
     pub payload_bytes_per_call: PerCall,
     pub client_cpu_us_per_call: f64,
@@ -121,6 +131,7 @@ impl Stats {
             late_starts: 0,
             last_intended: Duration::ZERO,
             last_start: Duration::ZERO,
+            last_end: Duration::ZERO,
             payload_sent: 0,
             payload_received: 0,
         }
@@ -148,11 +159,17 @@ impl Stats {
         let per_call = |n: f64| if calls == 0 { 0.0 } else { n / calls as f64 };
         let secs = run.window.as_secs_f64();
         let per_s = |n: f64| if secs > 0.0 { n / secs } else { 0.0 };
+        // Delivered, not scheduled: the calls of the window over the time they really took,
+        // from the window's start to the end of the last one.
+        let taken = (self.last_end.saturating_sub(self.stop.warmup).as_secs_f64()).max(secs);
         Summary {
             calls: Calls { ok: self.ok, errors: calls - self.ok },
             errors: self.errors.iter().map(|(k, n)| (error_name(*k), *n)).collect(),
-            duration_s: secs,
-            throughput_per_s: per_s(self.ok as f64),
+            duration_s: taken,
+            throughput_per_s: if taken > 0.0 { self.ok as f64 / taken } else { 0.0 },
+            planned_s: secs,
+            goaways: run.goaways,
+            retries: run.retries,
             latency_us: percentiles(&self.latency_us),
             latency_uncorrected_us: percentiles(&self.latency_uncorrected_us),
             connect_us: percentiles(&self.connect_us),
@@ -192,6 +209,7 @@ impl Sink for Stats {
         self.late_starts += u64::from(r.start_delay() > self.late_after);
         self.last_intended = self.last_intended.max(r.intended);
         self.last_start = self.last_start.max(r.start);
+        self.last_end = self.last_end.max(r.end);
         self.payload_sent += r.bytes.sent;
         self.payload_received += r.bytes.received;
     }
@@ -208,6 +226,7 @@ impl Sink for Stats {
         self.late_starts += other.late_starts;
         self.last_intended = self.last_intended.max(other.last_intended);
         self.last_start = self.last_start.max(other.last_start);
+        self.last_end = self.last_end.max(other.last_end);
         self.payload_sent += other.payload_sent;
         self.payload_received += other.payload_received;
     }
@@ -250,6 +269,8 @@ mod tests {
             window: MS(window),
             requested_calls: requested,
             connections_opened: 1,
+            goaways: 0,
+            retries: 0,
             wire: WireTotals { sent: 10_100, received: 30_300 },
             client_cpu: MS(101),
             cancelled: false,

@@ -12,20 +12,28 @@ pub struct Reply {
     /// False when the connection cannot be used again (closed by the peer, broken framing): the driver
     /// opens a new one before the slot's next call.
     pub keep_connection: bool,
+    /// The server did not process the call (HTTP/2: a stream above GOAWAY's last-stream-id, or
+    /// REFUSED_STREAM): the driver sends it again, on a new connection if this one is gone.
+    pub unprocessed: bool,
 }
 
 impl Reply {
     pub fn ok(bytes: ByteCounts) -> Self {
-        Reply { outcome: Outcome::Ok, bytes, keep_connection: true }
+        Reply { outcome: Outcome::Ok, bytes, keep_connection: true, unprocessed: false }
     }
 
     pub fn error(kind: ErrorKind, bytes: ByteCounts) -> Self {
-        Reply { outcome: Outcome::Error(kind), bytes, keep_connection: true }
+        Reply { outcome: Outcome::Error(kind), bytes, keep_connection: true, unprocessed: false }
     }
 
     /// A failure after which the connection must not be reused.
     pub fn broken(kind: ErrorKind, bytes: ByteCounts) -> Self {
-        Reply { outcome: Outcome::Error(kind), bytes, keep_connection: false }
+        Reply { outcome: Outcome::Error(kind), bytes, keep_connection: false, unprocessed: false }
+    }
+
+    /// A call the server never processed: to be sent again.
+    pub fn unprocessed(bytes: ByteCounts, keep_connection: bool) -> Self {
+        Reply { outcome: Outcome::Error(ErrorKind::Io), bytes, keep_connection, unprocessed: true }
     }
 }
 
@@ -70,5 +78,10 @@ pub trait Target: Send + Sync + 'static {
     /// Bytes on the wire so far, all connections together (0 for targets without a wire).
     fn wire(&self) -> WireTotals {
         WireTotals::default()
+    }
+
+    /// Connections the server ended gracefully so far (HTTP/2 GOAWAY).
+    fn goaways(&self) -> u64 {
+        0
     }
 }

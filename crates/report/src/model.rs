@@ -22,6 +22,36 @@ pub struct Results {
     pub cells: Vec<Cell>,
     /// Ratios between cells of the same experiment (filled when an experiment's cells are done).
     pub comparisons: Vec<Comparison>,
+    /// The machine's steadiness, probed before the suite (None in files written before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steadiness: Option<Steadiness>,
+}
+
+/// What could make this machine's timings unstable, probed before a suite (in the spirit of
+/// pyperf's `system show`), and how unstable a fixed CPU loop is on each pinned CPU right now.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Steadiness {
+    /// Plain sentences: a governor other than `performance`, turbo on, a busy pinned CPU, steal...
+    pub warnings: Vec<String>,
+    /// One entry per CPU the client or the server is pinned to.
+    pub cpus: Vec<CpuSteadiness>,
+    /// The largest relative spread of the fixed loop over the pinned CPUs that no other process
+    /// kept busy while probed (the smallest when all were): the share every timing interval is
+    /// widened to at least (see `SuiteRecord::interval_floor`).
+    pub loop_spread: f64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct CpuSteadiness {
+    pub cpu: usize,
+    /// Median time of one pass of the fixed loop, in nanoseconds.
+    pub loop_ns: f64,
+    /// (p90 − p10) / median of the passes' times.
+    pub spread: f64,
+    /// Share of this CPU's time used by other processes while the probe ran (0–1).
+    pub busy_other: f64,
+    /// cpufreq's governor, when the kernel exposes one.
+    pub governor: Option<String>,
 }
 
 /// The suite as it was run.
@@ -34,10 +64,10 @@ pub struct SuiteRecord {
     /// The suite file's text, verbatim.
     pub text: String,
     pub repetitions: usize,
-    /// Every interval is widened to at least ± this share of its median (0.08 = ±8%): two runs
-    /// of the same cell differ by more than the repetitions inside one run do (the server
-    /// process, the machine's state), and an interval must cover that to be believed.
-    /// Files written before it existed read as 0.
+    /// Every timing interval is widened to at least ± this share of its median: the spread of a
+    /// fixed CPU loop on the pinned CPUs, measured by the steadiness probe before the suite (a
+    /// median cannot be known better than the same work varies on the same core), unless the
+    /// suite sets `interval_floor`. Files written before it existed read as 0.
     #[serde(default)]
     pub interval_floor: f64,
 }
@@ -156,6 +186,13 @@ pub struct Cell {
     pub bottleneck: String,
     /// True when the runs disagree more than a comparison can bear (see `stats::is_noisy`).
     pub noisy: bool,
+    /// Set when a kept repetition was measured while something else took a meaningful share of
+    /// the pinned CPUs (re-runs exhausted): the reason, with the figure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disturbed: Option<String>,
+    /// Repetitions measured again because they were disturbed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reruns: u32,
     /// File of the raw HDR histograms (one interval-log line per run), relative to the results folder.
     pub hdr_file: Option<String>,
 }
@@ -188,6 +225,12 @@ pub struct RunMetrics {
     pub rate_requested: Option<f64>,
     pub rate_achieved: Option<f64>,
     pub connections_opened: u64,
+    /// Connections the server ended gracefully (HTTP/2 GOAWAY), and calls sent again because the
+    /// server had not processed them: neither is an error.
+    #[serde(default)]
+    pub goaways: u64,
+    #[serde(default)]
+    pub retries: u64,
     pub connect_p50_us: Option<f64>,
     pub wire_sent_per_call: f64,
     pub wire_received_per_call: f64,
@@ -199,6 +242,33 @@ pub struct RunMetrics {
     pub server_cpu_us_per_call: Option<f64>,
     pub server_cpu_cores: Option<f64>,
     pub server_rss_peak_kib: Option<u64>,
+    /// What else used the pinned CPUs during the measured window (None: not measured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interference: Option<Interference>,
+    /// Set when the interference passed the limits: the reason, with the figure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disturbed: Option<String>,
+}
+
+/// What else used the CPUs the client and the server were pinned to during one measured window,
+/// from /proc/stat per CPU minus the client's and the server's own CPU time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Interference {
+    /// Share (0–1) of the client CPUs' time used by anything but callbench and the server.
+    pub client_cpus_other: f64,
+    /// Share (0–1) of the server CPUs' time used by anything but the server and callbench.
+    pub server_cpus_other: f64,
+    /// Share (0–1) of the pinned CPUs' time stolen by the hypervisor.
+    pub steal: f64,
+    /// Mean clock of the pinned CPUs in MHz over the window, where cpufreq is readable.
+    pub cpu_mhz: Option<f64>,
+    /// The server's context switches per call: voluntary (it waited) and involuntary (preempted).
+    pub server_voluntary_switches_per_call: Option<f64>,
+    pub server_involuntary_switches_per_call: Option<f64>,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]

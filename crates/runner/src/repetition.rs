@@ -82,6 +82,8 @@ pub async fn run(
         rate_requested: s.rate.map(|r| r.requested),
         rate_achieved: s.rate.map(|r| r.achieved),
         connections_opened: s.connections_opened,
+        goaways: s.goaways,
+        retries: s.retries,
         connect_p50_us: s.connect_us.as_ref().map(|c| c.p50 as f64),
         wire_sent_per_call: s.wire_bytes_per_call.sent,
         wire_received_per_call: s.wire_bytes_per_call.received,

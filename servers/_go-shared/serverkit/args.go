@@ -27,7 +27,8 @@ type Args struct {
 // ParseArgs reads the flags (-flag and --flag both work). --version prints the
 // versions compiled into the binary and exits; bad flags exit with status 2.
 // GOMAXPROCS is set to --workers: that many threads run Go code at once.
-func ParseArgs(about string) Args {
+// extra adds a server's own flags beside the contract's.
+func ParseArgs(about string, extra ...func(*flag.FlagSet)) Args {
 	var a Args
 	var mode string
 	var version bool
@@ -43,6 +44,9 @@ func ParseArgs(about string) Args {
 	flags.StringVar(&a.Users, "users", "users.json", "the users file written by `callbench gen-users`")
 	flags.BoolVar(&a.TLS, "tls", false, "serve TLS 1.2/1.3 with a self-signed certificate for localhost made at start (SHA-256 fingerprint on stderr)")
 	flags.BoolVar(&version, "version", false, "print the Go and module versions compiled in (or, given a module path, that module's version) and exit")
+	for add := range extra {
+		extra[add](flags)
+	}
 	_ = flags.Parse(os.Args[1:])
 
 	if version {

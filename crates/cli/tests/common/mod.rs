@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 
 pub use callbench_testkit::server::Server;
 
+pub mod nginx;
+
 /// The longest any one `callbench load` of these tests may take before it is killed.
 pub const RUN_LIMIT: Duration = Duration::from_secs(30);
 

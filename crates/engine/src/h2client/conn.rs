@@ -10,7 +10,7 @@ use bytes::{Buf, Bytes, BytesMut};
 use std::collections::{HashMap, VecDeque};
 use std::future::poll_fn;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -37,12 +37,20 @@ pub enum H2Error {
     GoAway,
     /// The connection broke (closed, I/O error, protocol or compression error).
     Broken,
+    /// The connection had already ended when the call came: nothing was sent.
+    Closed,
 }
 
 impl H2Error {
     /// Whether the connection can take further calls.
     pub fn connection_survives(self) -> bool {
         matches!(self, H2Error::Reset(_))
+    }
+
+    /// Whether the server did not process the call, so it may be sent again (RFC 9113 §8.7):
+    /// a stream above a GOAWAY's last-stream-id, or one reset with REFUSED_STREAM.
+    pub fn unprocessed(self) -> bool {
+        matches!(self, H2Error::GoAway | H2Error::Closed | H2Error::Reset(frame::REFUSED_STREAM))
     }
 }
 
@@ -154,6 +162,8 @@ struct Shared {
     flush: Notify,
     /// False once the connection takes no new streams (read without the lock by the pool).
     usable: AtomicBool,
+    /// Counts the connections of a pool that received a GOAWAY (each once).
+    goaways: Arc<AtomicU64>,
 }
 
 impl Shared {
@@ -184,6 +194,14 @@ impl Connection {
     /// Starts HTTP/2 on an open stream (TLS already negotiated): sends the preface and our
     /// settings without waiting for the server's, as clients commonly do.
     pub fn start<S>(io: S) -> Connection
+    where
+        S: AsyncRead + AsyncWrite + Send + 'static,
+    {
+        Connection::start_counted(io, Arc::default())
+    }
+
+    /// [`Connection::start`], adding 1 to `goaways` when the server sends its first GOAWAY.
+    pub fn start_counted<S>(io: S, goaways: Arc<AtomicU64>) -> Connection
     where
         S: AsyncRead + AsyncWrite + Send + 'static,
     {
@@ -221,6 +239,7 @@ impl Connection {
             }),
             flush: Notify::new(),
             usable: AtomicBool::new(true),
+            goaways,
         });
         shared.flush.notify_one();
         let (read, write) = tokio::io::split(io);
@@ -261,8 +280,8 @@ impl Connection {
 
     fn open_stream(&self, cx: &mut Context<'_>, blocks: &RequestBlocks, body: &Bytes) -> Poll<Result<u32, H2Error>> {
         let mut st = self.shared.lock();
-        if let Some(e) = st.closed {
-            return Poll::Ready(Err(if e == H2Error::Broken { e } else { H2Error::GoAway }));
+        if st.closed.is_some() {
+            return Poll::Ready(Err(H2Error::Closed));
         }
         if st.open >= st.max_open {
             if !st.waiting.iter().any(|w| w.will_wake(cx.waker())) {
@@ -492,7 +511,11 @@ async fn read_loop<R: AsyncRead>(shared: Arc<Shared>, read: R) {
                 buf.reserve(total - buf.len());
                 break;
             }
+            let first_goaway = head.kind == frame::GOAWAY && st.goaway_last == u32::MAX;
             result = st.on_frame(head, &buf[frame::HEADER_LEN..total], &shared.usable);
+            if first_goaway && st.goaway_last != u32::MAX {
+                shared.goaways.fetch_add(1, Ordering::Relaxed);
+            }
             buf.advance(total);
             if result.is_err() {
                 break;

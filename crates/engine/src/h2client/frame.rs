@@ -34,6 +34,8 @@ pub const SETTINGS_MAX_FRAME_SIZE: u16 = 0x5;
 pub const PROTOCOL_ERROR: u32 = 0x1;
 pub const FLOW_CONTROL_ERROR: u32 = 0x3;
 pub const FRAME_SIZE_ERROR: u32 = 0x6;
+/// The server did not process the stream: it may be retried (RFC 9113 §8.7).
+pub const REFUSED_STREAM: u32 = 0x7;
 pub const CANCEL: u32 = 0x8;
 pub const COMPRESSION_ERROR: u32 = 0x9;
 

@@ -52,6 +52,9 @@ impl<T: Target> Target for Shared<T> {
     fn wire(&self) -> WireTotals {
         self.0.wire()
     }
+    fn goaways(&self) -> u64 {
+        self.0.goaways()
+    }
 }
 
 impl Built {

@@ -75,6 +75,18 @@ pub fn text(r: &LoadReport) -> String {
     let set = &r.settings;
     let mut out = String::new();
     let tls = if r.tls { " over TLS" } else { "" };
+    if let Some(rate) = s.rate.filter(|rate| rate.requested > 0.0 && s.throughput_per_s < 0.99 * rate.requested) {
+        // First, before any figure: the load asked for is not the load this server got.
+        let _ = writeln!(
+            out,
+            "Rate not kept: {:.1} calls/s requested, {:.1} calls/s delivered ({:+.1}%); the calls planned for {:.2} s took {:.2} s",
+            rate.requested,
+            s.throughput_per_s,
+            (s.throughput_per_s / rate.requested - 1.0) * 100.0,
+            s.planned_s,
+            s.duration_s
+        );
+    }
     let _ = writeln!(out, "Target       {}  ({}, {}{tls})", r.target, r.call, r.protocol);
     let model = match (set.model, &set.rate_shape, set.rate) {
         ("open", Some(shape), _) => format!("open loop, rate shape {shape}"),
@@ -90,9 +102,14 @@ pub fn text(r: &LoadReport) -> String {
         format!(", {} connection(s)", set.connections)
     };
     let warmup = if set.warmup_s > 0.0 { format!(" after {:.1} s of warm-up", set.warmup_s) } else { String::new() };
+    let taken = if s.duration_s > s.planned_s * 1.01 + 0.01 {
+        format!(" (planned {:.2} s: the calls took longer)", s.planned_s)
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         out,
-        "Load         {model}, {} in flight{connections}; {:.2} s measured{warmup}",
+        "Load         {model}, {} in flight{connections}; {:.2} s measured{taken}{warmup}",
         set.concurrency, s.duration_s
     );
     let _ = writeln!(
@@ -129,7 +146,14 @@ pub fn text(r: &LoadReport) -> String {
         let connect = s.connect_us.as_ref().map_or(String::new(), |c| {
             format!(", connect p50 {} p99 {} max {}", micros(c.p50 as f64), micros(c.p99 as f64), micros(c.max as f64))
         });
-        let _ = writeln!(out, "Connections  {} opened{connect}", s.connections_opened);
+        let mut ended = String::new();
+        if s.goaways > 0 {
+            ended += &format!("; {} ended by the server (GOAWAY)", s.goaways);
+        }
+        if s.retries > 0 {
+            ended += &format!("; {} calls sent again (the server had not processed them)", s.retries);
+        }
+        let _ = writeln!(out, "Connections  {} opened{connect}{ended}", s.connections_opened);
         let _ = writeln!(
             out,
             "Bytes/call   wire: sent {}, received {}; payload: sent {}, received {}",
@@ -179,7 +203,7 @@ const CSV_COLUMNS: &str = "target,call,protocol,tls,model,concurrency,connection
 throughput_per_s,latency_p50_us,latency_p90_us,latency_p95_us,latency_p99_us,latency_p99_9_us,latency_max_us,\
 latency_mean_us,latency_uncorrected_p50_us,latency_uncorrected_p99_us,connections_opened,connect_p50_us,\
 wire_sent_per_call,wire_received_per_call,payload_sent_per_call,payload_received_per_call,client_cpu_us_per_call,\
-rate_requested,rate_achieved,late_starts,interrupted";
+rate_requested,rate_achieved,late_starts,interrupted,goaways,retries,planned_s";
 
 fn csv_field(text: &str) -> String {
     if text.contains([',', '"', '\n']) {
@@ -226,6 +250,9 @@ pub fn csv(r: &LoadReport) -> String {
         s.rate.map_or(String::new(), |r| format!("{:.3}", r.achieved)),
         s.rate.map_or(String::new(), |r| r.late_starts.to_string()),
         r.interrupted.to_string(),
+        s.goaways.to_string(),
+        s.retries.to_string(),
+        format!("{:.6}", s.planned_s),
     ];
     format!("{CSV_COLUMNS}\n{}\n", fields.join(","))
 }

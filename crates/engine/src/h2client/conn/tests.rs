@@ -348,3 +348,56 @@ async fn dropping_the_last_handle_closes_the_socket() {
     let read = tokio::time::timeout(Duration::from_secs(5), tcp.read_to_end(&mut rest)).await;
     assert!(read.is_ok(), "the client closed its end");
 }
+
+/// A raw server: reads the client's frames until `streams` requests have arrived, answers the
+/// first with 200, sends GOAWAY naming it as the last stream it processed, and ends its side.
+async fn goaway_after_first(listener: TcpListener, streams: usize) {
+    let (mut tcp, _) = listener.accept().await.unwrap();
+    let mut out = Vec::new();
+    frame::put_settings(&mut out, &[]);
+    tcp.write_all(&out).await.unwrap();
+    let mut buf = vec![0u8; frame::PREFACE.len()];
+    tcp.read_exact(&mut buf).await.unwrap();
+    let mut ids = Vec::new();
+    while ids.len() < streams {
+        let mut head = [0u8; frame::HEADER_LEN];
+        tcp.read_exact(&mut head).await.unwrap();
+        let head = Head::parse(&head);
+        let mut payload = vec![0u8; head.len as usize];
+        tcp.read_exact(&mut payload).await.unwrap();
+        if head.kind == frame::HEADERS {
+            ids.push(head.stream);
+        }
+    }
+    let mut out = Vec::new();
+    // 0x88: ":status: 200" from HPACK's static table.
+    frame::put_headers(&mut out, ids[0], &[0x88], true, frame::DEFAULT_MAX_FRAME as usize);
+    frame::put_goaway(&mut out, ids[0], 0);
+    tcp.write_all(&out).await.unwrap();
+    tcp.shutdown().await.unwrap();
+    let mut rest = Vec::new();
+    let _ = tcp.read_to_end(&mut rest).await;
+}
+
+#[tokio::test]
+async fn streams_above_the_goaway_last_id_were_not_processed_and_the_one_at_it_completes() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = tokio::spawn(goaway_after_first(listener, 3));
+    let conn = connect(addr).await;
+    let results = all((0..3).map(|_| {
+        let conn = conn.clone();
+        async move { call(&conn, "/", &Bytes::new()).await.0 }
+    }))
+    .await;
+    let ok = results.iter().filter(|r| r.as_ref().is_ok_and(|a| a.status == 200)).count();
+    assert_eq!(ok, 1, "the stream at the last id is answered: {results:?}");
+    for e in results.iter().filter_map(|r| r.as_ref().err()) {
+        assert_eq!(*e, H2Error::GoAway, "{results:?}");
+        assert!(e.unprocessed(), "above the last id: the server did not process it");
+    }
+    // No new stream on a connection after its GOAWAY, and whatever comes now was never sent.
+    let after = call(&conn, "/", &Bytes::new()).await.0.unwrap_err();
+    assert!(after.unprocessed() && !conn.is_usable(), "{after:?}");
+    server.await.unwrap();
+}

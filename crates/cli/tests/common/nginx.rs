@@ -1,0 +1,108 @@
+//! A stock nginx (Debian's, installed by scripts/setup) in the foreground on loopback ports:
+//! HTTP/1.1, HTTP/2 with prior knowledge (h2c) and, when asked, HTTP/2 over TLS with a
+//! self-signed certificate made by openssl. Its pid, logs and temp files live in its own
+//! directory. Stopped with SIGTERM (the master stops its worker), then killed, worker included.
+
+use super::{children_of, installed, Guard, TempDir};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+pub struct Nginx {
+    master: Option<Guard>,
+    pub h1: u16,
+    pub h2: u16,
+    /// HTTP/2 over TLS, when started with TLS.
+    pub h2s: Option<u16>,
+    pub dir: TempDir,
+}
+
+/// How the nginx is set up.
+#[derive(Default)]
+pub struct Options {
+    /// Lines inside `http { }` (e.g. `keepalive_requests 100000;`); none keeps nginx's defaults.
+    pub http: String,
+    /// Also listen with TLS and ALPN h2.
+    pub tls: bool,
+    /// A static file `file.txt` of this text.
+    pub file: String,
+}
+
+impl Nginx {
+    pub fn start(options: &Options) -> Nginx {
+        let nginx = installed("/usr/sbin/nginx");
+        let dir = TempDir::new("nginx");
+        std::fs::write(dir.path("file.txt"), &options.file).unwrap();
+        let root = dir.0.display().to_string();
+        if options.tls {
+            let made = Command::new("openssl")
+                .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost"])
+                .args(["-keyout", &dir.str("key.pem"), "-out", &dir.str("cert.pem")])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .expect("run openssl");
+            assert!(made.success(), "openssl could not make a certificate");
+        }
+        // Ports cannot be 0 here (nginx would not tell which it got): free ones, and a retry if taken meanwhile.
+        for _attempt in 0..3 {
+            let (h1, h2, h2s) = (super::free_port(), super::free_port(), super::free_port());
+            if h1 == h2 || h2 == h2s || h1 == h2s {
+                continue;
+            }
+            let user = if unsafe { libc::geteuid() } == 0 { "user root;" } else { "" };
+            let tls = if options.tls {
+                format!(
+                    "server {{\n    listen 127.0.0.1:{h2s} ssl http2;\n    ssl_certificate {root}/cert.pem;\n    \
+                     ssl_certificate_key {root}/key.pem;\n    root {root};\n    location = /ok {{ return 200 \"ok\\n\"; }}\n  }}\n"
+                )
+            } else {
+                String::new()
+            };
+            let config = format!(
+                "worker_processes 1;\n{user}\npid {root}/nginx.pid;\nerror_log {root}/error.log info;\n\
+                 events {{ worker_connections 512; }}\n\
+                 http {{\n  access_log {root}/access.log;\n  client_body_temp_path {root}/body;\n  proxy_temp_path {root}/proxy;\n  \
+                 fastcgi_temp_path {root}/fastcgi;\n  uwsgi_temp_path {root}/uwsgi;\n  scgi_temp_path {root}/scgi;\n  \
+                 {}\n  default_type text/plain;\n  server {{\n    listen 127.0.0.1:{h1};\n    \
+                 listen 127.0.0.1:{h2} http2;\n    root {root};\n    location = /ok {{ return 200 \"ok\\n\"; }}\n  }}\n  {tls}}}\n",
+                options.http
+            );
+            std::fs::write(dir.path("nginx.conf"), config).unwrap();
+            let mut master = Guard::spawn(
+                Command::new(&nginx)
+                    .args(["-p", &dir.str(""), "-c", &dir.str("nginx.conf"), "-e", &dir.str("error.log")])
+                    .args(["-g", "daemon off;"])
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null()),
+            );
+            let up = super::wait_listening(&format!("127.0.0.1:{h1}"), Duration::from_secs(5))
+                && super::wait_listening(&format!("127.0.0.1:{h2}"), Duration::from_secs(1))
+                && (!options.tls || super::wait_listening(&format!("127.0.0.1:{h2s}"), Duration::from_secs(1)));
+            if up && master.wait_for(Duration::ZERO).is_none() {
+                return Nginx { master: Some(master), h1, h2, h2s: options.tls.then_some(h2s), dir };
+            }
+            drop(master);
+            eprintln!("nginx did not start: {}", std::fs::read_to_string(dir.path("error.log")).unwrap_or_default());
+        }
+        panic!("nginx did not start in 3 attempts (see its error.log above)");
+    }
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let Some(mut master) = self.master.take() else { return };
+        let workers = children_of(master.id());
+        master.signal(libc::SIGTERM);
+        if master.wait_for(Duration::from_secs(3)).is_none() {
+            drop(master);
+        }
+        for worker in workers {
+            if std::fs::read_to_string(format!("/proc/{worker}/cmdline")).is_ok_and(|c| c.contains("nginx")) {
+                unsafe {
+                    libc::kill(worker as i32, libc::SIGKILL);
+                }
+            }
+        }
+    }
+}
