@@ -21,6 +21,8 @@ pub fn summarise(cell: &mut Cell, headline: &str, floor: f64, client_cpus: usize
             if (*name == "throughput_per_s" || *name == headline) && e.median.abs() > 1.0 && stats::is_noisy(&e) {
                 noisy = true;
             }
+            // The floor is a timing's systematic spread; a count is what was counted.
+            let floor = if crate::model::is_exact_count(name) { 0.0 } else { floor };
             cell.summary.insert(name.to_string(), stats::widen(e, floor));
         }
     }
@@ -105,29 +107,45 @@ fn measured_fully(c: &Cell) -> bool {
 }
 
 /// `a / b` for one metric, with the verdict (None when either side lacks it or is zero, e.g. the
-/// wire bytes of an in-process call).
+/// wire bytes of an in-process call). Timings: the rank ratio and its interval
+/// ([`stats::rank_ratio`]), the verdict read from that interval. Exact counts: the ratio of the
+/// medians, no interval, the verdict from the numbers themselves.
 pub fn compare_cells(experiment: &str, metric: &str, a: &Cell, b: &Cell) -> Option<Comparison> {
     let values = |c: &Cell| c.runs.iter().filter_map(|r| r.metric(metric)).collect::<Vec<f64>>();
     let (ea, eb) = (a.summary.get(metric)?, b.summary.get(metric)?);
     if ea.median == 0.0 || eb.median == 0.0 {
         return None;
     }
-    let ratio = stats::ratio(&values(a), &values(b))?;
-    Some(Comparison {
-        experiment: experiment.into(),
-        metric: metric.into(),
-        a: a.id.clone(),
-        b: b.id.clone(),
-        ratio,
-        verdict: verdict(ea, eb),
-    })
+    let (ratio, verdict, exact) = if crate::model::is_exact_count(metric) {
+        let r = ea.median / eb.median;
+        (Estimate { median: r, lo: r, hi: r, n: ea.n.min(eb.n) }, exact_verdict(ea.median, eb.median), true)
+    } else {
+        let r = stats::rank_ratio(&values(a), &values(b))?;
+        (r.estimate, verdict(&r).into(), false)
+    };
+    Some(Comparison { experiment: experiment.into(), metric: metric.into(), a: a.id.clone(), b: b.id.clone(), ratio, verdict, exact })
 }
 
-/// `a higher`, `b higher`, or `no significant difference` when the intervals overlap.
-pub fn verdict(a: &Estimate, b: &Estimate) -> String {
-    if stats::overlap(a, b) {
-        "no significant difference".into()
-    } else if a.median > b.median {
+/// What a rank ratio says: `a higher`, `b higher`, `no significant difference` (its interval
+/// holds 1), or `too few repetitions to tell` (no interval can reach 95%).
+pub fn verdict(r: &stats::RankRatio) -> &'static str {
+    if !r.decidable {
+        "too few repetitions to tell"
+    } else if !r.significant() {
+        "no significant difference"
+    } else if r.estimate.lo > 1.0 {
+        "a higher"
+    } else {
+        "b higher"
+    }
+}
+
+/// Counts differ or they do not: `equal` (within the 0.5% the printed ratio, 1.00×, resolves),
+/// `a higher`, `b higher`.
+pub fn exact_verdict(a: f64, b: f64) -> String {
+    if (a - b).abs() < 0.005 * b.abs() {
+        "equal".into()
+    } else if a > b {
         "a higher".into()
     } else {
         "b higher".into()

@@ -21,6 +21,8 @@ pub struct CompareReport {
     pub cells: Vec<CellComparison>,
     pub only_in_a: Vec<String>,
     pub only_in_b: Vec<String>,
+    /// The share a change must exceed, its whole interval beyond it, to be significant.
+    pub threshold: f64,
 }
 
 #[derive(Debug, Clone)]
@@ -42,15 +44,19 @@ pub struct MetricComparison {
     pub verdict: Verdict,
 }
 
+/// Two whole default runs on a CI machine drifted by up to 13% in every network cell while each
+/// run's own repetitions agreed within 2% (2026-11-22): a change counts only beyond this share.
+pub const DEFAULT_THRESHOLD: f64 = 0.15;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Verdict {
-    /// Each median lies inside the other run's interval.
+    /// The rank interval of B / A holds 1.
     Agree,
     /// Either cell is flagged noisy: its figures cannot settle the question.
     Noisy,
-    /// The intervals do not overlap.
+    /// The rank interval of B / A lies wholly beyond the threshold (±15% by default).
     ChangedSignificant,
-    /// The intervals overlap, but a median lies outside the other's interval.
+    /// The rank interval excludes 1 but not the threshold: within the drift between runs.
     ChangedWithinNoise,
     /// Both sides lack the metric (e.g. no server CPU in-process): nothing to compare.
     NotMeasured,
@@ -71,13 +77,19 @@ impl Verdict {
     }
 }
 
-/// Matches the cells of `a` and `b` by id and compares them.
+/// Matches the cells of `a` and `b` by id and compares them, with the default threshold.
 pub fn compare(a: &Results, b: &Results) -> CompareReport {
+    compare_with(a, b, DEFAULT_THRESHOLD)
+}
+
+/// Matches the cells of `a` and `b` by id and compares them; a change is significant only when
+/// its whole interval lies beyond `threshold` (0.15: ±15%).
+pub fn compare_with(a: &Results, b: &Results, threshold: f64) -> CompareReport {
     let mut cells = vec![];
     let mut only_in_a = vec![];
     for ca in &a.cells {
         match b.cell(&ca.id) {
-            Some(cb) => cells.push(compare_cell(a, ca, cb, b)),
+            Some(cb) => cells.push(compare_cell(a, ca, cb, b, threshold)),
             None => only_in_a.push(ca.id.clone()),
         }
     }
@@ -89,6 +101,7 @@ pub fn compare(a: &Results, b: &Results) -> CompareReport {
         cells,
         only_in_a,
         only_in_b,
+        threshold,
     }
 }
 
@@ -96,7 +109,7 @@ fn describe(r: &Results) -> String {
     format!("{} ({})", r.suite.name, r.environment.started_at)
 }
 
-fn compare_cell(ra: &Results, a: &Cell, b: &Cell, rb: &Results) -> CellComparison {
+fn compare_cell(ra: &Results, a: &Cell, b: &Cell, rb: &Results, threshold: f64) -> CellComparison {
     let headline = ra
         .experiment(&a.experiment)
         .or_else(|| rb.experiment(&b.experiment))
@@ -106,37 +119,53 @@ fn compare_cell(ra: &Results, a: &Cell, b: &Cell, rb: &Results) -> CellCompariso
     CellComparison {
         id: a.id.clone(),
         experiment: a.experiment.clone(),
-        metrics: names.into_iter().map(|m| compare_metric(m, a, b)).collect(),
+        metrics: names.into_iter().map(|m| compare_metric(m, a, b, threshold)).collect(),
         headline,
     }
 }
 
-fn compare_metric(metric: &str, a: &Cell, b: &Cell) -> MetricComparison {
+fn compare_metric(metric: &str, a: &Cell, b: &Cell, threshold: f64) -> MetricComparison {
     let values = |c: &Cell| c.runs.iter().filter_map(|r| r.metric(metric)).collect::<Vec<f64>>();
     let (ea, eb) = (a.summary.get(metric).copied(), b.summary.get(metric).copied());
+    let ratio = stats::rank_ratio(&values(b), &values(a));
     MetricComparison {
         metric: metric.into(),
         a: ea,
         b: eb,
-        ratio: stats::ratio(&values(b), &values(a)),
-        verdict: verdict(ea.as_ref(), eb.as_ref(), a.noisy || b.noisy),
+        ratio: ratio.map(|r| r.estimate),
+        verdict: verdict(ea.as_ref(), eb.as_ref(), ratio.as_ref(), a.noisy || b.noisy, threshold),
     }
 }
 
-/// Agree when each median lies in the other's interval; else noisy when either cell is noisy;
-/// else changed, significantly when the intervals do not even overlap.
-pub fn verdict(a: Option<&Estimate>, b: Option<&Estimate>, noisy: bool) -> Verdict {
+/// The same rule as within a run, read against the threshold: agree when the rank interval of
+/// B / A holds 1; else noisy when either cell is; else changed, significantly only when the whole
+/// interval lies beyond ±`threshold`. Too few repetitions for a 95% interval: agree unless the
+/// medians leave each other's intervals.
+pub fn verdict(
+    a: Option<&Estimate>,
+    b: Option<&Estimate>,
+    ratio: Option<&stats::RankRatio>,
+    noisy: bool,
+    threshold: f64,
+) -> Verdict {
     let (a, b) = match (a, b) {
         (Some(a), Some(b)) => (a, b),
         (None, None) => return Verdict::NotMeasured,
         _ => return Verdict::Missing,
     };
     let inside = |v: f64, e: &Estimate| e.lo <= v && v <= e.hi;
-    if inside(a.median, b) && inside(b.median, a) {
+    let agree = match ratio {
+        Some(r) if r.decidable => !r.significant(),
+        _ => inside(a.median, b) && inside(b.median, a),
+    };
+    let beyond = ratio.is_some_and(|r| {
+        r.decidable && (r.estimate.lo > 1.0 + threshold || r.estimate.hi < 1.0 / (1.0 + threshold))
+    });
+    if agree {
         Verdict::Agree
     } else if noisy {
         Verdict::Noisy
-    } else if !stats::overlap(a, b) {
+    } else if beyond {
         Verdict::ChangedSignificant
     } else {
         Verdict::ChangedWithinNoise
@@ -144,11 +173,10 @@ pub fn verdict(a: Option<&Estimate>, b: Option<&Estimate>, noisy: bool) -> Verdi
 }
 
 impl CompareReport {
-    /// True unless some matched cell's headline changed significantly (the two intervals do not
-    /// even overlap) or was measured on one side only. A median that moved outside the other
-    /// run's interval while the intervals still overlap is a change within noise: reported, not
-    /// failed — consecutive runs on a shared machine drift by more than one run's repetitions show
-    /// (13% on a CI machine, 2026-11-22), and a check that failed on that would cry wolf.
+    /// True unless some matched cell's headline changed significantly (its whole interval beyond
+    /// the threshold) or was measured on one side only. A smaller change is reported, not failed:
+    /// consecutive runs on a shared machine drift by more than one run's repetitions show (13% on
+    /// a CI machine, 2026-11-22), and a check that failed on that would cry wolf.
     pub fn no_significant_change(&self) -> bool {
         self.headlines().all(|m| !matches!(m.verdict, Verdict::ChangedSignificant | Verdict::Missing))
     }

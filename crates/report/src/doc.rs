@@ -2,7 +2,7 @@
 //! how they write these blocks (and HTML adds the charts where a [`Block::Charts`] stands).
 
 mod cells;
-mod comparisons;
+pub mod comparisons;
 mod record;
 mod references;
 

@@ -95,19 +95,29 @@ pub fn display_unit(metric: &str, typical: f64) -> DisplayUnit {
     }
 }
 
-/// µs below a millisecond, ms above.
+/// ns below a microsecond (in-process calls, timed at full clock resolution), µs below a
+/// millisecond, ms above.
 pub fn duration_unit(typical_us: f64) -> DisplayUnit {
     if typical_us.abs() >= 1000.0 {
         DisplayUnit { divisor: 1000.0, unit: "ms" }
+    } else if typical_us != 0.0 && typical_us.abs() < 1.0 {
+        DisplayUnit { divisor: 0.001, unit: "ns" }
     } else {
         DisplayUnit { divisor: 1.0, unit: "µs" }
     }
 }
 
-/// A latency in µs as `812 µs` or `1.23 ms`.
+/// What a latency percentile of 0 means: the histograms count whole microseconds, so the call
+/// took less than one (its time per call at full resolution is `wall_us_per_call`).
+pub const BELOW_HISTOGRAM: &str = "< 1 µs";
+
+/// A latency in µs as `560 ns`, `812 µs` or `1.23 ms` (`< 1 µs` for a histogram's 0).
 pub fn duration_us(v: f64) -> String {
     if !v.is_finite() {
         return MISSING.into();
+    }
+    if v == 0.0 {
+        return BELOW_HISTOGRAM.into();
     }
     let u = duration_unit(v);
     format!("{} {}", significant(v / u.divisor), u.unit)
@@ -133,7 +143,14 @@ pub fn value_with_unit(metric: &str, v: f64) -> String {
 }
 
 /// A median and its interval in one unit: `1.23 [1.20 – 1.31] ms`, `42,180 [41,900 – 42,650] calls/s`.
+/// Exact counts (bytes per call, connections) have no interval: they are what was counted.
 pub fn estimate(metric: &str, e: &Estimate) -> String {
+    if crate::model::is_exact_count(metric) {
+        return value_with_unit(metric, e.median);
+    }
+    if metric_unit(metric) == "µs" && e.median == 0.0 && e.hi == 0.0 {
+        return BELOW_HISTOGRAM.into();
+    }
     let u = display_unit(metric, e.median);
     let (m, lo, hi) = (e.median / u.divisor, e.lo / u.divisor, e.hi / u.divisor);
     let decimals =
@@ -215,7 +232,8 @@ mod tests {
         assert_eq!(duration_us(1234.0), "1.23 ms");
         assert_eq!(duration_us(182_000.0), "182 ms");
         assert_eq!(duration_us(12_345_000.0), "12,345 ms");
-        assert_eq!(duration_us(0.85), "0.850 µs");
+        assert_eq!(duration_us(0.85), "850 ns");
+        assert_eq!(duration_us(0.0), "< 1 µs", "a histogram's 0 is under its resolution");
     }
 
     #[test]
@@ -235,6 +253,9 @@ mod tests {
         assert_eq!(estimate("latency_p50_us", &e(45.2, 44.0, 47.1)), "45.2 [44.0 – 47.1] µs");
         assert_eq!(estimate("throughput_per_s", &e(42180.0, 41900.0, 42650.0)), "42,180 [41,900 – 42,650] calls/s");
         assert_eq!(estimate("client_cpu_us_per_call", &e(12.0, 11.5, 12.5)), "12.0 [11.5 – 12.5] CPU-µs/call");
+        assert_eq!(estimate("wall_us_per_call", &e(0.56, 0.53, 0.62)), "560 [530 – 620] ns");
+        assert_eq!(estimate("latency_p50_us", &e(0.0, 0.0, 0.0)), "< 1 µs");
+        assert_eq!(estimate("wire_received_per_call", &e(96.0, 90.0, 100.0)), "96 B/call", "exact: no interval");
     }
 
     #[test]

@@ -299,9 +299,15 @@ pub struct Comparison {
     pub metric: String,
     pub a: String,
     pub b: String,
+    /// Timings: the Hodges–Lehmann ratio with its rank-test interval (`stats::rank_ratio`).
+    /// Exact counts: the ratio of the medians, `lo` = `hi` = `median`.
     pub ratio: Estimate,
-    /// `a higher`, `b higher` or `no significant difference` (the intervals overlap).
+    /// `a higher`, `b higher`, `no significant difference` (the ratio's interval holds 1), `too
+    /// few repetitions to tell`, or for exact counts `equal`.
     pub verdict: String,
+    /// True for exact counts (bytes per call, connections): compared as numbers, no interval.
+    #[serde(default)]
+    pub exact: bool,
 }
 
 /// The metrics every cell summarises, with the unit and whether more is better.
@@ -324,6 +330,13 @@ pub const METRICS: &[(&str, &str, bool)] = &[
     ("duration_s", "s", false),
     ("wall_us_per_call", "µs", false),
 ];
+
+/// Metrics that are counts, not timings: compared as exact numbers, never through an interval.
+pub const EXACT_COUNTS: &[&str] = &["wire_sent_per_call", "wire_received_per_call", "connections_opened"];
+
+pub fn is_exact_count(metric: &str) -> bool {
+    EXACT_COUNTS.contains(&metric)
+}
 
 impl RunMetrics {
     /// The value of one of [`METRICS`] in this run (None when the run does not have it).

@@ -11,7 +11,7 @@ impl CompareReport {
             "# callbench compare".to_string(),
             format!("- A: {}\n- B: {}", escape::markdown(&self.a), escape::markdown(&self.b)),
             format!("**{}**", escape::markdown(&self.summary())),
-            "Ratios are B / A of the medians with a 95% bootstrap interval. Verdicts: *agree* when each median lies inside the other run's interval, *noisy* when either cell is flagged noisy, *changed (significant)* when the intervals do not overlap, *changed (within noise)* otherwise.".to_string(),
+            format!("Ratios are B / A: the median of all ratios between the two runs' repetitions (Hodges–Lehmann) with the 95% interval of the Mann–Whitney rank test. Verdicts: *agree* when that interval holds 1, *noisy* when either cell is flagged noisy, *changed (significant)* when the whole interval lies beyond ±{:.0}% (the drift two whole runs can show; `--threshold`), *changed (within noise)* otherwise.", self.threshold * 100.0),
         ];
         if !self.environment_differences.is_empty() {
             parts.push("## The environments differ".into());

@@ -1,42 +1,52 @@
 use super::*;
+use crate::stats;
 use crate::model::{CellStatus, RunMetrics};
 
 fn e(median: f64, lo: f64, hi: f64) -> Estimate {
     Estimate { median, lo, hi, n: 5 }
 }
 
+/// B / A by rank, and the two runs' estimates.
+fn runs(a: &[f64], b: &[f64]) -> (Estimate, Estimate, stats::RankRatio) {
+    let (ea, eb) = (stats::estimate(a).unwrap(), stats::estimate(b).unwrap());
+    (ea, eb, stats::rank_ratio(b, a).unwrap())
+}
+
+const A: [f64; 5] = [100.0, 98.0, 102.0, 101.0, 99.0];
+
 #[test]
-fn medians_inside_each_other_intervals_agree() {
-    assert_eq!(verdict(Some(&e(100.0, 95.0, 105.0)), Some(&e(102.0, 97.0, 106.0)), false), Verdict::Agree);
+fn an_interval_that_holds_one_agrees() {
+    let (a, b, r) = runs(&A, &[101.0, 99.5, 100.5, 98.5, 102.5]);
+    assert_eq!(verdict(Some(&a), Some(&b), Some(&r), false, 0.15), Verdict::Agree);
     // Agreement wins over noise: noisy cells that agree still agree.
-    assert_eq!(verdict(Some(&e(100.0, 60.0, 140.0)), Some(&e(101.0, 70.0, 150.0)), true), Verdict::Agree);
+    assert_eq!(verdict(Some(&a), Some(&b), Some(&r), true, 0.15), Verdict::Agree);
 }
 
 #[test]
-fn disagreement_is_noisy_when_either_cell_is() {
-    assert_eq!(verdict(Some(&e(100.0, 95.0, 105.0)), Some(&e(150.0, 140.0, 160.0)), true), Verdict::Noisy);
+fn a_change_is_noisy_when_either_cell_is() {
+    let (a, b, r) = runs(&A, &[150.0, 148.0, 152.0, 149.0, 151.0]);
+    assert_eq!(verdict(Some(&a), Some(&b), Some(&r), true, 0.15), Verdict::Noisy);
 }
 
 #[test]
-fn separate_intervals_are_a_significant_change() {
-    assert_eq!(
-        verdict(Some(&e(100.0, 95.0, 105.0)), Some(&e(150.0, 140.0, 160.0)), false),
-        Verdict::ChangedSignificant
-    );
+fn a_change_wholly_beyond_the_threshold_is_significant() {
+    let (a, b, r) = runs(&A, &[150.0, 148.0, 152.0, 149.0, 151.0]);
+    assert_eq!(verdict(Some(&a), Some(&b), Some(&r), false, 0.15), Verdict::ChangedSignificant);
+    assert_eq!(verdict(Some(&a), Some(&b), Some(&r), false, 0.60), Verdict::ChangedWithinNoise);
 }
 
 #[test]
-fn overlapping_intervals_with_a_median_outside_change_within_noise() {
-    assert_eq!(
-        verdict(Some(&e(100.0, 95.0, 105.0)), Some(&e(108.0, 104.0, 112.0)), false),
-        Verdict::ChangedWithinNoise
-    );
+fn a_real_change_smaller_than_the_drift_between_runs_is_within_noise() {
+    // 8% slower in every repetition: significant by rank, but within ±15%.
+    let (a, b, r) = runs(&A, &[108.0, 106.0, 110.0, 109.0, 107.0]);
+    assert!(r.significant());
+    assert_eq!(verdict(Some(&a), Some(&b), Some(&r), false, 0.15), Verdict::ChangedWithinNoise);
 }
 
 #[test]
 fn missing_figures() {
-    assert_eq!(verdict(None, None, false), Verdict::NotMeasured);
-    assert_eq!(verdict(Some(&e(1.0, 1.0, 1.0)), None, false), Verdict::Missing);
+    assert_eq!(verdict(None, None, None, false, 0.15), Verdict::NotMeasured);
+    assert_eq!(verdict(Some(&e(1.0, 1.0, 1.0)), None, None, false, 0.15), Verdict::Missing);
 }
 
 fn results(p50s: &[(&str, &[f64])]) -> Results {
@@ -67,6 +77,8 @@ fn results(p50s: &[(&str, &[f64])]) -> Results {
                 spectrum: vec![],
                 bottleneck: String::new(),
                 noisy: false,
+                disturbed: None,
+                reruns: 0,
                 hdr_file: None,
             };
             crate::analysis::summarise(&mut cell, "latency_p50_us", 0.0, 1, 1);
@@ -98,6 +110,7 @@ fn results(p50s: &[(&str, &[f64])]) -> Results {
         }],
         cells,
         comparisons: vec![],
+        steadiness: None,
     }
 }
 

@@ -1,5 +1,6 @@
-//! An experiment's comparisons in words. The verdict rules: when the two cells' intervals overlap
-//! the reading is "no significant difference" and nothing is ranked.
+//! An experiment's comparisons in words. One rule for every verdict: the ratio's own rank-test
+//! interval (`stats::rank_ratio`); when it holds 1 the reading is "no significant difference" and
+//! nothing is ranked. Exact counts are compared as numbers, with no interval.
 
 use super::Block;
 use crate::format;
@@ -7,6 +8,10 @@ use crate::model::{Comparison, Experiment, Results};
 use crate::names;
 
 pub const NO_DIFFERENCE: &str = "no significant difference";
+pub const TOO_FEW: &str = "too few repetitions to tell";
+
+/// The paragraph that says how to read the comparisons (report.md and report.html).
+pub const RULE: &str = "a vs b: the ratio a / b as the median of all ratios between their repetitions (Hodges–Lehmann), with the 95% interval of the Mann–Whitney rank test; the verdict reads that interval: it names the higher side only when the interval excludes 1. Exact counts (bytes per call, connections) are compared as the numbers they are, with no interval.";
 
 pub fn experiment(r: &Results, exp: &Experiment) -> Vec<Block> {
     let mut comparisons: Vec<&Comparison> = r.comparisons.iter().filter(|c| c.experiment == exp.id).collect();
@@ -19,9 +24,7 @@ pub fn experiment(r: &Results, exp: &Experiment) -> Vec<Block> {
     }
     vec![
         Block::Subheading(format!("Comparisons: {}", exp.title)),
-        Block::Paragraph(
-            "a vs b: the ratio of their medians a / b with its 95% bootstrap interval, then the verdict from the two cells' own intervals.".into(),
-        ),
+        Block::Paragraph(RULE.into()),
         Block::List(items),
     ]
 }
@@ -38,8 +41,14 @@ pub fn sentence(r: &Results, c: &Comparison) -> String {
         Some(context) => format!("{a} vs {b}, {context}, {metric}"),
         None => format!("{a} vs {b}, {metric}"),
     };
-    let mut text = format!("{head}: {} — {}", format::ratio(&c.ratio), c.verdict);
-    if c.verdict != NO_DIFFERENCE {
+    let ratio = match (c.exact, c.verdict.as_str()) {
+        (true, _) => format::ratio_value(c.ratio.median),
+        // An interval short of 95% says so, lest it be read as one that is not.
+        (false, TOO_FEW) => format!("{} (interval of the whole range)", format::ratio(&c.ratio)),
+        (false, _) => format::ratio(&c.ratio),
+    };
+    let mut text = format!("{head}: {ratio} — {}", c.verdict);
+    if c.verdict != NO_DIFFERENCE && c.verdict != TOO_FEW && c.verdict != "equal" {
         text.push_str(&format!(": {}", reading(&c.metric, &a, &b, c.ratio.median)));
     }
     text.push('.');
@@ -52,6 +61,43 @@ pub fn sentence(r: &Results, c: &Comparison) -> String {
         text.push_str(&format!(" Noisy: {} (repetitions spread widely, read with care).", noisy.join(", ")));
     }
     text
+}
+
+/// Checks one rendered comparison line (`…: 0.62× [0.58 – 0.66] — b higher: …`) against the rule:
+/// a ratio whose interval excludes 1 is never "no significant difference", a side is named
+/// higher only when the interval excludes 1 on its side, and a plain ratio (an exact count) has
+/// a verdict that matches the number. Used by the tests of real reports.
+pub fn verdict_agrees(line: &str) -> Result<(), String> {
+    let number = |t: &str| t.trim().trim_end_matches('×').replace(',', "").parse::<f64>().ok();
+    let (before, verdict) = line.split_once(" — ").ok_or_else(|| format!("no verdict in: {line}"))?;
+    let figure = before.rsplit(": ").next().unwrap_or_default();
+    let (ratio, interval) = match figure.split_once(" [") {
+        Some((r, rest)) => {
+            let (lo, hi) = rest.split_once(']').map(|(i, _)| i).and_then(|i| i.split_once(" – ")).unwrap_or_default();
+            (number(r), Some((number(lo), number(hi))))
+        }
+        None => (number(figure), None),
+    };
+    let ratio = ratio.ok_or_else(|| format!("no ratio in: {line}"))?;
+    let (above, below) = match interval {
+        Some((Some(lo), Some(hi))) => (lo > 1.0, hi < 1.0),
+        Some(_) => return Err(format!("unreadable interval in: {line}")),
+        None => (ratio > 1.0, ratio < 1.0), // as printed: 1.00× is equal
+    };
+    let ok = if verdict.starts_with(NO_DIFFERENCE) || verdict.starts_with("equal") {
+        !above && !below
+    } else if verdict.starts_with("a higher") {
+        above
+    } else if verdict.starts_with("b higher") {
+        below
+    } else {
+        verdict.starts_with(TOO_FEW)
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("the verdict disagrees with its ratio: {line}"))
+    }
 }
 
 /// The ratio in plain words, phrased for the kind of metric.
@@ -79,5 +125,16 @@ mod tests {
         );
         assert_eq!(reading("throughput_per_s", "a", "b", 1.8), "a serves 1.80× the calls per second of b");
         assert_eq!(reading("latency_p50_us", "a", "b", 0.5), "a's p50 latency is 0.50× that of b");
+    }
+
+    #[test]
+    fn a_verdict_must_agree_with_the_interval_beside_it() {
+        assert!(verdict_agrees("- a vs b, auth, p50 latency: 0.78× [0.69 – 0.96] — b higher: x.").is_ok());
+        assert!(verdict_agrees("- a vs b, auth, p50 latency: 0.78× [0.69 – 0.96] — no significant difference.").is_err());
+        assert!(verdict_agrees("- a vs b, auth, p50 latency: 0.98× [0.90 – 1.06] — no significant difference.").is_ok());
+        assert!(verdict_agrees("- a vs b, auth, p50 latency: 1.20× [0.90 – 1.60] — a higher: x.").is_err());
+        assert!(verdict_agrees("- a vs b, auth, wire bytes received per call: 0.92× — b higher: x.").is_ok());
+        assert!(verdict_agrees("- a vs b, auth, wire bytes received per call: 0.92× — no significant difference.").is_err());
+        assert!(verdict_agrees("- a vs b, x: 1,234× [1,100 – 1,300] — a higher: y.").is_ok());
     }
 }

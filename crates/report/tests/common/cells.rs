@@ -76,6 +76,7 @@ pub fn runs(p: Profile, n: usize, spread: f64, seed: u64) -> Vec<RunMetrics> {
                 server_cpu_us_per_call: server_cpu,
                 server_cpu_cores: server_cpu.map(|c| throughput * c / 1e6),
                 server_rss_peak_kib: p.server_cpu_us.map(|_| 14_336),
+                ..RunMetrics::default()
             }
         })
         .collect()
@@ -131,6 +132,8 @@ pub fn cell(spec: CellSpec) -> Cell {
         spectrum: median_p50.map_or(vec![], |m| SHAPE.iter().map(|(p, f)| (*p, m * f)).collect()),
         bottleneck: String::new(),
         noisy: false,
+        disturbed: None,
+        reruns: 0,
         hdr_file: (median_p50.is_some()).then(|| format!("hdr/{}.hlog", id.replace('/', "_"))),
     };
     let headline = headline(&cell.experiment);

@@ -315,6 +315,7 @@ pub fn fixture() -> Results {
         ],
         cells,
         comparisons: vec![],
+        steadiness: None,
     };
     let ids: Vec<String> = r.experiments.iter().map(|e| e.id.clone()).collect();
     for id in ids {
