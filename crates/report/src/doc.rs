@@ -23,6 +23,11 @@ pub enum Block {
     Table(Table),
     /// The charts of one experiment (by id): HTML draws them, Markdown has none.
     Charts(String),
+    /// A list folded away (HTML `<details>`; Markdown: a section of its own, late in the report).
+    FoldedList {
+        summary: String,
+        items: Vec<String>,
+    },
     /// Long verbatim text, folded: the suite file.
     Details {
         summary: String,
@@ -78,16 +83,27 @@ pub fn report(r: &Results) -> Vec<Block> {
     if let Some(banner) = banner(r) {
         blocks.push(Block::Banner(banner));
     }
+    let found = crate::summary::sentences(r);
+    if !found.is_empty() {
+        blocks.push(Block::Heading("What this run found".into()));
+        blocks.push(Block::List(found));
+    }
     if !r.suite.description.trim().is_empty() {
         blocks.push(Block::Paragraph(r.suite.description.clone()));
     }
     blocks.push(Block::Paragraph(overview(r)));
     for exp in &r.experiments {
         blocks.extend(cells::experiment(r, exp));
-        blocks.extend(comparisons::experiment(r, exp));
     }
     blocks.extend(orphan_cells(r));
     blocks.extend(references::table(r));
+    let all: Vec<Block> = r.experiments.iter().flat_map(|exp| comparisons::experiment(r, exp)).collect();
+    if !all.is_empty() {
+        blocks.push(Block::Heading("All comparisons".into()));
+        blocks.push(Block::Paragraph(comparisons::RULE.into()));
+        blocks.extend(all);
+    }
+    blocks.extend(record::machine(r));
     blocks.extend(record::servers(r));
     blocks.extend(record::reproducibility(r));
     blocks
@@ -112,7 +128,7 @@ fn overview(r: &Results) -> String {
     let failed = r.cells.iter().filter(|c| names::is_failure(c.status)).count();
     let noisy = r.cells.iter().filter(|c| c.noisy).count();
     let mut text = format!(
-        "{} experiments, {} cells, {} repetitions per cell. Every figure is the median of the repetitions with its 95% interval [lo – hi]; two figures whose intervals overlap show no significant difference.",
+        "{} experiments, {} cells, {} repetitions per cell. Every figure is the median of the repetitions with its 95% interval [lo – hi] (exact counts such as bytes per call have none); a comparison names the higher side only when the 95% interval of its ratio excludes 1.",
         r.experiments.len(),
         r.cells.len(),
         r.suite.repetitions

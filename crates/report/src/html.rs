@@ -92,6 +92,13 @@ fn block(out: &mut String, r: &Results, palette: &Palette, b: &Block) {
             }
             out.push_str("</div>");
         }
+        Block::FoldedList { summary, items } => {
+            let _ = write!(out, "<details><summary>{}</summary><ul>", esc(summary));
+            for item in items {
+                let _ = write!(out, "<li>{}</li>", esc(item));
+            }
+            out.push_str("</ul></details>");
+        }
         Block::Details { summary, text, lang } => {
             let _ = write!(
                 out,

@@ -11,5 +11,6 @@ pub mod markdown;
 pub mod model;
 pub mod names;
 pub mod stats;
+pub mod summary;
 pub mod svg;
 pub mod write;

@@ -29,6 +29,11 @@ fn block(b: &Block) -> Option<String> {
         }
         Block::Table(t) => table(t),
         Block::Charts(_) => return None,
+        Block::FoldedList { summary, items } => format!(
+            "### {}\n\n{}",
+            escape::markdown(summary),
+            items.iter().map(|i| format!("- {}", escape::markdown(&one_paragraph(i)))).collect::<Vec<_>>().join("\n")
+        ),
         Block::Details { summary, text, lang } => format!(
             "<details><summary>{}</summary>\n\n{}\n\n</details>",
             escape::html(summary),

@@ -63,9 +63,21 @@ fn the_markdown_content_is_all_there() {
 #[test]
 fn the_suite_file_is_folded_in_a_details_block() {
     let page = html(&common::fixture());
-    let details = &page[page.find("<details>").expect("a details block")..];
-    assert!(details.starts_with("<details><summary>Suite file suites/fixture.toml as it was run</summary><pre><code"));
+    let suite = "<details><summary>Suite file suites/fixture.toml as it was run</summary><pre><code";
+    let details = &page[page.find(suite).expect("a details block")..];
     assert!(details.contains("name = &quot;fixture&quot;\nrepetitions = 5\n"), "{details}");
+}
+
+#[test]
+fn the_summary_comes_first_and_the_comparisons_fold_away() {
+    let r = common::fixture();
+    let page = html(&r);
+    let found = page.find("What this run found").expect("a summary");
+    assert!(found < page.find("<table").unwrap(), "the summary before any table");
+    assert!(page.contains("<details><summary>Sequential"), "comparisons folded per experiment");
+    let md = callbench_report::markdown::markdown(&r);
+    assert!(md.find("## What this run found").unwrap() < md.find("| server").unwrap());
+    assert!(md.find("## All comparisons").unwrap() > md.rfind("| server | transport").unwrap(), "after the tables");
 }
 
 #[test]

@@ -1,19 +1,19 @@
 //! What `callbench run` prints as each experiment ends: one line per cell with the headline figure
 //! and its interval, both sides' CPU per call and the bottleneck, then the comparisons.
 
-use callbench_report::model::{CellStatus, Estimate, Results};
+use callbench_report::format;
+use callbench_report::model::{CellStatus, Results};
 
 pub fn experiment_table(r: &Results, experiment: &str) -> String {
     let Some(e) = r.experiment(experiment) else { return String::new() };
     let mut out = format!("\n{}\n", e.title);
-    let unit = unit_of(&e.headline);
     // Processing cells time one program: its CPU and memory instead of two sides' CPU.
     let processing = r.cells.iter().any(|c| c.experiment == experiment && c.transport == "process");
     let (left, right) = if processing { ("CPU/call", "peak RSS") } else { ("client CPU", "server CPU") };
     out += &format!(
-        "  {:<44} {:>26} {:>12} {:>12} {:>10}\n",
+        "  {:<44} {:>38} {:>12} {:>12} {:>10}\n",
         "cell",
-        format!("{} ({unit})", short(&e.headline)),
+        short(&e.headline),
         left,
         right,
         "bottleneck"
@@ -35,8 +35,8 @@ pub fn experiment_table(r: &Results, experiment: &str) -> String {
             (cpu("client_cpu_us_per_call"), cpu("server_cpu_us_per_call"))
         };
         out += &format!(
-            "  {name:<44} {:>26} {:>12} {:>12} {:>10}{}{}{}\n",
-            c.summary.get(&e.headline).map(figure).unwrap_or_else(|| "-".into()),
+            "  {name:<44} {:>38} {:>12} {:>12} {:>10}{}{}{}\n",
+            c.summary.get(&e.headline).map(|v| format::estimate(&e.headline, v)).unwrap_or_else(|| "-".into()),
             left,
             right,
             c.bottleneck,
@@ -57,34 +57,10 @@ pub fn experiment_table(r: &Results, experiment: &str) -> String {
     }
     for cmp in comparisons {
         let strip = |id: &str| id.strip_prefix(&format!("{experiment}/")).unwrap_or(id).to_string();
-        out += &format!(
-            "  {} / {}: {:.2}× [{:.2}–{:.2}] {}\n",
-            strip(&cmp.a),
-            strip(&cmp.b),
-            cmp.ratio.median,
-            cmp.ratio.lo,
-            cmp.ratio.hi,
-            match cmp.verdict.as_str() {
-                "no significant difference" => "no significant difference".to_string(),
-                _ => String::new(),
-            }
-        );
+        let ratio = if cmp.exact { format::ratio_value(cmp.ratio.median) } else { format::ratio(&cmp.ratio) };
+        out += &format!("  {} / {}: {ratio} — {}\n", strip(&cmp.a), strip(&cmp.b), cmp.verdict);
     }
     out
-}
-
-fn figure(e: &Estimate) -> String {
-    format!("{} [{} – {}]", num(e.median), num(e.lo), num(e.hi))
-}
-
-fn num(v: f64) -> String {
-    if v >= 100.0 {
-        format!("{v:.0}")
-    } else if v >= 10.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.2}")
-    }
 }
 
 fn short(metric: &str) -> &str {
@@ -94,10 +70,8 @@ fn short(metric: &str) -> &str {
         "latency_p90_us" => "p90",
         "latency_p99_us" => "p99",
         "latency_p99.9_us" => "p99.9",
+        "wall_us_per_call" => "time per call",
         other => other,
     }
 }
 
-fn unit_of(metric: &str) -> &'static str {
-    callbench_report::model::METRICS.iter().find(|(m, _, _)| *m == metric).map(|(_, u, _)| *u).unwrap_or("")
-}

@@ -84,6 +84,13 @@ pub async fn run(args: Args) -> Result<i32> {
         Err(e) => bail!("{e} (what was measured is in {})", out.join("results.json").display()),
     };
     callbench_report::write::write_reports(&results, &out).context("cannot write the reports")?;
+    let found = callbench_report::summary::sentences(&results);
+    if !found.is_empty() {
+        println!("\nWhat this run found");
+        for sentence in found {
+            println!("- {sentence}");
+        }
+    }
     println!(
         "\nresults: {}\nreport:  {}\n         {}",
         out.join("results.json").display(),

@@ -53,7 +53,7 @@ fn table(exp: &Experiment, cells: &[&Cell]) -> Table {
         ("server CPU (cores)", true),
         ("wire B/call sent / received", true),
         ("bottleneck", false),
-        ("noisy", false),
+        ("noisy / disturbed", false),
         ("status", false),
     ]);
     let mut table = Table::new(&columns);
@@ -80,7 +80,7 @@ fn row(exp: &Experiment, cell: &Cell) -> Vec<String> {
         shown("server_cpu_cores"),
         format!("{} / {}", shown("wire_sent_per_call"), shown("wire_received_per_call")),
         if cell.bottleneck.is_empty() { MISSING.into() } else { cell.bottleneck.clone() },
-        if cell.noisy { "noisy".into() } else { String::new() },
+        trust(cell),
         names::status_with_error(cell),
     ]);
     row
@@ -125,10 +125,26 @@ fn processing_table(exp: &Experiment, cells: &[&Cell]) -> Table {
     table
 }
 
+/// `noisy`, `disturbed: 2 of 9 repetitions disturbed: 36% of the server CPUs used by other
+/// processes`, both, or nothing; with the re-runs when there were any.
+pub fn trust(cell: &Cell) -> String {
+    let mut parts = vec![];
+    if cell.noisy {
+        parts.push("noisy".to_string());
+    }
+    if let Some(why) = &cell.disturbed {
+        parts.push(format!("disturbed: {why}"));
+    }
+    if cell.reruns > 0 {
+        parts.push(format!("{} re-run", cell.reruns));
+    }
+    parts.join("; ")
+}
+
 pub fn mark(cell: &Cell) -> RowMark {
     if names::is_failure(cell.status) {
         RowMark::Failed
-    } else if cell.noisy {
+    } else if cell.noisy || cell.disturbed.is_some() {
         RowMark::Noisy
     } else {
         RowMark::Normal

@@ -22,11 +22,7 @@ pub fn experiment(r: &Results, exp: &Experiment) -> Vec<Block> {
     if items.is_empty() {
         return vec![];
     }
-    vec![
-        Block::Subheading(format!("Comparisons: {}", exp.title)),
-        Block::Paragraph(RULE.into()),
-        Block::List(items),
-    ]
+    vec![Block::FoldedList { summary: format!("{}: {} comparisons", exp.title, items.len()), items }]
 }
 
 /// `rust-tonic vs rust-actix, auth, server CPU per call: 0.62× [0.58 – 0.66] — b higher: rust-tonic
