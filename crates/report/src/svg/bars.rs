@@ -2,7 +2,7 @@
 //! or cell), one bar per series in each group. Classes: `bar`, `whisker`, `missing`.
 
 use super::canvas::{self, LegendEntry, Plot};
-use super::scale::Scale;
+use super::scale::{Kind, Scale, LOG_SPAN};
 use crate::escape::html as esc;
 use crate::format;
 use std::fmt::Write;
@@ -52,7 +52,29 @@ pub fn render(chart: &BarChart) -> Option<String> {
     if values.is_empty() {
         return None;
     }
-    let scale = Scale::from_zero(values.iter().copied().fold(0.0, f64::max));
+    let max = values.iter().copied().fold(0.0, f64::max);
+    let smallest = chart
+        .groups
+        .iter()
+        .flat_map(|g| g.slots.iter())
+        .filter_map(|s| match s {
+            Slot::Value { median, lo, .. } => Some(lo.min(*median)),
+            _ => None,
+        })
+        .filter(|v| *v > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    // In-process bars (millions of calls/s) beside loopback ones (tens of thousands) would flatten
+    // them to nothing on a linear axis: past 20× (the smaller bar under 5% of the height) the
+    // axis is logarithmic.
+    let scale = if smallest.is_finite() && max / smallest > LOG_SPAN {
+        Scale::log(smallest, max)
+    } else {
+        Scale::from_zero(max)
+    };
+    let y_title = match scale.kind {
+        Kind::Log => format!("{} (log scale)", chart.y_title),
+        Kind::Linear => chart.y_title.clone(),
+    };
     let legend: Vec<LegendEntry> = chart
         .series
         .iter()
@@ -75,7 +97,7 @@ pub fn render(chart: &BarChart) -> Option<String> {
     let mut out = String::new();
     canvas::open(&mut out, chart.kind, &chart.title, &chart.desc, width, height);
     let ticks: Vec<(f64, String)> = scale.ticks().into_iter().map(|t| (t, format::compact(t))).collect();
-    canvas::y_axis(&mut out, &plot, &scale, &ticks, &chart.y_title);
+    canvas::y_axis(&mut out, &plot, &scale, &ticks, &y_title);
     canvas::baseline(&mut out, &plot);
     let bar_width = ((group_width - 18.0) / n).min(BAR * 2.5);
     for (gi, group) in chart.groups.iter().enumerate() {
@@ -116,7 +138,8 @@ fn draw_slot(out: &mut String, plot: &Plot, scale: &Scale, x: f64, width: f64, c
             );
         }
         Slot::Value { median, lo, hi, tooltip } => {
-            let (y, base) = (plot.y(scale, *median), plot.y(scale, 0.0));
+            let floor = if scale.kind == Kind::Log { scale.min } else { 0.0 };
+            let (y, base) = (plot.y(scale, *median), plot.y(scale, floor));
             let _ = write!(
                 out,
                 r#"<rect class="bar" x="{:.1}" y="{y:.1}" width="{inner:.1}" height="{:.1}" fill="{colour}"><title>{}</title></rect>"#,
@@ -165,6 +188,15 @@ mod tests {
         assert_eq!(svg.matches(r#"class="whisker""#).count(), 1);
         assert_eq!(svg.matches("<title>").count(), 1 + 2 + 1 + 1, "chart, bars, whisker, missing mark");
         assert!(svg.ends_with("</svg>"));
+    }
+
+    #[test]
+    fn values_spanning_more_than_20x_get_a_log_axis() {
+        let svg = render(&chart(vec![value(1_600_000.0, 1_550_000.0, 1_650_000.0), value(60_000.0, 58_000.0, 61_000.0)]))
+            .unwrap();
+        assert!(svg.contains("(log scale)"), "{svg}");
+        let close = render(&chart(vec![value(100_000.0, 95_000.0, 105_000.0), value(60_000.0, 58_000.0, 61_000.0)]));
+        assert!(!close.unwrap().contains("log scale"));
     }
 
     #[test]
