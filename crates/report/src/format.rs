@@ -109,9 +109,9 @@ pub fn duration_unit(typical_us: f64) -> DisplayUnit {
 
 /// What a latency percentile of 0 means: the histograms count whole microseconds, so the call
 /// took less than one (its time per call at full resolution is `wall_us_per_call`).
-pub const BELOW_HISTOGRAM: &str = "< 1 µs";
+pub const BELOW_HISTOGRAM: &str = "under 1 µs";
 
-/// A latency in µs as `560 ns`, `812 µs` or `1.23 ms` (`< 1 µs` for a histogram's 0).
+/// A latency in µs as `560 ns`, `812 µs` or `1.23 ms` (`under 1 µs` for a histogram's 0).
 pub fn duration_us(v: f64) -> String {
     if !v.is_finite() {
         return MISSING.into();
@@ -233,7 +233,7 @@ mod tests {
         assert_eq!(duration_us(182_000.0), "182 ms");
         assert_eq!(duration_us(12_345_000.0), "12,345 ms");
         assert_eq!(duration_us(0.85), "850 ns");
-        assert_eq!(duration_us(0.0), "< 1 µs", "a histogram's 0 is under its resolution");
+        assert_eq!(duration_us(0.0), "under 1 µs", "a histogram's 0 is under its resolution");
     }
 
     #[test]
@@ -254,7 +254,7 @@ mod tests {
         assert_eq!(estimate("throughput_per_s", &e(42180.0, 41900.0, 42650.0)), "42,180 [41,900 – 42,650] calls/s");
         assert_eq!(estimate("client_cpu_us_per_call", &e(12.0, 11.5, 12.5)), "12.0 [11.5 – 12.5] CPU-µs/call");
         assert_eq!(estimate("wall_us_per_call", &e(0.56, 0.53, 0.62)), "560 [530 – 620] ns");
-        assert_eq!(estimate("latency_p50_us", &e(0.0, 0.0, 0.0)), "< 1 µs");
+        assert_eq!(estimate("latency_p50_us", &e(0.0, 0.0, 0.0)), "under 1 µs");
         assert_eq!(estimate("wire_received_per_call", &e(96.0, 90.0, 100.0)), "96 B/call", "exact: no interval");
     }
 

@@ -1,0 +1,63 @@
+//! End-to-end: the report of a real `callbench run` (REST, gRPC and in-process on the Rust
+//! servers) reads as one rule: no comparison line says "no significant difference" beside a
+//! ratio interval that excludes 1, or names a side beside one that holds 1; exact counts (bytes
+//! per call) carry no interval; no latency reads "0 µs"; the summary comes first.
+
+mod common;
+
+use common::{Running, TempDir};
+use std::time::Duration;
+
+const SUITE: &str = r#"
+name = "verdicts"
+repetitions = 5
+[defaults]
+duration = "300ms"
+warmup = "50ms"
+[[experiment]]
+id = "sequential"
+title = "Sequential"
+headline = "wall_us_per_call"
+servers = ["rust-actix", "rust-axum", "rust-tonic", "inproc"]
+workloads = ["students"]
+concurrency = 1
+[[experiment]]
+id = "closed"
+title = "Closed loop"
+servers = ["rust-actix", "rust-tonic", "inproc"]
+workloads = ["students"]
+concurrency = 16
+"#;
+
+#[test]
+fn the_report_of_a_real_run_has_one_rule_for_every_verdict() {
+    let dir = TempDir::new("verdicts");
+    std::fs::write(dir.path("suite.toml"), SUITE).unwrap();
+    let out = dir.str("results");
+    let run = Running::command("run", &[&dir.str("suite.toml"), "--out", &out, "--no-build"])
+        .finish(Duration::from_secs(240));
+    assert_eq!(run.code, Some(0), "{}", run.all());
+    let md = std::fs::read_to_string(dir.path("results/report.md")).unwrap();
+    let comparisons: Vec<&str> = md.lines().filter(|l| l.starts_with("- ") && l.contains(" vs ") && l.contains(" — ")).collect();
+    assert!(comparisons.len() >= 8, "{md}");
+    for line in &comparisons {
+        callbench_report::doc::comparisons::verdict_agrees(line).unwrap_or_else(|e| panic!("{e}\n{md}"));
+        if line.contains("wire bytes") {
+            assert!(!line.contains('['), "an exact count compared through an interval: {line}");
+        }
+    }
+    // The tables give bytes per call as counted, without an interval either.
+    let transport = |l: &str| l.split(" | ").nth(1).is_some_and(|t| t == "rest-h1" || t == "grpc");
+    let cell_rows: Vec<&str> = md.lines().filter(|l| l.starts_with("| rust-") && transport(l)).collect();
+    assert!(cell_rows.len() >= 5, "{md}");
+    for row in cell_rows {
+        let cells: Vec<&str> = row.split(" | ").collect();
+        let bytes = cells.iter().find(|c| c.contains(" / ") && !c.contains('[')).copied();
+        assert!(bytes.is_some(), "the wire bytes column: {row}");
+    }
+    assert!(!md.contains(" 0 µs"), "a latency under the histograms' resolution reads as such: {md}");
+    assert!(md.contains(" ns"), "in-process time per call in nanoseconds: {md}");
+    let found = md.find("## What this run found").expect("a summary");
+    assert!(found < md.find("| server").unwrap(), "the summary first");
+    assert!(run.stdout.contains("What this run found"), "and at the end of the terminal output: {}", run.stdout);
+}
