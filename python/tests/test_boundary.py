@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 import os
 import signal
+import threading
 import subprocess
 import sys
-import time
 
 from conftest import REPO
 
@@ -57,14 +57,23 @@ def test_bad_flags_exit_non_zero_with_one_line():
 
 def test_ctrl_c_leaves_a_valid_partial_file_and_no_server(tmp_path):
     before = servers_running()
-    p = subprocess.Popen([*CMD, "--scale", "0.2", "-k", "3", "--no-build", "--out", str(tmp_path)],
+    # Far more rounds than it can run before the signal: it cannot finish on its own first.
+    p = subprocess.Popen([*CMD, "--scale", "0.2", "-k", "200", "--no-build", "--out", str(tmp_path)],
                          cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not (tmp_path / "results.json").exists():
-        time.sleep(0.2)
-    time.sleep(3)
+    # Wait for what it says: its first progress line of round 1 (results.json is written by then);
+    # a run that never says it is killed after 5 minutes, and the test fails.
+    watchdog = threading.Timer(300, p.kill)
+    watchdog.start()
+    seen = []
+    for line in p.stderr:
+        seen.append(line)
+        if line.startswith("round 1/200"):
+            break
+    assert (tmp_path / "results.json").exists(), "".join(seen)
     p.send_signal(signal.SIGINT)
-    out, err = p.communicate(timeout=120)
+    out, rest = p.communicate(timeout=120)
+    watchdog.cancel()
+    err = "".join(seen) + rest
     assert p.returncode == 130, err
     doc = json.loads((tmp_path / "results.json").read_text())
     assert doc["interrupted"] and not doc["complete"]

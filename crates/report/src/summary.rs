@@ -33,7 +33,9 @@ fn experiment(r: &Results, exp: &Experiment) -> Vec<String> {
         groups.entry((c.workload.clone(), x)).or_default().push(c);
     }
     let mut out = vec![];
-    for ((workload, x), mut cells) in groups {
+    for ((workload, x), all) in groups {
+        // In-process calls are the baseline, not a contender: the ranking is of calls over the wire.
+        let (inproc, mut cells): (Vec<&Cell>, Vec<&Cell>) = all.into_iter().partition(|c| c.transport == "inproc");
         if cells.len() < 2 {
             continue;
         }
@@ -67,6 +69,12 @@ fn experiment(r: &Results, exp: &Experiment) -> Vec<String> {
         }
         if !tied.is_empty() {
             text.push_str(&format!("; no significant difference from {}", tied.join(", ")));
+        }
+        if let Some(baseline) = inproc.first() {
+            text.push_str(&format!(
+                " (in-process baseline: {})",
+                format::value_with_unit(&exp.headline, baseline.summary[&exp.headline].median)
+            ));
         }
         text.push('.');
         out.push(text);

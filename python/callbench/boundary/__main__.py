@@ -9,6 +9,7 @@ import datetime
 import json
 import os
 import sys
+import time
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from .. import _native
 from ..clients import connect
 from ..servers import Server, find_cli, find_repo, stop_all, stop_on_signals
 from . import measure, plan, record, table
+from .progress import Progress
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -91,12 +93,13 @@ Cells = list[tuple[plan.Operation, plan.Mechanism, int]]
 
 
 def one_round(rep: int, doc: dict, cells: Cells, targets: dict[str, plan.Target], running: dict[str, Server],
-              samples: dict[str, list[float]], say) -> None:
+              samples: dict[str, list[float]], progress: Progress) -> None:
     """Repetition `rep` of every cell still ok, in order; a failed call ends its cell, not the run."""
-    for (op, m, loops), cell in zip(cells, doc["cells"]):
+    for i, ((op, m, loops), cell) in enumerate(zip(cells, doc["cells"])):
         if cell["status"] != "ok":
             continue
-        say(f"round {rep + 1}: {cell['id']}")
+        progress.show(f"round {rep + 1}/{progress.repetitions}: {cell['id']}", new_line=i == 0)
+        started = time.monotonic()
         server = running.get(m.server) if m.server else None
         try:
             call, check = plan.repetition_call(op, targets[m.name])
@@ -110,6 +113,7 @@ def one_round(rep: int, doc: dict, cells: Cells, targets: dict[str, plan.Target]
         if problem:
             cell["status"], cell["error"] = "error", f"repetition {rep + 1}: {problem}"
             continue
+        progress.done(cell["id"], time.monotonic() - started)
         cell["runs"].append(metrics)
         samples.setdefault(cell["id"], []).extend(per_call)
         cell["spectrum"] = record.spectrum(samples[cell["id"]])
@@ -140,8 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     users = repo / "target" / "callbench" / "users.json"
     _native.write_users_json(users)
     samples: dict[str, list[float]] = {}
-    progress = not a.quiet and sys.stderr.isatty()
-    say = (lambda text: None) if not progress else (lambda text: print(f"\r{text:<70}", end="", file=sys.stderr, flush=True))
+    progress = Progress([c["id"] for c in doc["cells"]], a.repetitions, a.quiet)
+    say = progress.show
     status = 0
     try:
         record.write(doc, out)
@@ -160,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
                 for _ in range(min(loops, 20)):
                     call()
             for rep in range(a.repetitions):
-                one_round(rep, doc, cells, targets, running, samples, say)
+                one_round(rep, doc, cells, targets, running, samples, progress)
                 doc = record.write(doc, out)
         doc["complete"] = True
     except KeyboardInterrupt:
@@ -174,8 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         status = 1
     finally:
         stop_all()
-    if progress:
-        print("\r" + " " * 72 + "\r", end="", file=sys.stderr)
+    progress.end()
     doc["environment"]["finished_at"] = record.now()
     doc = record.write(doc, out)
     _native.write_reports(json.dumps(doc), out)
