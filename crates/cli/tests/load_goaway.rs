@@ -88,9 +88,8 @@ server.serve_forever()
 
 #[test]
 fn an_open_loop_rate_the_server_cannot_keep_reports_what_it_delivered_first() {
-    let mut server = Guard::spawn(
-        Command::new("python3").args(["-c", SLOW_SERVER]).stdout(Stdio::piped()).stderr(Stdio::null()),
-    );
+    let mut server =
+        Guard::spawn(Command::new("python3").args(["-c", SLOW_SERVER]).stdout(Stdio::piped()).stderr(Stdio::null()));
     let mut port = String::new();
     BufReader::new(server.child.stdout.take().unwrap()).read_line(&mut port).unwrap();
     let url = format!("http://127.0.0.1:{}/", port.trim());

@@ -14,7 +14,12 @@ fn ctrl_c_ends_the_run_and_keeps_what_was_measured() {
     let target = format!("http://{}", actix.addr);
     let running =
         Running::start(&["-z", "30s", "-c", "4", "-o", "json", "--out", &file, "--workload", "students", &target]);
-    std::thread::sleep(Duration::from_millis(1500));
+    // Under way once its 4 connections are up (however long start-up took), then a measured second.
+    assert!(
+        common::wait_connected(common::port_of(&actix.addr), 4, Duration::from_secs(30)),
+        "the run never connected"
+    );
+    std::thread::sleep(Duration::from_millis(1500)); // the part that runs, not a wait for a state
     assert!(running.guard.child.id() > 0);
     assert_eq!(children_of(running.guard.id()), Vec::<u32>::new(), "callbench load starts no process");
     running.guard.signal(libc::SIGINT);
@@ -50,7 +55,11 @@ fn sigterm_ends_an_open_loop_run_with_its_rate_intact() {
         "students",
         &format!("http://{}", actix.addr),
     ]);
-    std::thread::sleep(Duration::from_millis(1200));
+    assert!(
+        common::wait_connected(common::port_of(&actix.addr), 1, Duration::from_secs(30)),
+        "the run never connected"
+    );
+    std::thread::sleep(Duration::from_millis(1200)); // the part that runs, not a wait for a state
     running.guard.signal(libc::SIGTERM);
     let run = running.finish(Duration::from_secs(3));
     assert_eq!(run.code, Some(143), "{}", run.all());
@@ -77,7 +86,11 @@ fn ctrl_c_cuts_a_rate_shape_short() {
         "students",
         &format!("http://{}", actix.addr),
     ]);
-    std::thread::sleep(Duration::from_millis(2000));
+    assert!(
+        common::wait_connected(common::port_of(&actix.addr), 1, Duration::from_secs(30)),
+        "the run never connected"
+    );
+    std::thread::sleep(Duration::from_millis(2000)); // the part that runs, not a wait for a state
     running.guard.signal(libc::SIGINT);
     let run = running.finish(Duration::from_secs(3));
     assert_eq!(run.code, Some(130), "{}", run.all());

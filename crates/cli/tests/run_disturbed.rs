@@ -50,7 +50,8 @@ fn a_busy_process_on_the_server_cpu_marks_its_cells_disturbed() {
     let run = Running::command("run", &args).finish(Duration::from_secs(180));
     drop(busy);
     assert_eq!(run.code, Some(0), "{}", run.all());
-    let results: Value = serde_json::from_str(&std::fs::read_to_string(dir.path("results/results.json")).unwrap()).unwrap();
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path("results/results.json")).unwrap()).unwrap();
     let cell = |id: &str| results["cells"].as_array().unwrap().iter().find(|c| c["id"] == id).unwrap().clone();
     let served = cell("closed/students/rust-actix");
     let note = served["disturbed"].as_str().unwrap_or_else(|| panic!("not marked disturbed: {served:#}"));

@@ -38,7 +38,8 @@ fn the_report_of_a_real_run_has_one_rule_for_every_verdict() {
         .finish(Duration::from_secs(240));
     assert_eq!(run.code, Some(0), "{}", run.all());
     let md = std::fs::read_to_string(dir.path("results/report.md")).unwrap();
-    let comparisons: Vec<&str> = md.lines().filter(|l| l.starts_with("- ") && l.contains(" vs ") && l.contains(" — ")).collect();
+    let comparisons: Vec<&str> =
+        md.lines().filter(|l| l.starts_with("- ") && l.contains(" vs ") && l.contains(" — ")).collect();
     assert!(comparisons.len() >= 8, "{md}");
     for line in &comparisons {
         callbench_report::doc::comparisons::verdict_agrees(line).unwrap_or_else(|e| panic!("{e}\n{md}"));

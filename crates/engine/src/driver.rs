@@ -164,8 +164,14 @@ pub async fn run<T: Target, P: Pacer + 'static, S: Sink>(
     }
     let schedule = Schedule { pacer, admission: Admission::new(load.stop), seq: 0, over: false };
     let clock = if load.precise_timer { Clock::start_precise() } else { Clock::start() };
-    let shared =
-        Arc::new(Shared { target, schedule: Mutex::new(schedule), clock, load, connections: AtomicU64::default(), retries: AtomicU64::default() });
+    let shared = Arc::new(Shared {
+        target,
+        schedule: Mutex::new(schedule),
+        clock,
+        load,
+        connections: AtomicU64::default(),
+        retries: AtomicU64::default(),
+    });
     let goaways_before = shared.target.goaways();
     let warmup = shared.load.stop.warmup;
     let start_mark = Mark::now(&shared.target, &shared.load, Edge::RunStart);

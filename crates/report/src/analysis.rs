@@ -123,7 +123,15 @@ pub fn compare_cells(experiment: &str, metric: &str, a: &Cell, b: &Cell) -> Opti
         let r = stats::rank_ratio(&values(a), &values(b))?;
         (r.estimate, verdict(&r).into(), false)
     };
-    Some(Comparison { experiment: experiment.into(), metric: metric.into(), a: a.id.clone(), b: b.id.clone(), ratio, verdict, exact })
+    Some(Comparison {
+        experiment: experiment.into(),
+        metric: metric.into(),
+        a: a.id.clone(),
+        b: b.id.clone(),
+        ratio,
+        verdict,
+        exact,
+    })
 }
 
 /// What a rank ratio says: `a higher`, `b higher`, `no significant difference` (its interval

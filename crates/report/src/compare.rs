@@ -158,9 +158,8 @@ pub fn verdict(
         Some(r) if r.decidable => !r.significant(),
         _ => inside(a.median, b) && inside(b.median, a),
     };
-    let beyond = ratio.is_some_and(|r| {
-        r.decidable && (r.estimate.lo > 1.0 + threshold || r.estimate.hi < 1.0 / (1.0 + threshold))
-    });
+    let beyond = ratio
+        .is_some_and(|r| r.decidable && (r.estimate.lo > 1.0 + threshold || r.estimate.hi < 1.0 / (1.0 + threshold)));
     if agree {
         Verdict::Agree
     } else if noisy {

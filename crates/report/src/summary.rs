@@ -86,7 +86,12 @@ fn experiment(r: &Results, exp: &Experiment) -> Vec<String> {
 }
 
 /// The comparison of `a` and `b` on `metric`, as the ratio a / b whichever way it was stored.
-fn comparison<'a>(r: &'a Results, metric: &str, a: &Cell, b: &Cell) -> Option<(&'a Comparison, crate::model::Estimate)> {
+fn comparison<'a>(
+    r: &'a Results,
+    metric: &str,
+    a: &Cell,
+    b: &Cell,
+) -> Option<(&'a Comparison, crate::model::Estimate)> {
     r.comparisons.iter().filter(|c| c.metric == metric).find_map(|c| {
         if c.a == a.id && c.b == b.id {
             Some((c, c.ratio))
@@ -137,7 +142,11 @@ fn trust(r: &Results) -> Vec<String> {
         ));
     }
     for c in disturbed {
-        out.push(format!("{} was measured while the machine was disturbed ({}).", c.id, c.disturbed.as_deref().unwrap_or("")));
+        out.push(format!(
+            "{} was measured while the machine was disturbed ({}).",
+            c.id,
+            c.disturbed.as_deref().unwrap_or("")
+        ));
     }
     if let Some(s) = &r.steadiness {
         for w in &s.warnings {

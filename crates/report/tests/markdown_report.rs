@@ -3,9 +3,9 @@
 
 mod common;
 
+use callbench_report::format;
 use callbench_report::markdown::markdown;
 use callbench_report::model::{CellStatus, Results};
-use callbench_report::{format, stats};
 
 fn lines_with<'a>(md: &'a str, needle: &str) -> Vec<&'a str> {
     md.lines().filter(|l| l.contains(needle)).collect()

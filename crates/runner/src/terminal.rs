@@ -10,14 +10,7 @@ pub fn experiment_table(r: &Results, experiment: &str) -> String {
     // Processing cells time one program: its CPU and memory instead of two sides' CPU.
     let processing = r.cells.iter().any(|c| c.experiment == experiment && c.transport == "process");
     let (left, right) = if processing { ("CPU/call", "peak RSS") } else { ("client CPU", "server CPU") };
-    out += &format!(
-        "  {:<44} {:>38} {:>12} {:>12} {:>10}\n",
-        "cell",
-        short(&e.headline),
-        left,
-        right,
-        "bottleneck"
-    );
+    out += &format!("  {:<44} {:>38} {:>12} {:>12} {:>10}\n", "cell", short(&e.headline), left, right, "bottleneck");
     for c in r.cells.iter().filter(|c| c.experiment == experiment) {
         let name = c.id.strip_prefix(&format!("{experiment}/")).unwrap_or(&c.id);
         if !matches!(c.status, CellStatus::Ok | CellStatus::Partial) && c.runs.is_empty() {
@@ -74,4 +67,3 @@ fn short(metric: &str) -> &str {
         other => other,
     }
 }
-

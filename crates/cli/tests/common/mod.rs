@@ -273,6 +273,39 @@ pub fn wait_listening(addr: &str, limit: Duration) -> bool {
     false
 }
 
+/// Established TCP connections from this machine to `port` (the client ends, from /proc/net/tcp
+/// and tcp6): how a test knows a load run is under way without guessing how long start-up takes.
+pub fn connections_to(port: u16) -> usize {
+    ["/proc/net/tcp", "/proc/net/tcp6"]
+        .iter()
+        .filter_map(|f| std::fs::read_to_string(f).ok())
+        .flat_map(|t| t.lines().skip(1).map(str::to_string).collect::<Vec<_>>())
+        .filter(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let remote_port =
+                fields.get(2).and_then(|r| r.rsplit(':').next()).and_then(|p| u16::from_str_radix(p, 16).ok());
+            remote_port == Some(port) && fields.get(3) == Some(&"01")
+        })
+        .count()
+}
+
+/// The port of `host:port`.
+pub fn port_of(addr: &str) -> u16 {
+    addr.rsplit(':').next().and_then(|p| p.parse().ok()).unwrap_or_else(|| panic!("no port in {addr}"))
+}
+
+/// Waits (at most `limit`) until `n` connections to `port` are established.
+pub fn wait_connected(port: u16, n: usize, limit: Duration) -> bool {
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        if connections_to(port) >= n {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    false
+}
+
 /// The direct children of `pid` (from /proc).
 pub fn children_of(pid: u32) -> Vec<u32> {
     let mut out = Vec::new();

@@ -1,6 +1,6 @@
 use super::*;
-use crate::stats;
 use crate::model::{CellStatus, RunMetrics};
+use crate::stats;
 
 fn e(median: f64, lo: f64, hi: f64) -> Estimate {
     Estimate { median, lo, hi, n: 5 }

@@ -126,11 +126,15 @@ mod tests {
     #[test]
     fn a_verdict_must_agree_with_the_interval_beside_it() {
         assert!(verdict_agrees("- a vs b, auth, p50 latency: 0.78× [0.69 – 0.96] — b higher: x.").is_ok());
-        assert!(verdict_agrees("- a vs b, auth, p50 latency: 0.78× [0.69 – 0.96] — no significant difference.").is_err());
+        assert!(
+            verdict_agrees("- a vs b, auth, p50 latency: 0.78× [0.69 – 0.96] — no significant difference.").is_err()
+        );
         assert!(verdict_agrees("- a vs b, auth, p50 latency: 0.98× [0.90 – 1.06] — no significant difference.").is_ok());
         assert!(verdict_agrees("- a vs b, auth, p50 latency: 1.20× [0.90 – 1.60] — a higher: x.").is_err());
         assert!(verdict_agrees("- a vs b, auth, wire bytes received per call: 0.92× — b higher: x.").is_ok());
-        assert!(verdict_agrees("- a vs b, auth, wire bytes received per call: 0.92× — no significant difference.").is_err());
+        assert!(
+            verdict_agrees("- a vs b, auth, wire bytes received per call: 0.92× — no significant difference.").is_err()
+        );
         assert!(verdict_agrees("- a vs b, x: 1,234× [1,100 – 1,300] — a higher: y.").is_ok());
     }
 }

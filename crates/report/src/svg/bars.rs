@@ -192,8 +192,9 @@ mod tests {
 
     #[test]
     fn values_spanning_more_than_20x_get_a_log_axis() {
-        let svg = render(&chart(vec![value(1_600_000.0, 1_550_000.0, 1_650_000.0), value(60_000.0, 58_000.0, 61_000.0)]))
-            .unwrap();
+        let svg =
+            render(&chart(vec![value(1_600_000.0, 1_550_000.0, 1_650_000.0), value(60_000.0, 58_000.0, 61_000.0)]))
+                .unwrap();
         assert!(svg.contains("(log scale)"), "{svg}");
         let close = render(&chart(vec![value(100_000.0, 95_000.0, 105_000.0), value(60_000.0, 58_000.0, 61_000.0)]));
         assert!(!close.unwrap().contains("log scale"));
