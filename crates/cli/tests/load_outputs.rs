@@ -155,6 +155,18 @@ fn out_writes_the_file_and_prints_the_summary() {
 }
 
 #[test]
+fn a_failed_run_leaves_the_previous_result_in_out() {
+    let dir = TempDir::new("out-kept");
+    let file = dir.str("result.json");
+    std::fs::write(&file, "the previous result\n").unwrap();
+    // Port 9 (discard) is closed on loopback: the run fails before any call.
+    let run = common::load_fails(&["-n", "5", "--out", &file, "http://127.0.0.1:9/"], "connect");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "the previous result\n", "{}", run.all());
+    let left: Vec<_> = std::fs::read_dir(&dir.0).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert_eq!(left.len(), 1, "no partial file left: {left:?}");
+}
+
+#[test]
 fn quiet_prints_nothing_on_stderr() {
     let actix = start("rust-actix", &[]);
     for args in [

@@ -219,8 +219,11 @@ impl Args {
 pub async fn run(args: Args) -> anyhow::Result<i32> {
     let spec = args.spec()?;
     if let Some(path) = &args.out {
-        // Fail now, not after a long run, if the file cannot be written.
-        write_atomically(path, b"")?;
+        // Fail now, not after a long run, if the file cannot be written: a probe beside it, so an
+        // earlier result in it survives a run that fails.
+        let probe = partial(path);
+        std::fs::write(&probe, b"").map_err(|e| anyhow::anyhow!("cannot write {}: {e}", probe.display()))?;
+        let _ = std::fs::remove_file(&probe);
     }
     let cancel = Arc::new(AtomicBool::new(false));
     let signal = cancel_on_signals(cancel.clone());
@@ -242,9 +245,16 @@ pub async fn run(args: Args) -> anyhow::Result<i32> {
     Ok(if cancel.load(Ordering::Relaxed) { signal.code() } else { 0 })
 }
 
+/// `FILE.partial` beside `FILE`.
+fn partial(path: &std::path::Path) -> PathBuf {
+    let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    name.push(".partial");
+    path.with_file_name(name)
+}
+
 /// Writes through a temporary file and a rename, so the file is never half-written.
 fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let tmp = path.with_extension("partial");
+    let tmp = partial(path);
     std::fs::write(&tmp, bytes).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", tmp.display()))?;
     std::fs::rename(&tmp, path).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))
 }
