@@ -137,7 +137,10 @@ fn a_suite_runs_and_writes_results_reports_and_histograms() {
     let rate = rate_cell["params"]["rate"].as_f64().unwrap();
     assert!((rate - slowest / 4.0).abs() < 1.0, "rate {rate} vs slowest {slowest}");
     let achieved = rate_cell["summary"]["rate_achieved"]["median"].as_f64().unwrap();
-    assert!((achieved / rate - 1.0).abs() < 0.05, "achieved {achieved} of {rate}");
+    // Within 5%, or two calls of the 200 ms window when the machine is so busy that the rate is low
+    // (one late start is then several per cent).
+    let calls = rate * 0.2;
+    assert!((achieved / rate - 1.0).abs() < 0.05f64.max(2.0 / calls), "achieved {achieved} of {rate}");
     assert!(rate_cell["runs"][0]["latency_uncorrected_us"].is_object(), "{rate_cell:#}");
     // The sweep: x is the payload size (bytes of JSON; protobuf encodes it in fewer).
     let small = cell("payload/echo/rust-tonic/payload_size=10");
