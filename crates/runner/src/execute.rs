@@ -552,7 +552,7 @@ pub(crate) fn finish_cell(
     let floor = results.suite.interval_floor;
     let cell = &mut results.cells[index];
     analysis::summarise(cell, &headline, floor, o.client_cpus.len(), server_cpus);
-    cell.disturbed = disturbed_note(&cell.runs);
+    cell.disturbed = crate::interference::disturbed_note(&cell.runs);
     if transport == "process" {
         cell.bottleneck = "-".into(); // one process timing its own work: no client, no server
     }
@@ -567,21 +567,6 @@ pub(crate) fn finish_cell(
             Err(e) => eprintln!("callbench: {e}"),
         }
     }
-}
-
-/// "2 of 5 repetitions disturbed: 48% of the server CPUs used by other processes" (the worst).
-fn disturbed_note(runs: &[callbench_report::model::RunMetrics]) -> Option<String> {
-    let disturbed: Vec<&String> = runs.iter().filter_map(|r| r.disturbed.as_ref()).collect();
-    let worst = runs
-        .iter()
-        .filter(|r| r.disturbed.is_some())
-        .max_by(|a, b| other_share(a).total_cmp(&other_share(b)))
-        .and_then(|r| r.disturbed.as_ref())?;
-    Some(format!("{} of {} repetitions disturbed: {worst}", disturbed.len(), runs.len()))
-}
-
-fn other_share(r: &callbench_report::model::RunMetrics) -> f64 {
-    r.interference.map(|i| i.client_cpus_other.max(i.server_cpus_other).max(i.steal)).unwrap_or(0.0)
 }
 
 /// The percentiles the log-scale spectrum chart plots.

@@ -179,6 +179,21 @@ pub fn slow_client_runs(client_cpu_us_per_call: &[f64]) -> Vec<(usize, String)> 
         .collect()
 }
 
+/// "2 of 5 repetitions disturbed: 48% of the server CPUs used by other processes" (the worst).
+pub fn disturbed_note(runs: &[callbench_report::model::RunMetrics]) -> Option<String> {
+    let disturbed: Vec<&String> = runs.iter().filter_map(|r| r.disturbed.as_ref()).collect();
+    let worst = runs
+        .iter()
+        .filter(|r| r.disturbed.is_some())
+        .max_by(|a, b| other_share(a).total_cmp(&other_share(b)))
+        .and_then(|r| r.disturbed.as_ref())?;
+    Some(format!("{} of {} repetitions disturbed: {worst}", disturbed.len(), runs.len()))
+}
+
+fn other_share(r: &callbench_report::model::RunMetrics) -> f64 {
+    r.interference.map(|i| i.client_cpus_other.max(i.server_cpus_other).max(i.steal)).unwrap_or(0.0)
+}
+
 /// Voluntary and involuntary context switches of every thread of `pids`.
 fn context_switches(pids: &[i32]) -> (u64, u64) {
     let mut total = (0, 0);
