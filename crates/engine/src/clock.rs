@@ -63,16 +63,25 @@ mod tests {
 
     #[tokio::test]
     async fn precise_sleeps_end_within_microseconds() {
-        let clock = Clock::start_precise();
-        let mut late = Vec::new();
-        for i in 1..=21u64 {
-            let at = Duration::from_micros(2_300 * i);
-            clock.sleep_until(at).await;
-            late.push(clock.now() - at);
+        // The median of 21 sleeps; the coarse timer is ~1 ms late every time. A thread that other
+        // processes keep off its core is late too, whatever the clock does: up to five tries, one of
+        // which must be precise (a coarse clock never is).
+        let mut tries = Vec::new();
+        for _ in 0..5 {
+            let clock = Clock::start_precise();
+            let mut late = Vec::new();
+            for i in 1..=21u64 {
+                let at = Duration::from_micros(2_300 * i);
+                clock.sleep_until(at).await;
+                late.push(clock.now() - at);
+            }
+            late.sort();
+            tries.push(late[10]);
+            if late[10] < Duration::from_micros(100) {
+                return;
+            }
         }
-        late.sort();
-        // The median, loose for a noisy machine; the coarse timer is typically ~1 ms late.
-        assert!(late[10] < Duration::from_micros(100), "{late:?}");
+        panic!("no try had a median under 100 µs late: {tries:?}");
     }
 
     #[tokio::test(start_paused = true)]

@@ -73,7 +73,8 @@ impl Load {
 pub struct RunInfo {
     /// From the run's start to the end of its last call.
     pub elapsed: Duration,
-    /// The measured window: from the end of warm-up to the deadline (or the end, if sooner).
+    /// The measured window: from the end of warm-up to the deadline (or the end, if sooner; for a
+    /// cancelled run, when its workers saw the cancel, not when its calls in flight ended).
     pub window: Duration,
     /// Calls the pacer intended in the window (None in closed loop).
     pub requested_calls: Option<f64>,
@@ -84,6 +85,9 @@ pub struct RunInfo {
     /// Calls sent again because the server had not processed them (after a GOAWAY, or refused):
     /// each is recorded once, its latency from its first intended start.
     pub retries: u64,
+    /// Open loop with a planned end: calls the schedule intended in the measured window that
+    /// could not start by then (see [`START_GRACE`]). They are not made, so no record holds them.
+    pub not_started: u64,
     /// Bytes on the wire from the end of warm-up to the end of the run.
     pub wire: WireTotals,
     /// This process's CPU time from the end of warm-up to the end of the run.
@@ -92,11 +96,22 @@ pub struct RunInfo {
     pub cancelled: bool,
 }
 
+/// How long after its planned end (`-z`, or the end of a rate shape) an open-loop run still starts
+/// the calls it intended before that end. A client this far behind did not keep the rate: the calls
+/// it has not started by then are counted as not started rather than made, so the run ends near its
+/// planned end instead of lasting as long as the server needs to work through the backlog (a 6 s
+/// run at 200/s against a server of 22/s took 54 s). Calls in flight then still finish.
+pub const START_GRACE: Duration = Duration::from_millis(10);
+
 struct Schedule<P> {
     pacer: P,
     admission: Admission,
+    warmup: Duration,
+    /// No call starts at or after this (open loop with a planned end: that end plus START_GRACE).
+    start_by: Option<Duration>,
     seq: u64,
     over: bool,
+    not_started: u64,
 }
 
 impl<P: Pacer> Schedule<P> {
@@ -107,6 +122,11 @@ impl<P: Pacer> Schedule<P> {
         }
         let intended = match self.pacer.next() {
             Next::Free => None,
+            Next::At(t) if self.start_by.is_some_and(|by| now >= by) => {
+                self.over = true;
+                self.count_not_started(t);
+                return None;
+            }
             Next::At(t) => Some(t),
             Next::End => {
                 self.over = true;
@@ -120,6 +140,19 @@ impl<P: Pacer> Schedule<P> {
         self.seq += 1;
         Some((self.seq - 1, intended))
     }
+
+    /// Counts the window's calls from the one intended at `first` to the end of the schedule: the
+    /// ones it would have admitted, had the client kept up.
+    fn count_not_started(&mut self, first: Duration) {
+        let mut next = Next::At(first);
+        while let Next::At(t) = next {
+            if !self.admission.admit(t) {
+                break;
+            }
+            self.not_started += u64::from(t >= self.warmup);
+            next = self.pacer.next();
+        }
+    }
 }
 
 struct Shared<T, P> {
@@ -129,6 +162,8 @@ struct Shared<T, P> {
     load: Load,
     connections: AtomicU64,
     retries: AtomicU64,
+    /// When a worker first saw the cancel (ns from the start; u64::MAX: not cancelled).
+    cancel_seen: AtomicU64,
 }
 
 /// Counters read at the start of the measured window.
@@ -162,7 +197,10 @@ pub async fn run<T: Target, P: Pacer + 'static, S: Sink>(
     if !load.stop.is_bounded() && !pacer.ends() {
         return Err("a run must be bounded by a number of calls, a duration or a finite rate schedule".into());
     }
-    let schedule = Schedule { pacer, admission: Admission::new(load.stop), seq: 0, over: false };
+    let warmup = load.stop.warmup;
+    let start_by = load.stop.deadline().into_iter().chain(pacer.end()).min().map(|end| end + START_GRACE);
+    let schedule =
+        Schedule { pacer, admission: Admission::new(load.stop), warmup, start_by, seq: 0, over: false, not_started: 0 };
     let clock = if load.precise_timer { Clock::start_precise() } else { Clock::start() };
     let shared = Arc::new(Shared {
         target,
@@ -171,9 +209,9 @@ pub async fn run<T: Target, P: Pacer + 'static, S: Sink>(
         load,
         connections: AtomicU64::default(),
         retries: AtomicU64::default(),
+        cancel_seen: AtomicU64::new(u64::MAX),
     });
     let goaways_before = shared.target.goaways();
-    let warmup = shared.load.stop.warmup;
     let start_mark = Mark::now(&shared.target, &shared.load, Edge::RunStart);
     // The window's counters start when warm-up ends, read by a task that sleeps until then.
     let window_mark = (!warmup.is_zero()).then(|| {
@@ -212,10 +250,14 @@ pub async fn run<T: Target, P: Pacer + 'static, S: Sink>(
     // The window ends at the deadline or the schedule's end, whichever is first (even when the last
     // calls end before it), unless the run stopped sooner: cancelled, or its count of calls reached.
     let planned = stop.deadline().into_iter().chain(pacer.end()).min();
+    let stopped = match shared.cancel_seen.load(Ordering::Relaxed) {
+        u64::MAX => elapsed,
+        seen => elapsed.min(Duration::from_nanos(seen)),
+    };
     let end = match planned {
-        Some(planned) if cancelled || schedule.admission.count_reached() => planned.min(elapsed),
+        Some(planned) if cancelled || schedule.admission.count_reached() => planned.min(stopped),
         Some(planned) => planned,
-        None => elapsed,
+        None => stopped,
     };
     let window = end.saturating_sub(warmup);
     let requested_calls = pacer.requested_calls(warmup, warmup + window);
@@ -226,6 +268,7 @@ pub async fn run<T: Target, P: Pacer + 'static, S: Sink>(
         connections_opened: shared.connections.load(Ordering::Relaxed),
         goaways: shared.target.goaways().saturating_sub(goaways_before),
         retries: shared.retries.load(Ordering::Relaxed),
+        not_started: schedule.not_started,
         wire: end_mark.wire.since(start_mark.wire),
         client_cpu: end_mark.cpu.saturating_sub(start_mark.cpu),
         cancelled,
@@ -239,6 +282,8 @@ async fn worker<T: Target, P: Pacer, S: Sink>(shared: Arc<Shared<T, P>>, slot: u
     let mut guard = shared.load.timeout.map(Guard::new);
     loop {
         if shared.load.cancel.load(Ordering::Relaxed) {
+            let now = u64::try_from(clock.now().as_nanos()).unwrap_or(u64::MAX - 1);
+            shared.cancel_seen.fetch_min(now, Ordering::Relaxed);
             return sink;
         }
         let Some((seq, intended)) = shared.schedule.lock().unwrap().take(clock.now()) else { return sink };
@@ -280,6 +325,9 @@ async fn one_call<T: Target, P>(
     let mut connect = None;
     let mut retries = 0;
     loop {
+        if conn.as_mut().is_some_and(|c| !shared.target.reusable(c)) {
+            *conn = None; // closed by the server since the slot's last call: never send on it
+        }
         if conn.is_none() {
             let before = shared.clock.now();
             match shared.target.connect(slot).await {

@@ -152,6 +152,10 @@ impl Target for Grpc {
         Reply::ok(bytes)
     }
 
+    fn reusable(&self, conn: &mut H2Handle) -> bool {
+        conn.is_usable()
+    }
+
     fn wire(&self) -> WireTotals {
         self.pool.endpoint.wire()
     }

@@ -1,5 +1,8 @@
 //! The HTTP/1.1 target: one request serialised once, written whole per call; answers parsed with
 //! `httparse` in a buffer each connection reuses. Bodies are skipped unless a check needs them.
+//! A keep-alive connection the server closed between calls is replaced before the next call is
+//! written; a request it closed on before any answer byte was never processed (RFC 9112 §9.3.1):
+//! sent again when nothing of it was written or its method is idempotent.
 
 mod chunked;
 
@@ -8,7 +11,9 @@ use crate::record::{ByteCounts, ErrorKind};
 use crate::request::{gunzip, Expect, HttpRequest};
 use crate::target::{Connected, Reply, Target, WireTotals};
 use bytes::{Buf, Bytes, BytesMut};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use std::pin::Pin;
+use std::task::{Context, Waker};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt, ReadBuf};
 
 /// An answer's head is refused beyond this size (as most servers refuse requests).
 const MAX_HEAD: usize = 64 * 1024;
@@ -19,12 +24,18 @@ pub struct Http1 {
     request: Bytes,
     payload_sent: u64,
     head_request: bool,
+    /// RFC 9110 §9.2.2: a server that closed before answering may be sent it again.
+    idempotent: bool,
     expect: Expect,
 }
 
 pub struct Http1Conn {
     stream: Stream,
     buf: BytesMut,
+    /// Answers read on this connection: a closed connection that had none was refused, not reused.
+    answered: u64,
+    /// Whether the current call has read any byte of its answer.
+    read_any: bool,
 }
 
 impl Http1 {
@@ -56,6 +67,7 @@ impl Http1 {
             request: wire.into(),
             payload_sent: body.len() as u64,
             head_request: request.method == "HEAD",
+            idempotent: matches!(request.method.as_str(), "GET" | "HEAD" | "OPTIONS" | "TRACE" | "PUT" | "DELETE"),
             expect,
         }
     }
@@ -130,9 +142,22 @@ impl Http1Conn {
         }
         match self.stream.read_buf(&mut self.buf).await {
             Ok(0) => Ok(false),
-            Ok(_) => Ok(true),
+            Ok(_) => {
+                self.read_any = true;
+                Ok(true)
+            }
             Err(_) => Err(ErrorKind::Io),
         }
+    }
+
+    /// Whether the server closed this idle connection (FIN, reset, TLS close_notify) or wrote on
+    /// it unasked (a 408 before closing): one poll that never waits. On Linux it costs no system
+    /// call when nothing arrived, as tokio then knows the socket has nothing to read.
+    fn closed_while_idle(&mut self) -> bool {
+        let mut byte = [0u8; 1];
+        let mut buf = ReadBuf::new(&mut byte);
+        let mut cx = Context::from_waker(Waker::noop());
+        Pin::new(&mut self.stream).poll_read(&mut cx, &mut buf).is_ready()
     }
 
     /// Reads one answer; gives its head, body (if `keep_body`) and body size on the wire.
@@ -201,19 +226,36 @@ impl Target for Http1 {
 
     async fn connect(&self, _slot: usize) -> Result<Connected<Http1Conn>, ErrorKind> {
         let stream = self.endpoint.connect().await?;
-        Ok(Connected::new(Http1Conn { stream, buf: BytesMut::with_capacity(16 * 1024) }))
+        let buf = BytesMut::with_capacity(16 * 1024);
+        Ok(Connected::new(Http1Conn { stream, buf, answered: 0, read_any: false }))
+    }
+
+    fn reusable(&self, conn: &mut Http1Conn) -> bool {
+        conn.answered == 0 || !conn.closed_while_idle()
     }
 
     async fn call(&self, conn: &mut Http1Conn) -> Reply {
         let mut bytes = ByteCounts { sent: self.payload_sent, received: 0 };
         if conn.stream.write_all(&self.request).await.is_err() {
-            return Reply::broken(ErrorKind::Io, bytes);
+            // A kept connection the server had closed: a request it could not read whole was not
+            // processed. On a new one, the server refuses us (or rejected the request early).
+            return match conn.answered {
+                0 => Reply::broken(ErrorKind::Io, bytes),
+                _ => Reply::unprocessed(bytes, false),
+            };
         }
+        conn.read_any = !conn.buf.is_empty();
         let keep_body = self.expect.body.is_some();
         let (head, body, size) = match conn.answer(self.head_request, keep_body).await {
             Ok(answer) => answer,
+            // A kept connection closed with no byte of answer: the server closed it as the request
+            // arrived (an idle timeout crossing it), so it did not process it (RFC 9112 §9.3.1).
+            Err(_) if conn.answered > 0 && !conn.read_any && self.idempotent => {
+                return Reply::unprocessed(bytes, false)
+            }
             Err(kind) => return Reply::broken(kind, bytes),
         };
+        conn.answered += 1;
         bytes.received = size;
         let mut reply = if !self.expect.status_ok(head.status) {
             Reply::error(ErrorKind::HttpStatus(head.status), bytes)

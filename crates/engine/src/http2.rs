@@ -92,6 +92,10 @@ impl Target for Http2 {
         Reply::ok(bytes)
     }
 
+    fn reusable(&self, conn: &mut H2Handle) -> bool {
+        conn.is_usable()
+    }
+
     fn wire(&self) -> WireTotals {
         self.pool.endpoint.wire()
     }

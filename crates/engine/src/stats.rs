@@ -10,6 +10,10 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+/// How much longer than planned the calls of a kept rate may take: their own latency at the end
+/// (a 1 s run of 100 ms calls takes 1.1 s), beyond which they were waiting for the server.
+pub const KEPT_OVERTIME: f64 = 0.1;
+
 /// Latencies up to one hour, 3 significant digits.
 const MAX_US: u64 = 3_600_000_000;
 
@@ -77,6 +81,11 @@ pub struct Rate {
     pub achieved: f64,
     /// Calls that started more than the late threshold after their intended time.
     pub late_starts: u64,
+    /// Calls the schedule intended in the window that could not start by its planned end (see
+    /// [`crate::driver::START_GRACE`]): not made, so their latency is in no figure.
+    pub not_started: u64,
+    /// Whether the server took the load asked for (see [`Stats::rate_kept`]).
+    pub kept: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -141,17 +150,33 @@ impl Stats {
         self.ok + self.errors.values().sum::<u64>()
     }
 
-    /// Calls started per second. The calls are those the schedule intended in the window, so a
-    /// client that falls behind starts them over a longer time: the window stretched by how late the
-    /// starts were at its end.
-    pub fn achieved_rate(&self, window_secs: f64) -> f64 {
-        let behind = self.last_start.saturating_sub(self.last_intended).as_secs_f64();
-        let span = window_secs + behind;
+    /// Calls started per second over the window [`from`, `to`) their intended starts fall in. A
+    /// client that falls behind starts them over a longer time: until its last start, when that is
+    /// later than the window's end. (Calls left not started at a planned end are not in `calls`.)
+    pub fn achieved_rate(&self, from: Duration, to: Duration) -> f64 {
+        let span = to.max(self.last_start).saturating_sub(from).as_secs_f64();
         if span > 0.0 {
             self.calls() as f64 / span
         } else {
             0.0
         }
+    }
+
+    /// Whether an open-loop run kept its rate: every call it intended started, and the calls took
+    /// at most [`KEPT_OVERTIME`] longer than the schedule spread them over (from the window's start
+    /// to the last intended start, plus one gap) — else calls piled up in flight. Judged on the
+    /// calls actually scheduled, so Poisson arrivals' chance counts do not trip it.
+    pub fn rate_kept(&self, not_started: u64, taken: f64) -> bool {
+        let calls = self.calls();
+        if not_started > 0 {
+            return false;
+        }
+        if calls < 2 {
+            return true;
+        }
+        let spread = self.last_intended.saturating_sub(self.stop.warmup).as_secs_f64();
+        let planned = spread * calls as f64 / (calls - 1) as f64;
+        taken <= planned * (1.0 + KEPT_OVERTIME)
     }
 
     pub fn summary(&self, run: &RunInfo) -> Summary {
@@ -185,8 +210,10 @@ impl Stats {
             client_cpu_us_per_call: per_call(run.client_cpu.as_secs_f64() * 1e6),
             rate: run.requested_calls.map(|requested| Rate {
                 requested: per_s(requested),
-                achieved: self.achieved_rate(secs),
+                achieved: self.achieved_rate(self.stop.warmup, self.stop.warmup + run.window),
                 late_starts: self.late_starts,
+                not_started: run.not_started,
+                kept: self.rate_kept(run.not_started, taken),
             }),
         }
     }
@@ -271,6 +298,7 @@ mod tests {
             connections_opened: 1,
             goaways: 0,
             retries: 0,
+            not_started: 0,
             wire: WireTotals { sent: 10_100, received: 30_300 },
             client_cpu: MS(101),
             cancelled: false,
@@ -309,13 +337,34 @@ mod tests {
         s.add(&record(900, 900, 901, Outcome::Ok));
         let sum = s.summary(&info(1000, Some(4.0)));
         assert_eq!(sum.calls.ok, 3);
-        assert_eq!(sum.rate, Some(Rate { requested: 4.0, achieved: 3.0, late_starts: 1 }));
-        // Had the last call started 250 ms late, the 3 starts took 1.25 s.
+        let kept = Rate { requested: 4.0, achieved: 3.0, late_starts: 1, not_started: 0, kept: true };
+        assert_eq!(sum.rate, Some(kept));
+        // Had the last call started at 1.2 s, the 4 starts took 1.1 s from the window's start.
         s.add(&record(950, 1200, 1201, Outcome::Ok));
-        assert_eq!(s.summary(&info(1000, Some(4.0))).rate.unwrap().achieved, 4.0 / 1.25);
+        assert_eq!(s.summary(&info(1000, Some(4.0))).rate.unwrap().achieved, 4.0 / 1.1);
         assert_eq!(sum.latency_us.unwrap().max, s.latency_us.highest_equivalent(6_000));
         assert!(sum.latency_uncorrected_us.unwrap().max < 1_001);
         assert_eq!(sum.connect_us.unwrap().max, s.connect_us.highest_equivalent(3_000));
+    }
+
+    #[test]
+    fn a_rate_is_kept_unless_calls_were_left_unstarted_or_piled_up() {
+        // 10 calls planned 10 ms apart in a 100 ms window, each answered after `latency(i)`.
+        let run = |latency: fn(u64) -> u64, not_started: u64| {
+            let mut s = Stats::new(Stop::after(MS(100)), MS(1));
+            for i in 0..10 {
+                s.add(&record(i * 10, i * 10, i * 10 + latency(i), Outcome::Ok));
+            }
+            s.summary(&RunInfo { not_started, ..info(100, Some(10.0)) })
+        };
+        let steady = run(|_| 19, 0); // the last call ends at 109 ms: its own latency
+        assert!(steady.rate.unwrap().kept, "{steady:?}");
+        assert!((steady.duration_s - 0.109).abs() < 1e-9 && steady.planned_s == 0.1);
+        let piled = run(|i| 50 + 40 * i, 0); // each waits for the one before: done at 500 ms
+        assert!(!piled.rate.unwrap().kept, "{piled:?}");
+        assert!((piled.throughput_per_s - 20.0).abs() < 1e-9, "10 calls over 0.5 s: {piled:?}");
+        let unstarted = run(|_| 1, 3);
+        assert_eq!(unstarted.rate.map(|r| (r.kept, r.not_started)), Some((false, 3)));
     }
 
     #[test]

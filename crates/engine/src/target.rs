@@ -75,6 +75,14 @@ pub trait Target: Send + Sync + 'static {
     /// Makes one call.
     fn call(&self, conn: &mut Self::Conn) -> impl Future<Output = Reply> + Send;
 
+    /// Whether a slot's connection can take its next call: false once the server has closed it
+    /// since (an idle HTTP/1.1 keep-alive connection, an HTTP/2 connection after GOAWAY), so the
+    /// driver opens another instead of sending a call the server will never see. Checked before
+    /// every call on a kept connection: it must not block, and should cost no system call.
+    fn reusable(&self, _conn: &mut Self::Conn) -> bool {
+        true
+    }
+
     /// Bytes on the wire so far, all connections together (0 for targets without a wire).
     fn wire(&self) -> WireTotals {
         WireTotals::default()

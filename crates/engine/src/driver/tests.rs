@@ -136,6 +136,7 @@ async fn cancel_stops_new_calls() {
     let (info, r) = drive(Fake::new(|_| MS(10)), Closed, load).await;
     assert!((10..=11).contains(&r.len()), "{}", r.len());
     assert!(info.elapsed <= MS(110));
+    assert!(info.cancelled && info.window >= MS(100) && info.window <= info.elapsed, "{info:?}");
 }
 
 #[tokio::test(start_paused = true)]
@@ -182,4 +183,111 @@ async fn wire_bytes_are_counted_after_the_warmup_only() {
     assert!([2_000, 2_100].contains(&info.wire.sent), "{:?}", info.wire);
     assert_eq!(info.wire.received, 3 * info.wire.sent);
     assert_eq!(info.window, MS(200));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_duration_bounded_open_loop_run_ends_near_its_planned_end() {
+    // 1000/s for 100 ms on one slot whose calls take 10 ms: the server delivers 100/s. Calls start
+    // until the planned end plus START_GRACE (110 ms): 11 of the 100 planned (at 0, 10, ... 100 ms);
+    // the other 89 are counted as not started, and the run ends when the last call in flight does.
+    let pacer = Open::new(RateShape::constant(1000.0).unwrap(), Arrivals::Uniform);
+    let (info, r) = drive(Fake::new(|_| MS(10)), pacer, Load::new(1, Stop::after(MS(100)))).await;
+    assert_eq!(START_GRACE, MS(10));
+    assert_eq!((r.len(), info.not_started), (11, 89));
+    assert_eq!(info.elapsed, MS(110), "the last call started at 100 ms");
+    assert_eq!((info.window, info.requested_calls), (MS(100), Some(100.0)));
+    assert!(r.iter().all(|r| r.start < MS(110)));
+    // Bounded by a count instead, every planned call is made, however long it takes.
+    let pacer = Open::new(RateShape::constant(1000.0).unwrap(), Arrivals::Uniform);
+    let (info, r) = drive(Fake::new(|_| MS(10)), pacer, Load::new(1, Stop::after_calls(30))).await;
+    assert_eq!((r.len(), info.not_started, info.elapsed), (30, 0, MS(300)));
+}
+
+#[tokio::test(start_paused = true)]
+async fn calls_not_started_in_the_warm_up_are_not_counted() {
+    // 100 ms of warm-up then 100 ms measured at 1000/s, calls of 50 ms on one slot: 3 start
+    // (at 0, 50 and 100 ms), none after 210 ms; the window's 100 planned calls minus the one that
+    // started in it (intended at 2 ms: the third call's) were not started.
+    let pacer = Open::new(RateShape::constant(1000.0).unwrap(), Arrivals::Uniform);
+    let load = Load::new(1, Stop::after(MS(100)).with_warmup(MS(100)));
+    let (info, r) = drive(Fake::new(|_| MS(50)), pacer, load).await;
+    assert_eq!(r.len(), 5, "{r:?}");
+    let measured = r.iter().filter(|r| r.intended >= MS(100)).count() as u64;
+    assert_eq!(measured + info.not_started, 100);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_closed_loop_duration_run_is_unchanged() {
+    let (info, r) = drive(Fake::new(|_| MS(10)), Closed, Load::new(2, Stop::after(MS(100)))).await;
+    assert_eq!((r.len(), info.not_started, info.elapsed), (20, 0, MS(100)));
+}
+
+/// Answers `unprocessed` (connection dropped) to the attempts `refused` picks, counting over all
+/// attempts; with `stale`, a connection goes stale after one call.
+struct Flaky {
+    refused: fn(u64) -> bool,
+    stale: bool,
+    attempts: AtomicU64,
+}
+
+impl Flaky {
+    fn new(refused: fn(u64) -> bool) -> Self {
+        Flaky { refused, stale: false, attempts: AtomicU64::new(0) }
+    }
+}
+
+impl Target for Flaky {
+    /// Calls made on the connection.
+    type Conn = u64;
+    async fn connect(&self, _slot: usize) -> Result<Connected<u64>, ErrorKind> {
+        tokio::time::sleep(MS(1)).await;
+        Ok(Connected::new(0))
+    }
+    async fn call(&self, conn: &mut u64) -> Reply {
+        *conn += 1;
+        let n = self.attempts.fetch_add(1, Ordering::Relaxed);
+        tokio::time::sleep(MS(2)).await;
+        if (self.refused)(n) {
+            Reply::unprocessed(ByteCounts::default(), false)
+        } else {
+            Reply::ok(ByteCounts::default())
+        }
+    }
+    fn reusable(&self, conn: &mut u64) -> bool {
+        !self.stale || *conn == 0
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_call_the_server_did_not_process_is_sent_again_from_its_first_intended_start() {
+    // 100/s on one slot; the first attempt of call 1 (intended at 10 ms) is refused: sent again on
+    // a new connection, one record, its latency from 10 ms (2 ms refused, 1 ms connect, 2 ms call).
+    let pacer = Open::new(RateShape::constant(100.0).unwrap(), Arrivals::Uniform);
+    let (info, r) = run(Flaky::new(|n| n == 1), pacer, Load::new(1, Stop::after_calls(3)), Vec::new).await.unwrap();
+    let mut r = r;
+    r.sort_by_key(|r| r.seq);
+    assert_eq!(r.len(), 3);
+    assert!(r.iter().all(|r| r.outcome.is_ok()), "{r:?}");
+    assert_eq!((r[1].intended, r[1].latency()), (MS(10), MS(5)));
+    assert_eq!(r[1].connect, Some(MS(1)));
+    assert_eq!((info.retries, info.connections_opened), (1, 2));
+}
+
+#[tokio::test(start_paused = true)]
+async fn retries_are_bounded() {
+    // Never processed: each call is sent 1 + MAX_RETRIES times, then recorded as an io error.
+    let (info, r) = run(Flaky::new(|_| true), Closed, Load::new(1, Stop::after_calls(2)), Vec::new).await.unwrap();
+    assert_eq!(r.len(), 2);
+    assert!(r.iter().all(|r| r.outcome == Outcome::Error(ErrorKind::Io)), "{r:?}");
+    assert_eq!(info.retries, 2 * u64::from(MAX_RETRIES));
+    assert_eq!(info.connections_opened, 2 * (1 + u64::from(MAX_RETRIES)));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_connection_closed_since_the_last_call_is_replaced_before_calling() {
+    let mut flaky = Flaky::new(|_| false);
+    flaky.stale = true;
+    let (info, r) = run(flaky, Closed, Load::new(1, Stop::after_calls(4)), Vec::new).await.unwrap();
+    assert!(r.iter().all(|r| r.outcome.is_ok() && r.connect.is_some()), "{r:?}");
+    assert_eq!((info.connections_opened, info.retries), (4, 0), "nothing was sent again");
 }

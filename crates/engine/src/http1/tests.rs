@@ -1,12 +1,38 @@
-//! HTTP/1.1 against a scripted server on loopback: framing, statuses, checks and byte counts.
+//! HTTP/1.1 against a scripted server on loopback: framing, statuses, checks and byte counts, and
+//! servers that close kept-alive connections between calls or as a request arrives.
 
 use super::*;
 use crate::net::Endpoint;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 
-/// A server that answers each request (read until the blank line and `content-length` bytes) with the
-/// next canned answer, then closes.
+/// Reads one request: up to the blank line, then `content-length` bytes; None at end of stream.
+async fn read_request(s: &mut TcpStream) -> Option<Vec<u8>> {
+    let mut req = Vec::new();
+    let mut byte = [0u8; 1];
+    while !req.ends_with(b"\r\n\r\n") {
+        if s.read(&mut byte).await.unwrap_or(0) == 0 {
+            return None;
+        }
+        req.push(byte[0]);
+    }
+    let text = String::from_utf8_lossy(&req).to_lowercase();
+    let len =
+        text.lines().find_map(|l| l.strip_prefix("content-length: ")).map_or(0, |v| v.trim().parse::<usize>().unwrap());
+    let mut body = vec![0u8; len];
+    s.read_exact(&mut body).await.ok()?;
+    req.extend_from_slice(&body);
+    Some(req)
+}
+
+fn endpoint(addr: std::net::SocketAddr) -> Endpoint {
+    Endpoint::new("127.0.0.1", addr.port(), vec![addr], None).unwrap()
+}
+
+/// A server that answers each request with the next canned answer, then closes.
 async fn server(answers: Vec<Vec<u8>>) -> (Endpoint, tokio::task::JoinHandle<Vec<Vec<u8>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -14,28 +40,38 @@ async fn server(answers: Vec<Vec<u8>>) -> (Endpoint, tokio::task::JoinHandle<Vec
         let (mut s, _) = listener.accept().await.unwrap();
         let mut requests = Vec::new();
         for answer in answers {
-            let mut req = Vec::new();
-            let mut byte = [0u8; 1];
-            while !req.ends_with(b"\r\n\r\n") {
-                if s.read(&mut byte).await.unwrap() == 0 {
-                    return requests;
-                }
-                req.push(byte[0]);
-            }
-            let text = String::from_utf8_lossy(&req).to_lowercase();
-            let len = text
-                .lines()
-                .find_map(|l| l.strip_prefix("content-length: "))
-                .map_or(0, |v| v.trim().parse::<usize>().unwrap());
-            let mut body = vec![0u8; len];
-            s.read_exact(&mut body).await.unwrap();
-            req.extend_from_slice(&body);
+            let Some(req) = read_request(&mut s).await else { return requests };
             requests.push(req);
             s.write_all(&answer).await.unwrap();
         }
         requests
     });
-    (Endpoint::new("127.0.0.1", addr.port(), vec![addr], None).unwrap(), task)
+    (endpoint(addr), task)
+}
+
+/// A server that, on each connection in turn, answers `answered` requests with a kept-alive 200
+/// (no `connection: close`), then reads one more request if `read_one_more`, and closes without a
+/// word, as servers with an idle timeout or a request limit do. Counts the requests it answered.
+async fn closing_server(answered: usize, read_one_more: bool) -> (Endpoint, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let count = Arc::new(AtomicUsize::new(0));
+    let counted = count.clone();
+    tokio::spawn(async move {
+        while let Ok((mut s, _)) = listener.accept().await {
+            for _ in 0..answered {
+                if read_request(&mut s).await.is_none() {
+                    break;
+                }
+                counted.fetch_add(1, Ordering::SeqCst);
+                let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok").await;
+            }
+            if read_one_more {
+                let _ = read_request(&mut s).await;
+            }
+        }
+    });
+    (endpoint(addr), count)
 }
 
 fn post(body: &'static str) -> HttpRequest {
@@ -109,4 +145,58 @@ fn request_is_serialised_once_with_close_when_asked() {
         target.request_bytes(),
         b"GET /students HTTP/1.1\r\nhost: localhost\r\nX-Trace: 1\r\nconnection: close\r\n\r\n"
     );
+}
+
+#[tokio::test]
+async fn a_kept_connection_the_server_closed_while_idle_is_not_reused() {
+    let (endpoint, answered) = closing_server(1, false).await;
+    let target = Http1::new(endpoint, &HttpRequest::get("/x"), Expect::default(), false);
+    let mut conn = target.connect(0).await.unwrap().conn;
+    assert!(target.reusable(&mut conn), "a new connection is");
+    assert!(target.call(&mut conn).await.outcome.is_ok());
+    // The server closes right after its answer: wait for that to reach the socket.
+    let seen = tokio::time::timeout(Duration::from_secs(5), async {
+        while target.reusable(&mut conn) {
+            tokio::task::yield_now().await;
+        }
+    });
+    assert!(seen.await.is_ok(), "the close was seen before any request was written");
+    assert_eq!(answered.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_request_the_server_closed_on_unanswered_is_sent_again_only_when_idempotent() {
+    for (method, again) in [("GET", true), ("PUT", true), ("POST", false)] {
+        let (endpoint, _) = closing_server(1, true).await;
+        let mut request = HttpRequest::get("/x");
+        request.method = method.into();
+        let target = Http1::new(endpoint, &request, Expect::default(), false);
+        let mut conn = target.connect(0).await.unwrap().conn;
+        assert!(target.call(&mut conn).await.outcome.is_ok());
+        let second = target.call(&mut conn).await; // read by the server, which then closes
+        assert_eq!(second.outcome, crate::Outcome::Error(ErrorKind::Io), "{method}");
+        assert_eq!((second.unprocessed, second.keep_connection), (again, false), "{method}");
+    }
+    // On a new connection the same close is the server's answer, not a stale connection.
+    let (endpoint, _) = closing_server(0, true).await;
+    let target = Http1::new(endpoint, &HttpRequest::get("/x"), Expect::default(), false);
+    let mut conn = target.connect(0).await.unwrap().conn;
+    let first = target.call(&mut conn).await;
+    assert!(!first.unprocessed && first.outcome == crate::Outcome::Error(ErrorKind::Io));
+}
+
+#[tokio::test]
+async fn a_server_closing_kept_connections_between_calls_costs_no_call() {
+    use crate::pacer::{Arrivals, Open};
+    use crate::{Load, RateShape, Stop};
+    let (endpoint, answered) = closing_server(1, false).await;
+    let target = Http1::new(endpoint, &HttpRequest::get("/x"), Expect::default(), false);
+    // 50 calls/s on one slot: the connection sits idle 20 ms between calls, and is closed then.
+    let pacer = Open::new(RateShape::constant(50.0).unwrap(), Arrivals::Uniform);
+    let (info, records) =
+        crate::driver::run(target, pacer, Load::new(1, Stop::after_calls(6)), Vec::new).await.unwrap();
+    assert_eq!(records.len(), 6);
+    assert!(records.iter().all(|r| r.outcome.is_ok()), "{records:?}");
+    assert_eq!(answered.load(Ordering::SeqCst), 6, "each call made once");
+    assert_eq!(info.connections_opened, 6 + info.retries, "{info:?}");
 }

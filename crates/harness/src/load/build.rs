@@ -49,6 +49,9 @@ impl<T: Target> Target for Shared<T> {
     async fn call(&self, conn: &mut T::Conn) -> Reply {
         self.0.call(conn).await
     }
+    fn reusable(&self, conn: &mut T::Conn) -> bool {
+        self.0.reusable(conn)
+    }
     fn wire(&self) -> WireTotals {
         self.0.wire()
     }

@@ -149,23 +149,24 @@ impl LoadReport {
 }
 
 fn segment_reports(result: &RunResult, warmup: Duration) -> Vec<SegmentReport> {
-    let elapsed = result.info.elapsed;
+    // Where the measured window ended: the shape's end, or where the run stopped (Ctrl-C, -n).
+    let ended = warmup + result.info.window;
     let mut reports = Vec::new();
     let mut from = Duration::ZERO;
     for (segment, stats) in result.segment_bounds.iter().zip(&result.segments) {
         let to = from + segment.duration;
-        if from >= elapsed {
+        if from >= ended {
             break; // the run ended (-n, -z or Ctrl-C) before this segment
         }
         // Measured over the part after the warm-up and before the run's end.
-        let ran = to.min(elapsed).saturating_sub(from.max(warmup)).as_secs_f64();
+        let (start, end) = (from.max(warmup), to.min(ended));
         reports.push(SegmentReport {
             from_s: from.as_secs_f64(),
             to_s: to.as_secs_f64(),
             rate_from: segment.from,
             rate_to: segment.to,
             requested_per_s: (segment.from + segment.to) / 2.0,
-            achieved_per_s: stats.achieved_rate(ran),
+            achieved_per_s: stats.achieved_rate(start, end.max(start)),
             calls_ok: stats.ok,
             calls_errors: stats.calls() - stats.ok,
             latency_us: percentiles(&stats.latency_us),

@@ -1,7 +1,7 @@
 //! The highest rate that keeps a latency objective (`--slo p99<10ms`): a closed-loop run finds the
 //! server's capacity, then open-loop trials bisect between 0 and it. A trial passes when the
-//! objective holds on the corrected latency, no call failed and the achieved rate is within 1% of
-//! the requested one.
+//! objective holds on the corrected latency, no call failed, the rate was kept (every call started,
+//! none piled up) and the achieved rate is within 1% of the requested one.
 
 use super::build::Built;
 use super::report::{LoadReport, RunResult};
@@ -77,6 +77,7 @@ pub async fn search(
         let achieved = summary.rate.map_or(0.0, |r| r.achieved);
         let passed = !result.info.cancelled
             && summary.calls.errors == 0
+            && summary.rate.is_some_and(|r| r.kept)
             && achieved >= 0.99 * rate
             && at.is_some_and(|us| us as u128 <= limit.as_micros());
         say(format!(

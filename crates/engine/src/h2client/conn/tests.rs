@@ -1,6 +1,7 @@
 //! The client against the `h2` crate's server (what hyper, tonic and axum serve with) on loopback:
 //! answers, trailers, many streams, the server's stream limit, flow control both ways, header
-//! blocks split over CONTINUATION, resets, cancelled calls, GOAWAY and broken connections.
+//! blocks split over CONTINUATION, resets, cancelled calls, GOAWAY (streams above its last id not
+//! processed, those at or below it answered or failed) and broken connections.
 
 use super::*;
 use crate::h2client::request_block;
@@ -266,6 +267,8 @@ async fn a_reset_stream_fails_one_call_and_the_connection_goes_on() {
     let e = answer.unwrap_err();
     assert_eq!(e, H2Error::Reset(0x7));
     assert!(e.connection_survives() && conn.is_usable());
+    assert!(e.unprocessed(), "REFUSED_STREAM: the server did not process it, so it may be sent again");
+    assert!(!H2Error::Reset(frame::CANCEL).unprocessed());
     assert_eq!(call(&conn, "/", &Bytes::new()).await.1, 2);
 }
 
@@ -299,10 +302,13 @@ async fn goaway_refuses_new_calls_and_a_closed_connection_fails_them() {
         let mut conn = server::handshake(tcp).await.unwrap();
         let (_, respond) = conn.accept().await.unwrap().unwrap();
         answer(respond, Bytes::from_static(b"ok"), None);
+        // h2's graceful shutdown: GOAWAY with the highest id, a PING, then GOAWAY with the real last id.
         conn.graceful_shutdown();
         while conn.accept().await.is_some() {}
     });
-    let conn = connect(addr).await;
+    let goaways = Arc::new(AtomicU64::new(0));
+    let tcp = TcpStream::connect(addr).await.unwrap();
+    let conn = Connection::start_counted(tcp, goaways.clone());
     assert_eq!(call(&conn, "/", &Bytes::new()).await.1, 2);
     for _ in 0..200 {
         if !conn.is_usable() {
@@ -312,7 +318,8 @@ async fn goaway_refuses_new_calls_and_a_closed_connection_fails_them() {
     }
     assert!(!conn.is_usable(), "GOAWAY makes the connection unusable");
     let e = call(&conn, "/", &Bytes::new()).await.0.unwrap_err();
-    assert!(!e.connection_survives(), "{e:?}");
+    assert!(!e.connection_survives() && e.unprocessed(), "never sent: {e:?}");
+    assert_eq!(goaways.load(Ordering::Relaxed), 1, "one connection ended, however many GOAWAY frames");
 }
 
 #[tokio::test]
@@ -350,8 +357,9 @@ async fn dropping_the_last_handle_closes_the_socket() {
 }
 
 /// A raw server: reads the client's frames until `streams` requests have arrived, answers the
-/// first with 200, sends GOAWAY naming it as the last stream it processed, and ends its side.
-async fn goaway_after_first(listener: TcpListener, streams: usize) {
+/// first `answered` of them with 200, sends GOAWAY naming request `last` (0-based, in id order) as
+/// the last stream it processed, and closes the connection (a FIN after its frames).
+async fn goaway_server(listener: TcpListener, streams: usize, answered: usize, last: usize) {
     let (mut tcp, _) = listener.accept().await.unwrap();
     let mut out = Vec::new();
     frame::put_settings(&mut out, &[]);
@@ -369,35 +377,62 @@ async fn goaway_after_first(listener: TcpListener, streams: usize) {
             ids.push(head.stream);
         }
     }
+    ids.sort();
     let mut out = Vec::new();
-    // 0x88: ":status: 200" from HPACK's static table.
-    frame::put_headers(&mut out, ids[0], &[0x88], true, frame::DEFAULT_MAX_FRAME as usize);
-    frame::put_goaway(&mut out, ids[0], 0);
+    for &id in &ids[..answered] {
+        // 0x88: ":status: 200" from HPACK's static table.
+        frame::put_headers(&mut out, id, &[0x88], true, frame::DEFAULT_MAX_FRAME as usize);
+    }
+    frame::put_goaway(&mut out, ids[last], 0);
     tcp.write_all(&out).await.unwrap();
     tcp.shutdown().await.unwrap();
+    // Read until the client closes too, so no unread byte turns the close into a reset.
     let mut rest = Vec::new();
     let _ = tcp.read_to_end(&mut rest).await;
 }
 
-#[tokio::test]
-async fn streams_above_the_goaway_last_id_were_not_processed_and_the_one_at_it_completes() {
+/// Three calls at once on one connection, against [`goaway_server`]; their results and the
+/// connection's GOAWAY count.
+async fn three_calls_then_goaway(answered: usize, last: usize) -> (Vec<Result<Answer, H2Error>>, Connection, u64) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let server = tokio::spawn(goaway_after_first(listener, 3));
-    let conn = connect(addr).await;
+    let server = tokio::spawn(goaway_server(listener, 3, answered, last));
+    let goaways = Arc::new(AtomicU64::new(0));
+    let conn = Connection::start_counted(TcpStream::connect(addr).await.unwrap(), goaways.clone());
     let results = all((0..3).map(|_| {
         let conn = conn.clone();
         async move { call(&conn, "/", &Bytes::new()).await.0 }
     }))
     .await;
+    server.await.unwrap();
+    let counted = goaways.load(Ordering::Relaxed);
+    (results, conn, counted)
+}
+
+#[tokio::test]
+async fn streams_above_the_goaway_last_id_were_not_processed_and_the_one_at_it_completes() {
+    // Answered, then GOAWAY naming it, then the socket closes: a clean end, not an error.
+    let (results, conn, goaways) = three_calls_then_goaway(1, 0).await;
     let ok = results.iter().filter(|r| r.as_ref().is_ok_and(|a| a.status == 200)).count();
     assert_eq!(ok, 1, "the stream at the last id is answered: {results:?}");
     for e in results.iter().filter_map(|r| r.as_ref().err()) {
         assert_eq!(*e, H2Error::GoAway, "{results:?}");
         assert!(e.unprocessed(), "above the last id: the server did not process it");
     }
+    assert_eq!(goaways, 1);
     // No new stream on a connection after its GOAWAY, and whatever comes now was never sent.
     let after = call(&conn, "/", &Bytes::new()).await.0.unwrap_err();
     assert!(after.unprocessed() && !conn.is_usable(), "{after:?}");
-    server.await.unwrap();
+}
+
+#[tokio::test]
+async fn a_stream_at_or_below_the_last_id_unanswered_when_the_socket_closes_is_an_error() {
+    // The server says it processed two streams but answers one before closing: the other may
+    // have been processed, so it must not be sent again.
+    let (results, _, goaways) = three_calls_then_goaway(1, 1).await;
+    let mut kinds: Vec<_> = results.iter().map(|r| r.as_ref().map(|a| a.status).map_err(|e| *e)).collect();
+    kinds.sort_by_key(|k| format!("{k:?}"));
+    assert_eq!(kinds, [Err(H2Error::Broken), Err(H2Error::GoAway), Ok(200)], "{results:?}");
+    assert!(!H2Error::Broken.unprocessed());
+    assert_eq!(goaways, 1);
 }
