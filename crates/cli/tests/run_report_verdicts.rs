@@ -1,7 +1,7 @@
 //! End-to-end: the report of a real `callbench run` (REST, gRPC and in-process on the Rust
-//! servers) reads as one rule: no comparison line says "no significant difference" beside a
-//! ratio interval that excludes 1, or names a side beside one that holds 1; exact counts (bytes
-//! per call) carry no interval; no latency reads "0 µs"; the summary comes first.
+//! servers) reads as one rule: no comparison line or summary sentence says "no significant
+//! difference" beside a ratio interval that excludes 1, or names a side beside one that holds 1;
+//! exact counts (bytes per call) carry no interval; no latency reads "0 µs"; the summary comes first.
 
 mod common;
 
@@ -38,15 +38,16 @@ fn the_report_of_a_real_run_has_one_rule_for_every_verdict() {
         .finish(Duration::from_secs(240));
     assert_eq!(run.code, Some(0), "{}", run.all());
     let md = std::fs::read_to_string(dir.path("results/report.md")).unwrap();
-    let comparisons: Vec<&str> =
-        md.lines().filter(|l| l.starts_with("- ") && l.contains(" vs ") && l.contains(" — ")).collect();
-    assert!(comparisons.len() >= 8, "{md}");
-    for line in &comparisons {
-        callbench_report::doc::comparisons::verdict_agrees(line).unwrap_or_else(|e| panic!("{e}\n{md}"));
+    // Every list line: the comparisons and the sentences of "What this run found".
+    let items: Vec<&str> = md.lines().filter(|l| l.starts_with("- ")).collect();
+    for line in &items {
+        callbench_report::doc::comparisons::line_agrees(line).unwrap_or_else(|e| panic!("{e}\n{md}"));
         if line.contains("wire bytes") {
-            assert!(!line.contains('['), "an exact count compared through an interval: {line}");
+            assert!(!line.contains("× ["), "an exact count compared through an interval: {line}");
         }
     }
+    let comparisons = items.iter().filter(|l| l.contains(" vs ") && l.contains(" — ")).count();
+    assert!(comparisons >= 8, "{md}");
     // The tables give bytes per call as counted, without an interval either.
     let transport = |l: &str| l.split(" | ").nth(1).is_some_and(|t| t == "rest-h1" || t == "grpc");
     let cell_rows: Vec<&str> = md.lines().filter(|l| l.starts_with("| rust-") && transport(l)).collect();

@@ -1,6 +1,7 @@
 //! From runs to answers: a cell's summary (median and interval per metric), which side was the
 //! bottleneck, and the comparisons between the servers of an experiment.
 
+use crate::doc::comparisons::{EQUAL, NO_DIFFERENCE, TOO_FEW};
 use crate::model::{Cell, CellStatus, Comparison, Estimate, Results, METRICS};
 use crate::stats;
 use std::collections::BTreeMap;
@@ -17,12 +18,15 @@ pub fn summarise(cell: &mut Cell, headline: &str, floor: f64, client_cpus: usize
     for (name, _, _) in METRICS {
         let values: Vec<f64> = cell.runs.iter().filter_map(|r| r.metric(name)).collect();
         if let Some(e) = stats::estimate(&values) {
-            // Figures of a microsecond or less are at the clock's resolution: their spread says nothing.
-            if (*name == "throughput_per_s" || *name == headline) && e.median.abs() > 1.0 && stats::is_noisy(&e) {
+            let exact = crate::model::is_exact_count(name);
+            // Figures of a microsecond or less are at the clock's resolution: their spread says
+            // nothing; nor does a count's (what was counted is no timing).
+            let judged = *name == "throughput_per_s" || *name == headline;
+            if judged && !exact && e.median.abs() > 1.0 && stats::is_noisy(&e) {
                 noisy = true;
             }
             // The floor is a timing's systematic spread; a count is what was counted.
-            let floor = if crate::model::is_exact_count(name) { 0.0 } else { floor };
+            let floor = if exact { 0.0 } else { floor };
             cell.summary.insert(name.to_string(), stats::widen(e, floor));
         }
     }
@@ -102,7 +106,7 @@ fn group_key(cell: &Cell, varying: &[&str]) -> String {
 }
 
 /// Cells a comparison may rest on: all repetitions ran on one live server.
-fn measured_fully(c: &Cell) -> bool {
+pub fn measured_fully(c: &Cell) -> bool {
     matches!(c.status, CellStatus::Ok | CellStatus::Partial)
 }
 
@@ -116,12 +120,12 @@ pub fn compare_cells(experiment: &str, metric: &str, a: &Cell, b: &Cell) -> Opti
     if ea.median == 0.0 || eb.median == 0.0 {
         return None;
     }
-    let (ratio, verdict, exact) = if crate::model::is_exact_count(metric) {
+    let (ratio, verdict, exact, coverage) = if crate::model::is_exact_count(metric) {
         let r = ea.median / eb.median;
-        (Estimate { median: r, lo: r, hi: r, n: ea.n.min(eb.n) }, exact_verdict(ea.median, eb.median), true)
+        (Estimate { median: r, lo: r, hi: r, n: ea.n.min(eb.n) }, exact_verdict(ea.median, eb.median), true, None)
     } else {
         let r = stats::rank_ratio(&values(a), &values(b))?;
-        (r.estimate, verdict(&r).into(), false)
+        (r.estimate, verdict(&r).into(), false, Some(r.coverage))
     };
     Some(Comparison {
         experiment: experiment.into(),
@@ -131,6 +135,7 @@ pub fn compare_cells(experiment: &str, metric: &str, a: &Cell, b: &Cell) -> Opti
         ratio,
         verdict,
         exact,
+        coverage,
     })
 }
 
@@ -138,9 +143,9 @@ pub fn compare_cells(experiment: &str, metric: &str, a: &Cell, b: &Cell) -> Opti
 /// holds 1), or `too few repetitions to tell` (no interval can reach 95%).
 pub fn verdict(r: &stats::RankRatio) -> &'static str {
     if !r.decidable {
-        "too few repetitions to tell"
+        TOO_FEW
     } else if !r.significant() {
-        "no significant difference"
+        NO_DIFFERENCE
     } else if r.estimate.lo > 1.0 {
         "a higher"
     } else {
@@ -152,7 +157,7 @@ pub fn verdict(r: &stats::RankRatio) -> &'static str {
 /// `a higher`, `b higher`.
 pub fn exact_verdict(a: f64, b: f64) -> String {
     if (a - b).abs() < 0.005 * b.abs() {
-        "equal".into()
+        EQUAL.into()
     } else if a > b {
         "a higher".into()
     } else {

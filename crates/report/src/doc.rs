@@ -3,8 +3,9 @@
 
 mod cells;
 pub mod comparisons;
+mod machine;
 mod record;
-mod references;
+pub mod references;
 
 use crate::format;
 use crate::model::Results;
@@ -103,7 +104,7 @@ pub fn report(r: &Results) -> Vec<Block> {
         blocks.push(Block::Paragraph(comparisons::RULE.into()));
         blocks.extend(all);
     }
-    blocks.extend(record::machine(r));
+    blocks.extend(machine::machine(r));
     blocks.extend(record::servers(r));
     blocks.extend(record::reproducibility(r));
     blocks

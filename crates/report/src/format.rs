@@ -123,6 +123,12 @@ pub fn duration_us(v: f64) -> String {
     format!("{} {}", significant(v / u.divisor), u.unit)
 }
 
+/// An axis tick of a duration in µs, without trailing zeros: `500 ns`, `50 µs`, `2.5 ms`.
+pub fn duration_tick(us: f64) -> String {
+    let u = duration_unit(us);
+    format!("{} {}", compact(us / u.divisor), u.unit)
+}
+
 /// One value of `metric` without its unit when the unit is fixed (the column header carries it),
 /// with it for latencies (whose unit changes with the size).
 pub fn value(metric: &str, v: f64) -> String {
@@ -148,14 +154,18 @@ pub fn estimate(metric: &str, e: &Estimate) -> String {
     if crate::model::is_exact_count(metric) {
         return value_with_unit(metric, e.median);
     }
-    if metric_unit(metric) == "µs" && e.median == 0.0 && e.hi == 0.0 {
+    // A latency percentile of 0 is under the histograms' resolution, never "0 µs" (the wall
+    // time per call is timed at full resolution: its 0 is a 0).
+    let latency = metric_unit(metric) == "µs" && metric.starts_with("latency_");
+    if latency && e.median == 0.0 {
         return BELOW_HISTOGRAM.into();
     }
     let u = display_unit(metric, e.median);
     let (m, lo, hi) = (e.median / u.divisor, e.lo / u.divisor, e.hi / u.divisor);
     let decimals =
         if matches!(u.unit, "calls/s" | "KiB" | "B/call" | "") && m.abs() >= 100.0 { 0 } else { decimals_for(m) };
-    let body = format!("{} [{} – {}]", fixed(m, decimals), fixed(lo, decimals), fixed(hi, decimals));
+    let bound = |v: f64| if latency && v == 0.0 { "<1".to_string() } else { fixed(v, decimals) };
+    let body = format!("{} [{} – {}]", fixed(m, decimals), bound(lo), bound(hi));
     if u.unit.is_empty() {
         body
     } else {
@@ -234,6 +244,9 @@ mod tests {
         assert_eq!(duration_us(12_345_000.0), "12,345 ms");
         assert_eq!(duration_us(0.85), "850 ns");
         assert_eq!(duration_us(0.0), "under 1 µs", "a histogram's 0 is under its resolution");
+        assert_eq!(duration_tick(0.5), "500 ns");
+        assert_eq!(duration_tick(50.0), "50 µs");
+        assert_eq!(duration_tick(2500.0), "2.5 ms");
     }
 
     #[test]
@@ -255,6 +268,9 @@ mod tests {
         assert_eq!(estimate("client_cpu_us_per_call", &e(12.0, 11.5, 12.5)), "12.0 [11.5 – 12.5] CPU-µs/call");
         assert_eq!(estimate("wall_us_per_call", &e(0.56, 0.53, 0.62)), "560 [530 – 620] ns");
         assert_eq!(estimate("latency_p50_us", &e(0.0, 0.0, 0.0)), "under 1 µs");
+        assert_eq!(estimate("latency_p50_us", &e(0.0, 0.0, 1.0)), "under 1 µs", "never 0 µs, interval or not");
+        assert_eq!(estimate("latency_p99_us", &e(1.0, 0.0, 2.0)), "1.00 [<1 – 2.00] µs");
+        assert_eq!(estimate("wall_us_per_call", &e(185.0, 0.0, 370.0)), "185 [0 – 370] µs", "timed, not a histogram");
         assert_eq!(estimate("wire_received_per_call", &e(96.0, 90.0, 100.0)), "96 B/call", "exact: no interval");
     }
 

@@ -308,6 +308,10 @@ pub struct Comparison {
     /// True for exact counts (bytes per call, connections): compared as numbers, no interval.
     #[serde(default)]
     pub exact: bool,
+    /// The real coverage of the timing interval (0.95 or more, less when the verdict is `too few
+    /// repetitions to tell`: 0.90 for 3 against 3); None for exact counts and older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<f64>,
 }
 
 /// The metrics every cell summarises, with the unit and whether more is better.

@@ -1,7 +1,8 @@
-//! Medians with 95% intervals, ratios with intervals, and the rule that decides whether two
-//! figures differ. With the few repetitions a benchmark affords (3–10), the interval of a median
-//! is taken from order statistics (distribution-free, exact coverage from the binomial law)
-//! rather than a bootstrap, which is too narrow for small samples. Ratios use a seeded bootstrap.
+//! Medians with 95% intervals, and the one rule that decides whether two cells differ. With the
+//! few repetitions a benchmark affords (3–10), the interval of a median is taken from order
+//! statistics (distribution-free, exact coverage from the binomial law) rather than a bootstrap,
+//! which is too narrow for small samples. Two cells are compared by rank: the Hodges–Lehmann
+//! ratio with the interval that inverts the Mann–Whitney test ([`rank_ratio`]).
 
 use crate::model::Estimate;
 
@@ -54,26 +55,6 @@ fn sorted(values: &[f64]) -> Option<Vec<f64>> {
     Some(v)
 }
 
-/// median(a) / median(b) with a 95% percentile-bootstrap interval (2000 resamples of each side,
-/// seeded, so the same data always gives the same interval).
-pub fn ratio(a: &[f64], b: &[f64]) -> Option<Estimate> {
-    let (ma, mb) = (median(a)?, median(b)?);
-    if mb == 0.0 {
-        return None;
-    }
-    let mut rng = SplitMix(0x5eed_cb01);
-    let mut ratios: Vec<f64> = (0..2000)
-        .filter_map(|_| {
-            let ra = median(&resample(a, &mut rng))?;
-            let rb = median(&resample(b, &mut rng))?;
-            (rb != 0.0).then(|| ra / rb)
-        })
-        .collect();
-    ratios.sort_by(|x, y| x.total_cmp(y));
-    let at = |q: f64| ratios[((ratios.len() - 1) as f64 * q).round() as usize];
-    Some(Estimate { median: ma / mb, lo: at(0.025), hi: at(0.975), n: a.len().min(b.len()) })
-}
-
 /// `a / b` by rank, the one rule every verdict uses: the Hodges–Lehmann estimate of the ratio
 /// (the median of every pairwise ratio aᵢ/bⱼ, i.e. of the differences of logs) with the
 /// distribution-free interval got by inverting the two-sided Mann–Whitney test: the k-th smallest
@@ -116,10 +97,8 @@ impl RankRatio {
 /// even that is short of 95%. Exact counts of U up to 400 pairs, the normal approximation above.
 fn mann_whitney_rank(m: usize, n: usize) -> (usize, f64) {
     let pairs = m * n;
-    if pairs > 400 {
-        let sd = ((pairs * (m + n + 1)) as f64 / 12.0).sqrt();
-        let k = ((pairs as f64 / 2.0 - 1.959_964 * sd).floor() as usize).clamp(1, pairs.div_ceil(2));
-        return (k, LEVEL);
+    if pairs > EXACT_PAIRS {
+        return (normal_rank(m, n), LEVEL);
     }
     let counts = u_counts(m, n);
     let total: f64 = counts.iter().sum();
@@ -130,6 +109,16 @@ fn mann_whitney_rank(m: usize, n: usize) -> (usize, f64) {
         k += 1;
     }
     (k, coverage(k))
+}
+
+/// Up to this many pairs U's distribution is counted exactly (20 against 20).
+const EXACT_PAIRS: usize = 400;
+
+/// k from the normal approximation of U (mean mn/2, variance mn(m+n+1)/12), for large samples.
+fn normal_rank(m: usize, n: usize) -> usize {
+    let pairs = m * n;
+    let sd = ((pairs * (m + n + 1)) as f64 / 12.0).sqrt();
+    ((pairs as f64 / 2.0 - 1.959_964 * sd).floor() as usize).clamp(1, pairs.div_ceil(2))
 }
 
 /// How many orderings of m values of one side and n of the other give each value of the
@@ -155,20 +144,11 @@ fn u_counts(m: usize, n: usize) -> Vec<f64> {
     f.swap_remove(m).swap_remove(n)
 }
 
-fn resample(values: &[f64], rng: &mut SplitMix) -> Vec<f64> {
-    (0..values.len()).map(|_| values[(rng.next() % values.len() as u64) as usize]).collect()
-}
-
 /// `e` with its interval widened to at least ±`floor` × median (a systematic share the
 /// repetitions cannot show).
 pub fn widen(e: Estimate, floor: f64) -> Estimate {
     let margin = (e.median * floor).abs();
     Estimate { lo: e.lo.min(e.median - margin), hi: e.hi.max(e.median + margin), ..e }
-}
-
-/// True when the two intervals overlap: the report then says "no significant difference".
-pub fn overlap(a: &Estimate, b: &Estimate) -> bool {
-    a.lo <= b.hi && b.lo <= a.hi
 }
 
 /// How far an interval may spread around its median (relative) before the figure is called noisy.
@@ -183,22 +163,22 @@ pub fn is_noisy(e: &Estimate) -> bool {
     e.n < 2 || e.median == 0.0 || reach > NOISY_SPREAD * e.median.abs()
 }
 
-/// A small, seeded generator: the intervals must be reproducible from results.json alone.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A small, seeded generator: the Monte Carlo checks give the same answer every run.
+    struct SplitMix(u64);
+
+    impl SplitMix {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        }
+    }
 
     #[test]
     fn median_of_odd_and_even_samples() {
@@ -245,29 +225,24 @@ mod tests {
     }
 
     #[test]
-    fn ratio_interval_contains_the_ratio_and_excludes_one_when_clearly_different() {
-        let a = [200.0, 210.0, 190.0, 205.0, 195.0];
-        let b = [100.0, 104.0, 98.0, 101.0, 99.0];
-        let r = ratio(&a, &b).unwrap();
-        assert!((r.median - 2.0).abs() < 0.05);
-        assert!(r.lo <= r.median && r.median <= r.hi);
-        assert!(r.lo > 1.5 && r.hi < 2.5);
-        assert_eq!(ratio(&a, &b).unwrap(), r, "seeded: the same data gives the same interval");
-        assert!(ratio(&a, &[0.0]).is_none());
-    }
-
-    #[test]
     fn the_rank_interval_uses_the_exact_mann_whitney_ranks() {
         // 5 against 5: 252 orderings; [d(3), d(23)] of the 25 pairwise differences covers 96.8%.
         assert_eq!(u_counts(5, 5).iter().sum::<f64>(), 252.0);
         let (k, coverage) = mann_whitney_rank(5, 5);
         assert_eq!(k, 3);
         assert!((coverage - (1.0 - 8.0 / 252.0)).abs() < 1e-12);
-        // 9 against 9 (the default suite): k = 18.
-        assert_eq!(mann_whitney_rank(9, 9).0, 18);
-        // 3 against 3: even the whole range covers only 90%.
+        // k is one more than the two-sided 5% critical value of U in the published tables.
+        for (m, n, critical_u) in [(4, 5, 1), (6, 6, 5), (7, 7, 8), (8, 8, 13), (9, 9, 17), (10, 10, 23), (5, 10, 8)] {
+            assert_eq!(mann_whitney_rank(m, n).0, critical_u + 1, "{m} against {n}");
+            assert_eq!(mann_whitney_rank(n, m).0, critical_u + 1, "{n} against {m}");
+        }
+        assert_eq!(mann_whitney_rank(20, 20).0, 128, "the table's 127, counted exactly");
+        // Past the exact counts the normal approximation takes over, one rank away at most.
+        assert!((normal_rank(20, 20) as i64 - 128).abs() <= 1, "{}", normal_rank(20, 20));
+        // 3 against 3: even the whole range covers only 90%; 3 against 4, 94.3%.
         let (k, coverage) = mann_whitney_rank(3, 3);
         assert_eq!((k, (coverage * 100.0).round()), (1, 90.0));
+        assert!(mann_whitney_rank(3, 4).1 < LEVEL && mann_whitney_rank(4, 4).1 >= LEVEL);
     }
 
     #[test]
@@ -277,33 +252,53 @@ mod tests {
         let r = rank_ratio(&a, &b).unwrap();
         assert!((r.estimate.median - 2.0).abs() < 0.05, "{r:?}");
         assert!(r.estimate.lo > 1.0 && r.significant());
+        // 5 against 5: the 3rd smallest and largest of the 25 ratios.
+        let mut ratios: Vec<f64> = a.iter().flat_map(|x| b.iter().map(move |y| x / y)).collect();
+        ratios.sort_by(f64::total_cmp);
+        assert!((r.estimate.lo - ratios[2]).abs() < 1e-12 && (r.estimate.hi - ratios[22]).abs() < 1e-12);
+        assert!((r.estimate.median - ratios[12]).abs() < 1e-12);
         let same = rank_ratio(&[10.0, 11.0, 9.0, 10.5, 9.5], &[10.2, 9.8, 10.1, 11.2, 9.1]).unwrap();
         assert!(same.estimate.lo < 1.0 && same.estimate.hi > 1.0 && !same.significant());
         let few = rank_ratio(&[200.0, 210.0, 190.0], &[100.0, 104.0, 98.0]).unwrap();
         assert!(!few.decidable && !few.significant(), "3 against 3 cannot reach 95%: {few:?}");
+        assert!((few.coverage - 0.9).abs() < 1e-12, "its real coverage: {few:?}");
         assert!(rank_ratio(&a, &[0.0]).is_none());
+    }
+
+    /// Log-normal-ish repetitions around `scale` (±10%, uniform).
+    fn draw(rng: &mut SplitMix, scale: f64) -> f64 {
+        scale * (1.0 + 0.2 * ((rng.next() as f64 / u64::MAX as f64) - 0.5))
     }
 
     #[test]
     fn the_rank_interval_covers_the_true_ratio_95_percent_of_the_time() {
         let mut rng = SplitMix(11);
-        let (trials, mut covered) = (3000, 0);
-        for _ in 0..trials {
-            // Log-normal-ish noise around 2.0 and 1.0: the true ratio is 2.
-            let mut draw = |scale: f64| scale * (1.0 + 0.2 * ((rng.next() as f64 / u64::MAX as f64) - 0.5));
-            let a: Vec<f64> = (0..7).map(|_| draw(2.0)).collect();
-            let b: Vec<f64> = (0..7).map(|_| draw(1.0)).collect();
-            let e = rank_ratio(&a, &b).unwrap().estimate;
-            covered += usize::from(e.lo <= 2.0 && 2.0 <= e.hi);
+        for (m, n) in [(5, 5), (7, 7), (9, 9), (4, 6), (25, 25)] {
+            let (trials, mut covered) = (3000, 0);
+            for _ in 0..trials {
+                // The true ratio is 2.
+                let a: Vec<f64> = (0..m).map(|_| draw(&mut rng, 2.0)).collect();
+                let b: Vec<f64> = (0..n).map(|_| draw(&mut rng, 1.0)).collect();
+                let e = rank_ratio(&a, &b).unwrap().estimate;
+                covered += usize::from(e.lo <= 2.0 && 2.0 <= e.hi);
+            }
+            let coverage = covered as f64 / trials as f64;
+            assert!(coverage > 0.935, "{m} against {n}: {coverage}");
         }
-        assert!(covered as f64 / trials as f64 > 0.93, "{covered}/{trials}");
     }
 
     #[test]
-    fn overlapping_intervals_are_no_significant_difference() {
-        let e = |lo, hi| Estimate { median: (lo + hi) / 2.0, lo, hi, n: 5 };
-        assert!(overlap(&e(1.0, 3.0), &e(2.0, 4.0)));
-        assert!(!overlap(&e(1.0, 2.0), &e(2.5, 4.0)));
+    fn with_no_difference_a_side_is_named_higher_at_most_5_percent_of_the_time() {
+        let mut rng = SplitMix(13);
+        for (m, n) in [(5, 5), (9, 9), (3, 3)] {
+            let (trials, mut named) = (4000, 0);
+            for _ in 0..trials {
+                let a: Vec<f64> = (0..m).map(|_| draw(&mut rng, 1.0)).collect();
+                let b: Vec<f64> = (0..n).map(|_| draw(&mut rng, 1.0)).collect();
+                named += usize::from(rank_ratio(&a, &b).unwrap().significant());
+            }
+            assert!((named as f64 / trials as f64) < 0.06, "{m} against {n}: {named}/{trials}");
+        }
     }
 
     #[test]

@@ -105,12 +105,3 @@ impl<'a> Ctx<'a> {
         format!("{} — {what}", self.exp.title)
     }
 }
-
-/// A latency tick: `50 µs`, `1 ms`, `2.5 ms`.
-pub(crate) fn duration_tick(us: f64) -> String {
-    if us >= 1000.0 {
-        format!("{} ms", crate::format::compact(us / 1000.0))
-    } else {
-        format!("{} µs", crate::format::compact(us))
-    }
-}

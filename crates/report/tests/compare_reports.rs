@@ -43,13 +43,14 @@ fn a_run_compared_with_itself_agrees_everywhere() {
     assert_eq!(report.cells.len(), r.cells.len());
     assert!(report.only_in_a.is_empty() && report.only_in_b.is_empty() && report.environment_differences.is_empty());
     for m in report.cells.iter().flat_map(|c| &c.metrics) {
-        assert!(matches!(m.verdict, Verdict::Agree | Verdict::NotMeasured), "{m:?}");
+        // The crashed cell kept 2 repetitions: too few for a verdict either way.
+        assert!(matches!(m.verdict, Verdict::Agree | Verdict::NotMeasured | Verdict::TooFew), "{m:?}");
         if let Some(ratio) = m.ratio {
             assert!((ratio.median - 1.0).abs() < 1e-9, "{m:?}");
         }
     }
     let md = report.markdown();
-    assert!(md.contains("Headline metric of 48 matched cells: 47 agree, 0 noisy, 0 changed (significant), 0 changed (within noise), 1 not measured; 0 cells only in A, 0 only in B."), "{md}");
+    assert!(md.contains("Headline metric of 48 matched cells: 46 agree, 0 noisy, 0 changed (significant), 0 changed (within noise), 1 too few repetitions to tell, 1 not measured; 0 cells only in A, 0 only in B."), "{md}");
 }
 
 #[test]
@@ -86,7 +87,7 @@ fn a_slower_cell_is_a_significant_change_with_its_ratio() {
     let ratio = cell.metrics[0].ratio.unwrap();
     assert!((ratio.median - 1.5).abs() < 0.01 && ratio.lo <= ratio.median && ratio.median <= ratio.hi, "B/A {ratio:?}");
     let md = report.markdown();
-    assert!(md.contains("46 agree, 0 noisy, 1 changed (significant)"), "{md}");
+    assert!(md.contains("45 agree, 0 noisy, 1 changed (significant)"), "{md}");
     let row = md.lines().find(|l| l.starts_with(&format!("| {id} | p50 latency (headline) |"))).unwrap();
     assert!(row.contains("| 1.50× [") && row.ends_with("| changed (significant) |"), "{row}");
 }
@@ -101,6 +102,45 @@ fn a_noisy_cell_that_moved_is_called_noisy() {
     let head = report.cells.iter().find(|c| c.id == id).unwrap().metrics[0].clone();
     assert_eq!(head.verdict, Verdict::Noisy);
     assert!(report.no_significant_change());
+}
+
+#[test]
+fn bytes_per_call_are_compared_as_counts_and_few_repetitions_say_so() {
+    let mut a = common::fixture();
+    a.experiments[0].headline = "wire_received_per_call".into();
+    let id = "sequential/auth/rust-tonic";
+    let b = with(&a, id, |c| {
+        for run in &mut c.runs {
+            run.wire_received_per_call *= 1.04;
+        }
+        callbench_report::analysis::summarise(c, "wire_received_per_call", 0.0, 1, 1);
+    });
+    let report = compare(&a, &b);
+    let m = report.cells.iter().find(|c| c.id == id).unwrap().metrics[0].clone();
+    assert_eq!((m.metric.as_str(), m.exact, m.verdict), ("wire_received_per_call", true, Verdict::CountChanged));
+    let row = report
+        .markdown()
+        .lines()
+        .find(|l| l.starts_with(&format!("| {id} | wire bytes received")))
+        .unwrap()
+        .to_string();
+    assert!(row.contains("| 1.04× |") && !row.contains('['), "a count has no interval: {row}");
+
+    let few = |r: &Results| {
+        let mut r = r.clone();
+        for c in &mut r.cells {
+            c.runs.truncate(3);
+        }
+        r
+    };
+    let a = common::fixture();
+    let report = compare(&few(&a), &few(&with(&a, id, |c| slow_down(c, 1.5))));
+    let m = report.cells.iter().find(|c| c.id == id).unwrap().metrics[0].clone();
+    assert_eq!(m.verdict, Verdict::TooFew, "{m:?}");
+    assert!(report.no_significant_change(), "no verdict either way");
+    let md = report.markdown();
+    let row = md.lines().find(|l| l.starts_with(&format!("| {id} |"))).unwrap();
+    assert!(row.contains("(the whole range, only a 90% interval) | too few repetitions to tell |"), "{row}");
 }
 
 #[test]

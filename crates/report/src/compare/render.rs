@@ -1,6 +1,6 @@
 //! A comparison as Markdown: also what `callbench compare A B` prints in a terminal.
 
-use super::{CellComparison, CompareReport, Verdict};
+use super::{CellComparison, CompareReport, MetricComparison, Verdict};
 use crate::doc::{RowMark, Table};
 use crate::format::{self, MISSING};
 use crate::{escape, markdown, names};
@@ -11,7 +11,7 @@ impl CompareReport {
             "# callbench compare".to_string(),
             format!("- A: {}\n- B: {}", escape::markdown(&self.a), escape::markdown(&self.b)),
             format!("**{}**", escape::markdown(&self.summary())),
-            format!("Ratios are B / A: the median of all ratios between the two runs' repetitions (Hodges–Lehmann) with the 95% interval of the Mann–Whitney rank test. Verdicts: *agree* when that interval holds 1, *noisy* when either cell is flagged noisy, *changed (significant)* when the whole interval lies beyond ±{:.0}% (the drift two whole runs can show; `--threshold`), *changed (within noise)* otherwise.", self.threshold * 100.0),
+            format!("Ratios are B / A: the median of all ratios between the two runs' repetitions (Hodges–Lehmann) with the 95% interval of the Mann–Whitney rank test, the rule of every verdict within a run. Verdicts: *agree* when that interval holds 1; *noisy* when either cell is flagged noisy; *changed (significant)* when the whole interval lies beyond ±{:.0}% (the drift two whole runs can show; `--threshold`); *changed (within noise)* otherwise; *too few repetitions to tell* when no interval can reach 95% (3 against 3). Exact counts (bytes per call, connections) are compared as numbers: *agree* when equal, *changed (significant)* beyond the threshold.", self.threshold * 100.0),
         ];
         if !self.environment_differences.is_empty() {
             parts.push("## The environments differ".into());
@@ -50,7 +50,7 @@ impl CompareReport {
                 .iter()
                 .map(|v| format!("{} {}", count(*v), v.as_str()))
                 .collect();
-        for v in [Verdict::Missing, Verdict::NotMeasured] {
+        for v in [Verdict::CountChanged, Verdict::TooFew, Verdict::Missing, Verdict::NotMeasured] {
             if count(v) > 0 {
                 parts.push(format!("{} {}", count(v), v.as_str()));
             }
@@ -91,8 +91,8 @@ fn table(cells: &[&CellComparison]) -> Table {
             }
             let mark = match m.verdict {
                 Verdict::ChangedSignificant | Verdict::Missing => RowMark::Failed,
-                Verdict::Noisy | Verdict::ChangedWithinNoise => RowMark::Noisy,
-                Verdict::Agree | Verdict::NotMeasured => RowMark::Normal,
+                Verdict::Noisy | Verdict::ChangedWithinNoise | Verdict::CountChanged => RowMark::Noisy,
+                Verdict::Agree | Verdict::NotMeasured | Verdict::TooFew => RowMark::Normal,
             };
             t.push(
                 vec![
@@ -100,7 +100,7 @@ fn table(cells: &[&CellComparison]) -> Table {
                     metric,
                     shown(&m.a),
                     shown(&m.b),
-                    m.ratio.as_ref().map_or(MISSING.into(), format::ratio),
+                    m.ratio.as_ref().map_or(MISSING.into(), |r| ratio(m, r)),
                     m.verdict.as_str().into(),
                 ],
                 mark,
@@ -108,4 +108,16 @@ fn table(cells: &[&CellComparison]) -> Table {
         }
     }
     t
+}
+
+/// B / A as the within-run comparisons print it: a count's plain ratio, a timing's interval, and
+/// the real coverage of one short of 95%.
+fn ratio(m: &MetricComparison, r: &crate::model::Estimate) -> String {
+    match (m.exact, m.verdict, m.coverage) {
+        (true, _, _) => format::ratio_value(r.median),
+        (false, Verdict::TooFew, Some(p)) => {
+            format!("{} (the whole range, only a {:.0}% interval)", format::ratio(r), p * 100.0)
+        }
+        _ => format::ratio(r),
+    }
 }

@@ -29,6 +29,22 @@ fn a_change_is_noisy_when_either_cell_is() {
 }
 
 #[test]
+fn three_repetitions_against_three_are_too_few_to_tell() {
+    let (a, b, r) = runs(&[100.0, 101.0, 99.0], &[150.0, 151.0, 149.0]);
+    assert!(!r.decidable);
+    assert_eq!(verdict(Some(&a), Some(&b), Some(&r), false, 0.15), Verdict::TooFew);
+}
+
+#[test]
+fn exact_counts_are_compared_as_numbers() {
+    let count = |v: f64| e(v, v * 0.9, v * 1.1);
+    assert_eq!(count_verdict(Some(&count(171.0)), Some(&count(171.5)), 0.15), Verdict::Agree);
+    assert_eq!(count_verdict(Some(&count(171.0)), Some(&count(160.0)), 0.15), Verdict::CountChanged);
+    assert_eq!(count_verdict(Some(&count(171.0)), Some(&count(96.0)), 0.15), Verdict::ChangedSignificant);
+    assert_eq!(count_verdict(None, Some(&count(96.0)), 0.15), Verdict::Missing);
+}
+
+#[test]
 fn a_change_wholly_beyond_the_threshold_is_significant() {
     let (a, b, r) = runs(&A, &[150.0, 148.0, 152.0, 149.0, 151.0]);
     assert_eq!(verdict(Some(&a), Some(&b), Some(&r), false, 0.15), Verdict::ChangedSignificant);

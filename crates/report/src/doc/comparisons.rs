@@ -4,14 +4,16 @@
 
 use super::Block;
 use crate::format;
-use crate::model::{Comparison, Experiment, Results};
+use crate::model::{Comparison, Estimate, Experiment, Results};
 use crate::names;
 
 pub const NO_DIFFERENCE: &str = "no significant difference";
 pub const TOO_FEW: &str = "too few repetitions to tell";
+/// The verdict of two exact counts within the 0.5% a printed ratio (1.00×) resolves.
+pub const EQUAL: &str = "equal";
 
 /// The paragraph that says how to read the comparisons (report.md and report.html).
-pub const RULE: &str = "a vs b: the ratio a / b as the median of all ratios between their repetitions (Hodges–Lehmann), with the 95% interval of the Mann–Whitney rank test; the verdict reads that interval: it names the higher side only when the interval excludes 1. Exact counts (bytes per call, connections) are compared as the numbers they are, with no interval.";
+pub const RULE: &str = "a vs b: the ratio a / b as the median of all ratios between their repetitions (Hodges–Lehmann), with the 95% interval got by inverting the Mann–Whitney rank test. The verdict reads that interval: it names the higher side only when the interval excludes 1, and says no significant difference when it holds 1, so the ratio and its verdict cannot disagree. With too few repetitions for any interval to reach 95% (3 against 3), the verdict is too few repetitions to tell and the interval is the whole range of ratios, with its real coverage. Exact counts (bytes per call, connections) are compared as the numbers they are, with no interval.";
 
 pub fn experiment(r: &Results, exp: &Experiment) -> Vec<Block> {
     let mut comparisons: Vec<&Comparison> = r.comparisons.iter().filter(|c| c.experiment == exp.id).collect();
@@ -37,14 +39,8 @@ pub fn sentence(r: &Results, c: &Comparison) -> String {
         Some(context) => format!("{a} vs {b}, {context}, {metric}"),
         None => format!("{a} vs {b}, {metric}"),
     };
-    let ratio = match (c.exact, c.verdict.as_str()) {
-        (true, _) => format::ratio_value(c.ratio.median),
-        // An interval short of 95% says so, lest it be read as one that is not.
-        (false, TOO_FEW) => format!("{} (interval of the whole range)", format::ratio(&c.ratio)),
-        (false, _) => format::ratio(&c.ratio),
-    };
-    let mut text = format!("{head}: {ratio} — {}", c.verdict);
-    if c.verdict != NO_DIFFERENCE && c.verdict != TOO_FEW && c.verdict != "equal" {
+    let mut text = format!("{head}: {} — {}", figure(c, &c.ratio), c.verdict);
+    if c.verdict != NO_DIFFERENCE && c.verdict != TOO_FEW && c.verdict != EQUAL {
         text.push_str(&format!(": {}", reading(&c.metric, &a, &b, c.ratio.median)));
     }
     text.push('.');
@@ -57,6 +53,67 @@ pub fn sentence(r: &Results, c: &Comparison) -> String {
         text.push_str(&format!(" Noisy: {} (repetitions spread widely, read with care).", noisy.join(", ")));
     }
     text
+}
+
+/// How a comparison's ratio reads (`ratio` is `c.ratio`, or its inverse when read the other way
+/// round): a count's plain ratio (`0.92×`); a timing's with its 95% interval (`0.78× [0.69 –
+/// 0.96]`); an interval short of 95% with its real coverage, lest it be read as one that is not.
+pub fn figure(c: &Comparison, ratio: &Estimate) -> String {
+    if c.exact {
+        format::ratio_value(ratio.median)
+    } else if c.verdict == TOO_FEW {
+        let coverage = c.coverage.map_or(String::new(), |p| format!(", only a {:.0}% interval", p * 100.0));
+        format!("{} (the whole range{coverage})", format::ratio(ratio))
+    } else {
+        format::ratio(ratio)
+    }
+}
+
+/// Every ratio interval `× [lo – hi]` in `text`, in order.
+pub fn intervals(text: &str) -> Vec<(f64, f64)> {
+    let number = |t: &str| t.trim().replace(',', "").parse::<f64>().ok();
+    text.split("× [")
+        .skip(1)
+        .filter_map(|rest| {
+            let (lo, hi) = rest.split_once(']')?.0.split_once(" – ")?;
+            Some((number(lo)?, number(hi)?))
+        })
+        .collect()
+}
+
+/// Checks any rendered line against the rule: a comparison line (its verdict after " — ") by
+/// [`verdict_agrees`], any other (a sentence of the summary) by [`summary_agrees`].
+pub fn line_agrees(line: &str) -> Result<(), String> {
+    let verdicts = [NO_DIFFERENCE, TOO_FEW, EQUAL, "a higher", "b higher"];
+    let is_comparison = line.split_once(" — ").is_some_and(|(_, v)| verdicts.iter().any(|w| v.starts_with(w)));
+    if is_comparison {
+        verdict_agrees(line)
+    } else {
+        summary_agrees(line)
+    }
+}
+
+/// Checks a sentence of "What this run found" against the rule: the ratios of the part that
+/// names who was ahead exclude 1, those after "no significant difference" hold 1 (parts are
+/// separated by "; "; those of "too few repetitions to tell" may do either).
+pub fn summary_agrees(sentence: &str) -> Result<(), String> {
+    for part in sentence.split("; ") {
+        let holds_one = |(lo, hi): &(f64, f64)| *lo <= 1.0 && 1.0 <= *hi;
+        let found = intervals(part);
+        let ok = if part.contains(TOO_FEW) {
+            true
+        } else if part.contains(NO_DIFFERENCE) {
+            found.iter().all(holds_one)
+        } else if part.contains(" was ahead ") {
+            !found.iter().any(holds_one)
+        } else {
+            true
+        };
+        if !ok {
+            return Err(format!("the verdict disagrees with its ratio in: {sentence}"));
+        }
+    }
+    Ok(())
 }
 
 /// Checks one rendered comparison line (`…: 0.62× [0.58 – 0.66] — b higher: …`) against the rule:
@@ -80,7 +137,7 @@ pub fn verdict_agrees(line: &str) -> Result<(), String> {
         Some(_) => return Err(format!("unreadable interval in: {line}")),
         None => (ratio > 1.0, ratio < 1.0), // as printed: 1.00× is equal
     };
-    let ok = if verdict.starts_with(NO_DIFFERENCE) || verdict.starts_with("equal") {
+    let ok = if verdict.starts_with(NO_DIFFERENCE) || verdict.starts_with(EQUAL) {
         !above && !below
     } else if verdict.starts_with("a higher") {
         above
@@ -136,5 +193,41 @@ mod tests {
             verdict_agrees("- a vs b, auth, wire bytes received per call: 0.92× — no significant difference.").is_err()
         );
         assert!(verdict_agrees("- a vs b, x: 1,234× [1,100 – 1,300] — a higher: y.").is_ok());
+        let few = "- a vs b, auth, p50 latency: 2.00× [1.80 – 2.20] (the whole range, only a 90% interval) — too few repetitions to tell.";
+        assert!(verdict_agrees(few).is_ok());
+    }
+
+    fn comparison(verdict: &str, exact: bool, coverage: Option<f64>) -> Comparison {
+        Comparison {
+            experiment: "e".into(),
+            metric: "latency_p50_us".into(),
+            a: "a".into(),
+            b: "b".into(),
+            ratio: Estimate { median: 2.0, lo: 1.8, hi: 2.2, n: 3 },
+            verdict: verdict.into(),
+            exact,
+            coverage,
+        }
+    }
+
+    #[test]
+    fn a_figure_shows_its_interval_its_coverage_when_short_of_95_percent_and_none_for_counts() {
+        let c = comparison("a higher", false, Some(0.968));
+        assert_eq!(figure(&c, &c.ratio), "2.00× [1.80 – 2.20]");
+        let c = comparison(TOO_FEW, false, Some(0.9));
+        assert_eq!(figure(&c, &c.ratio), "2.00× [1.80 – 2.20] (the whole range, only a 90% interval)");
+        let c = comparison("a higher", true, None);
+        assert_eq!(figure(&c, &c.ratio), "2.00×");
+    }
+
+    #[test]
+    fn summary_sentences_follow_the_rule_too() {
+        let ok = "Sequential, auth: rust-actix was ahead on p50 latency at 45.0 µs — 0.58× [0.55 – 0.60] rust-tonic's; no significant difference from rust-axum (0.99× [0.97 – 1.02], within noise).";
+        assert!(summary_agrees(ok).is_ok());
+        let tied_but_apart = "S, auth: no significant difference on p50 latency between a at 45.0 µs and b (0.78× [0.69 – 0.96], within noise).";
+        assert!(summary_agrees(tied_but_apart).is_err());
+        let ahead_but_tied = "S, auth: a was ahead on p50 latency at 45.0 µs — 0.98× [0.90 – 1.06] b's.";
+        assert!(summary_agrees(ahead_but_tied).is_err());
+        assert_eq!(intervals("x 1,234× [1,100 – 1,300] y 0.5× [0.4 – 0.6]"), [(1100.0, 1300.0), (0.4, 0.6)]);
     }
 }

@@ -1,7 +1,7 @@
 //! The servers that were measured and the reproducibility record.
 
 use super::{Block, RowMark, Table};
-use crate::format::{self, MISSING};
+use crate::format::MISSING;
 use crate::model::{Results, ServerRecord};
 use crate::names;
 
@@ -64,40 +64,6 @@ fn join_map<'a>(pairs: impl Iterator<Item = (&'a String, &'a String)>) -> String
     } else {
         parts.join(", ")
     }
-}
-
-/// How steady the machine was: the probe before the suite, and what the repetitions saw.
-pub fn machine(r: &Results) -> Vec<Block> {
-    let Some(s) = &r.steadiness else { return vec![] };
-    let mut blocks = vec![Block::Heading("Machine".into())];
-    let cpus: Vec<String> = s
-        .cpus
-        .iter()
-        .map(|c| {
-            format!(
-                "CPU {}: a fixed loop took {} a pass, varying by {:.1}% (p10–p90); {:.0}% of the CPU used by other processes while probed; governor {}",
-                c.cpu,
-                format::duration_us(c.loop_ns / 1000.0),
-                c.spread * 100.0,
-                c.busy_other * 100.0,
-                c.governor.as_deref().unwrap_or("not exposed")
-            )
-        })
-        .collect();
-    blocks.push(Block::Paragraph(format!(
-        "Timing intervals are widened to at least ±{:.1}% of their median: the fixed loop's spread on the quiet pinned CPUs. Every repetition records what else used the pinned CPUs; one where others took more than 10% of a side (or the hypervisor stole more than 5%) is measured again, and marked disturbed if it stays so.",
-        r.suite.interval_floor * 100.0
-    )));
-    blocks.push(Block::List(cpus));
-    if !s.warnings.is_empty() {
-        blocks.push(Block::List(s.warnings.iter().map(|w| format!("Warning: {w}")).collect()));
-    }
-    let reruns: u32 = r.cells.iter().map(|c| c.reruns).sum();
-    let disturbed = r.cells.iter().filter(|c| c.disturbed.is_some()).count();
-    blocks.push(Block::Paragraph(format!(
-        "{reruns} repetitions were measured again; {disturbed} cells kept a disturbed repetition."
-    )));
-    blocks
 }
 
 pub fn reproducibility(r: &Results) -> Vec<Block> {

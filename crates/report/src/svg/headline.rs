@@ -42,8 +42,9 @@ pub fn bars(ctx: &Ctx, metric: &str) -> Option<String> {
         kind: if metric == ctx.exp.headline { "headline" } else { "throughput" },
         title: ctx.title(&names::metric_label(metric)),
         desc: format!(
-            "Bars: the median {} of the repetitions of each cell; whiskers: its 95% interval. Grouped by {}, one colour per server; × marks a cell without a figure.",
+            "Bars: the median {} of the repetitions of each cell; {}. Grouped by {}, one colour per server; × marks a cell without a figure.",
             names::metric_label(metric),
+            if crate::model::is_exact_count(metric) { "counted exactly, so no interval" } else { "whiskers: its 95% interval" },
             if sweep.is_some() { "swept value" } else { "workload" }
         ),
         y_title: names::metric_title(metric, unit.unit),
@@ -83,6 +84,13 @@ fn label(ctx: &Ctx, workload: &str, x: Option<f64>) -> Vec<String> {
 pub fn slot(ctx: &Ctx, cell: &Cell, metric: &str, unit: format::DisplayUnit) -> Slot {
     let title = names::cell_title(ctx.r, cell);
     match cell.summary.get(metric) {
+        // A count has no interval: no whisker.
+        Some(e) if crate::model::is_exact_count(metric) => Slot::Value {
+            median: e.median / unit.divisor,
+            lo: e.median / unit.divisor,
+            hi: e.median / unit.divisor,
+            tooltip: format!("{title}: {}", format::estimate(metric, e)),
+        },
         Some(e) => Slot::Value {
             median: e.median / unit.divisor,
             lo: e.lo / unit.divisor,

@@ -4,8 +4,8 @@
 use super::lines::{self, Axis, LineChart, Point, Series};
 use super::palette;
 use super::scale::{nines, nines_ticks, Kind, Scale};
-use super::{duration_tick, Ctx};
-use crate::format;
+use super::Ctx;
+use crate::format::{self, duration_tick};
 use crate::model::Cell;
 
 /// The axis never stops before 99% (nor goes past 99.9999%).

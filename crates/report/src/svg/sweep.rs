@@ -5,8 +5,8 @@
 use super::lines::{self, Axis, LineChart, Point, Series};
 use super::palette;
 use super::scale::{Kind, Scale};
-use super::{duration_tick, Ctx};
-use crate::format;
+use super::Ctx;
+use crate::format::{self, duration_tick};
 use crate::model::Cell;
 use crate::names;
 use crate::stats;
@@ -117,7 +117,8 @@ fn points(ctx: &Ctx, cells: &[&Cell], metric: &str, x_of: impl Fn(&Cell) -> Opti
             Some(Point {
                 x,
                 y: e.median,
-                interval: Some((e.lo, e.hi)),
+                // A count has no interval: no whisker.
+                interval: (!crate::model::is_exact_count(metric)).then_some((e.lo, e.hi)),
                 tooltip: format!(
                     "{}: {} {}",
                     names::cell_title(ctx.r, c),

@@ -317,10 +317,50 @@ pub fn fixture() -> Results {
         comparisons: vec![],
         steadiness: None,
     };
+    machine(&mut r);
     let ids: Vec<String> = r.experiments.iter().map(|e| e.id.clone()).collect();
     for id in ids {
         let comparisons = analysis::compare_experiment(&r, &id);
         r.comparisons.extend(comparisons);
     }
     r
+}
+
+pub const DISTURBED_CELL: &str = "sequential/auth/rust-tonic";
+pub const DISTURBED: &str = "1 of 5 repetitions disturbed: 36% of the server CPUs used by other processes";
+pub const GOVERNOR_WARNING: &str = "the cpufreq governor of CPU 1 is powersave, not performance";
+
+/// What the steadiness probe and the interference readings of a run record: a quiet machine, one
+/// warning, and one cell whose re-runs were disturbed too.
+fn machine(r: &mut Results) {
+    r.steadiness = Some(Steadiness {
+        warnings: vec![GOVERNOR_WARNING.into()],
+        cpus: vec![
+            CpuSteadiness { cpu: 0, loop_ns: 812_400.0, spread: 0.031, busy_other: 0.002, governor: None },
+            CpuSteadiness {
+                cpu: 1,
+                loop_ns: 809_900.0,
+                spread: 0.024,
+                busy_other: 0.0,
+                governor: Some("powersave".into()),
+            },
+        ],
+        loop_spread: 0.031,
+    });
+    for (i, run) in r.cells.iter_mut().flat_map(|c| c.runs.iter_mut()).enumerate() {
+        run.interference = Some(Interference {
+            client_cpus_other: 0.001 * (i % 3) as f64,
+            server_cpus_other: 0.002 * (i % 2) as f64,
+            steal: 0.0,
+            cpu_mhz: Some(2450.0),
+            server_voluntary_switches_per_call: run.server_cpu_us_per_call.map(|_| 1.0),
+            server_involuntary_switches_per_call: run.server_cpu_us_per_call.map(|_| 0.01),
+        });
+    }
+    let cell = r.cells.iter_mut().find(|c| c.id == DISTURBED_CELL).unwrap();
+    cell.disturbed = Some(DISTURBED.into());
+    cell.reruns = 2;
+    let run = &mut cell.runs[2];
+    run.disturbed = Some("36% of the server CPUs used by other processes".into());
+    run.interference.as_mut().unwrap().server_cpus_other = 0.36;
 }

@@ -7,7 +7,7 @@ pub mod chromium;
 mod fixture;
 pub mod png;
 
-pub use fixture::{fixture, CRASH, NOT_MEASURED, SUITE_TEXT};
+pub use fixture::{fixture, CRASH, DISTURBED, DISTURBED_CELL, GOVERNOR_WARNING, NOT_MEASURED, SUITE_TEXT};
 use std::path::PathBuf;
 
 pub fn repo() -> PathBuf {
