@@ -1,33 +1,39 @@
 """`python -m callbench.boundary` end to end: a small run against the real servers prints the table,
-writes a results.json that callbench reads back, and leaves no server; bad flags exit non-zero."""
+writes a results.json that callbench reads back, and leaves no server; bad flags exit non-zero; Ctrl-C
+leaves a valid partial file. No test sleeps: each waits for what the command says or does, with a
+generous deadline only to fail."""
 
 from __future__ import annotations
 
 import json
 import os
 import signal
-import threading
 import subprocess
 import sys
+import threading
 
-from conftest import REPO
+from conftest import REPO, Descendants, descendants, still_running
 
 CMD = [sys.executable, "-m", "callbench.boundary"]
 
 
-def run(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
-    return subprocess.run([*CMD, *args], cwd=REPO, capture_output=True, text=True, timeout=timeout)
-
-
-def servers_running() -> list[str]:
-    out = subprocess.run(["pgrep", "-af", "rust-axum|rust-tonic"], capture_output=True, text=True).stdout
-    return [line for line in out.splitlines() if "pgrep" not in line]
+def run(*args: str, timeout: float = 600) -> tuple[subprocess.CompletedProcess, dict[int, str]]:
+    """The command's result and every process it started below it."""
+    p = subprocess.Popen([*CMD, *args], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    watch = Descendants(p.pid)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+    return subprocess.CompletedProcess(p.args, p.returncode, out, err), watch.stop()
 
 
 def test_a_small_run_prints_the_table_and_writes_valid_results(tmp_path):
-    before = servers_running()
-    r = run("--scale", "0.002", "-k", "2", "--noop-calls", "200", "--no-build", "--out", str(tmp_path))
+    r, started = run("--scale", "0.002", "-k", "2", "--noop-calls", "200", "--no-build", "--out", str(tmp_path))
     assert r.returncode == 0, r.stderr + r.stdout
+    assert r.stderr.strip().splitlines()[-1].startswith("every round measured in "), r.stderr
     for words in ("no-op", "step ntimes=1000", "article rpc", "48.712 s", "crossing the boundary", "grpcio+rust-tonic"):
         assert words in r.stdout, words
     doc = json.loads((tmp_path / "results.json").read_text())
@@ -45,37 +51,49 @@ def test_a_small_run_prints_the_table_and_writes_valid_results(tmp_path):
     report = subprocess.run([str(REPO / "target" / "release" / "callbench"), "report", str(tmp_path)],
                             capture_output=True, text=True, timeout=120)
     assert report.returncode == 0, report.stderr
-    assert servers_running() == before
+    servers = [c for c in started.values() if "rust-axum" in c or "rust-tonic" in c]
+    assert len(servers) >= 2, started  # callbench serve and the servers, seen while the run went on
+    assert still_running(started) == []
 
 
 def test_bad_flags_exit_non_zero_with_one_line():
     for args in (["--only", "carrier-pigeon"], ["--scale", "0"], ["--experiments", "nope"], ["-k", "0"]):
-        r = run(*args, timeout=60)
+        r, _ = run(*args, timeout=60)
         assert r.returncode != 0 and r.stderr.strip(), args
         assert "Traceback" not in r.stderr, r.stderr
 
 
 def test_ctrl_c_leaves_a_valid_partial_file_and_no_server(tmp_path):
-    before = servers_running()
-    # Far more rounds than it can run before the signal: it cannot finish on its own first.
-    p = subprocess.Popen([*CMD, "--scale", "0.2", "-k", "200", "--no-build", "--out", str(tmp_path)],
+    # Rounds of about a second here (two mechanisms, small counts), and 1000 of them: the run cannot end
+    # on its own before the signal, which goes as soon as it says round 2 began (round 1 is then in
+    # results.json). A run that never says so is killed after 5 minutes, and the test fails.
+    rounds = 1000
+    p = subprocess.Popen([*CMD, "--only", "pyo3,grpcio", "--experiments", "noop,step", "--scale", "0.05",
+                          "-k", str(rounds), "--no-build", "--out", str(tmp_path)],
                          cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    # Wait for what it says: its first progress line of round 1 (results.json is written by then);
-    # a run that never says it is killed after 5 minutes, and the test fails.
     watchdog = threading.Timer(300, p.kill)
     watchdog.start()
-    seen = []
-    for line in p.stderr:
-        seen.append(line)
-        if line.startswith("round 1/200"):
-            break
-    assert (tmp_path / "results.json").exists(), "".join(seen)
-    p.send_signal(signal.SIGINT)
-    out, rest = p.communicate(timeout=120)
-    watchdog.cancel()
+    try:
+        seen = []
+        for line in p.stderr:
+            seen.append(line)
+            if line.startswith(f"round 2/{rounds}:"):
+                break
+        assert seen and seen[-1].startswith(f"round 2/{rounds}:"), "".join(seen)
+        started = descendants(p.pid)  # its servers, running now
+        assert any("rust-tonic" in c for c in started.values()), started
+        p.send_signal(signal.SIGINT)
+        out, rest = p.communicate(timeout=120)
+    finally:
+        watchdog.cancel()
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
     err = "".join(seen) + rest
     assert p.returncode == 130, err
+    assert "interrupted after" in rest, err
     doc = json.loads((tmp_path / "results.json").read_text())
     assert doc["interrupted"] and not doc["complete"]
-    assert servers_running() == before
+    assert doc["cells"] and all(c["status"] == "interrupted" and c["runs"] for c in doc["cells"]), doc["cells"]
+    assert still_running(started) == [], "outlived the run"
     assert os.path.exists(tmp_path / "report.md")

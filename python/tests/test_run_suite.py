@@ -9,8 +9,7 @@ import os
 import subprocess
 import sys
 
-from conftest import REPO
-from test_boundary import servers_running
+from conftest import REPO, Descendants, still_running
 
 CALLBENCH = str(REPO / "target" / "release" / "callbench")
 CELL = [sys.executable, "-m", "callbench.boundary.cell"]
@@ -48,13 +47,23 @@ calls = 30
 
 
 def callbench_run(suite_path, out, *extra: str, env=None) -> subprocess.CompletedProcess:
+    """`callbench run`; its `started` attribute holds every process it started below it."""
     env = {**os.environ, "CALLBENCH_PYTHON": sys.executable, **(env or {})}
-    return subprocess.run([CALLBENCH, "run", str(suite_path), "--out", str(out), "--no-build", *extra],
-                          cwd=REPO, capture_output=True, text=True, timeout=600, env=env)
+    p = subprocess.Popen([CALLBENCH, "run", str(suite_path), "--out", str(out), "--no-build", *extra],
+                         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    watch = Descendants(p.pid)
+    try:
+        stdout, stderr = p.communicate(timeout=600)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+    r = subprocess.CompletedProcess(p.args, p.returncode, stdout, stderr)
+    r.started = watch.stop()
+    return r
 
 
 def test_python_experiments_run_inside_callbench_run(tmp_path):
-    before = servers_running()
     suite = tmp_path / "suite.toml"
     suite.write_text(SUITE)
     r = callbench_run(suite, tmp_path / "out")
@@ -79,7 +88,8 @@ def test_python_experiments_run_inside_callbench_run(tmp_path):
     assert ref["cell"] == "step/life/pyo3/ntimes=1" and "wall_us_per_call" in cells[ref["cell"]]["summary"]
     html = (tmp_path / "out" / "report.html").read_text()
     assert "requests+rust-axum" in html and "796 µs per call" in html
-    assert servers_running() == before
+    assert any("rust-tonic" in c for c in r.started.values()), r.started
+    assert still_running(r.started) == []
 
 
 def test_suites_with_wrong_python_callers_are_refused_before_anything_runs(tmp_path):

@@ -1,6 +1,8 @@
 //! End-to-end: no server outlives callbench, whether it is stopped by Ctrl-C
 //! during `serve` or in the middle of a `verify` flood.
 
+mod common;
+
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -102,7 +104,20 @@ fn ctrl_c_during_verify_stops_the_server() {
         .spawn()
         .unwrap();
     let server = wait_for_server(&mut cli, "rust-tonic", Duration::from_secs(300));
-    std::thread::sleep(Duration::from_millis(1500)); // into the vectors or the flood
+    // In the flood: its 8 keep-alive connections are open (two rounds of a million bad requests
+    // then keep it going far longer than the signal takes).
+    let port = command_line(server)
+        .split_whitespace()
+        .skip_while(|&arg| arg != "--port")
+        .nth(1)
+        .and_then(|p| p.parse::<u16>().ok())
+        .unwrap_or_else(|| panic!("no --port in {}", command_line(server)));
+    let flooding = common::wait_connected(port, 8, Duration::from_secs(120));
+    if !flooding {
+        let _ = cli.kill();
+    }
+    assert!(flooding, "verify never opened the flood's 8 connections to port {port}");
+    assert!(cli.try_wait().unwrap().is_none(), "verify ended before the signal");
     interrupt(&cli);
     let status = wait_exit(&mut cli);
     assert_eq!(status.code(), Some(130));

@@ -273,6 +273,14 @@ mod tests {
         assert_eq!(unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) }, 0);
     }
 
+    /// The CPU time of the calling thread (its own clock: it counts only while the thread runs).
+    fn thread_cpu() -> Duration {
+        let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: clock_gettime writes the timespec it is given.
+        assert_eq!(unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) }, 0);
+        Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+    }
+
     /// The tests that spin or start a busy process on CPU 0 take turns.
     static CPU0: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
@@ -282,9 +290,12 @@ mod tests {
         std::thread::spawn(|| {
             pin_this_thread(0);
             let a = snapshot(&[]);
-            let until = Instant::now() + Duration::from_millis(400);
+            // Spin until this thread has had 300 ms of CPU 0, however many others share it: a
+            // wall-clock spin gets a fraction of the core on a busy machine.
+            let (mine, deadline) = (thread_cpu(), Instant::now() + Duration::from_secs(60));
             let mut x = 0u64;
-            while Instant::now() < until {
+            while thread_cpu() - mine < Duration::from_millis(300) {
+                assert!(Instant::now() < deadline, "300 ms of CPU 0 not had in 60 s");
                 x = x.wrapping_add(std::hint::black_box(1));
             }
             let b = snapshot(&[]);
@@ -292,10 +303,11 @@ mod tests {
             let span = b.at.unwrap().duration_since(a.at.unwrap()).as_secs_f64();
             let tick = 1.0 / measure::ticks_per_second() as f64;
             let busy = (ticks_of(&b.stat, &[0]).busy - ticks_of(&a.stat, &[0]).busy) as f64 * tick / span;
-            let own = measure::cpu_between(&a.client, &b.client).as_secs_f64() / span;
-            // We ran on CPU 0 for much of the window, and that share is not "other" (whatever
+            let own_cpu = measure::cpu_between(&a.client, &b.client);
+            let own = own_cpu.as_secs_f64() / span;
+            // We ran on CPU 0 for 300 ms of the window, and that share is not "other" (whatever
             // else the machine was doing meanwhile).
-            assert!(own > 0.3, "own {own} {x}");
+            assert!(own_cpu >= Duration::from_millis(250), "own {own_cpu:?} {x}");
             assert!(i.client_cpus_other <= (busy - own).max(0.0) + 0.05, "{i:?} busy {busy} own {own}");
             assert_eq!(i.server_cpus_other, 0.0);
         })

@@ -51,11 +51,7 @@ pub fn probe(client: &[usize], server: &[usize]) -> Steadiness {
     // repetitions are judged one by one (`disturbed`) instead of widening every interval.
     let quiet: Vec<&CpuSteadiness> = probed.iter().filter(|c| c.busy_other <= OTHER_LIMIT).collect();
     // No quiet CPU: the loop timed the neighbours (spreads of 100% were seen), so it sets no floor.
-    let loop_spread = if quiet.is_empty() {
-        0.0
-    } else {
-        quiet.iter().map(|c| c.spread).fold(0.0, f64::max)
-    };
+    let loop_spread = if quiet.is_empty() { 0.0 } else { quiet.iter().map(|c| c.spread).fold(0.0, f64::max) };
     Steadiness { warnings, cpus: probed, loop_spread }
 }
 

@@ -95,10 +95,13 @@ Cells = list[tuple[plan.Operation, plan.Mechanism, int]]
 def one_round(rep: int, doc: dict, cells: Cells, targets: dict[str, plan.Target], running: dict[str, Server],
               samples: dict[str, list[float]], progress: Progress) -> None:
     """Repetition `rep` of every cell still ok, in order; a failed call ends its cell, not the run."""
-    for i, ((op, m, loops), cell) in enumerate(zip(cells, doc["cells"])):
+    first = True
+    for (op, m, loops), cell in zip(cells, doc["cells"]):
         if cell["status"] != "ok":
             continue
-        progress.show(f"round {rep + 1}/{progress.repetitions}: {cell['id']}", new_line=i == 0)
+        # A line (not only a redraw) when a round starts, whichever cell comes first in it.
+        progress.show(f"round {rep + 1}/{progress.repetitions}: {cell['id']}", new_line=first)
+        first = False
         started = time.monotonic()
         server = running.get(m.server) if m.server else None
         try:
@@ -112,6 +115,7 @@ def one_round(rep: int, doc: dict, cells: Cells, targets: dict[str, plan.Target]
             metrics, per_call, problem = None, [], f"{type(e).__name__}: {e}"
         if problem:
             cell["status"], cell["error"] = "error", f"repetition {rep + 1}: {problem}"
+            progress.drop(cell["id"])
             continue
         progress.done(cell["id"], time.monotonic() - started)
         cell["runs"].append(metrics)
@@ -152,17 +156,22 @@ def main(argv: list[str] | None = None) -> int:
         with ExitStack() as stack:
             running: dict[str, Server] = {}
             for name in servers_needed:
-                say(f"starting {name}")
+                say(f"starting and verifying {name}", new_line=True)
                 running[name] = stack.enter_context(Server(repo, cli, name, server_cpus, build=not a.no_build))
             for m, server in zip(mechanisms, doc["servers"]):
                 if m.server:
                     server["verify"] = running[m.server].verify_record
             targets = open_targets(stack, mechanisms, running, users)
-            say("warming up")
-            for op, m, loops in cells:  # opens connections, fills caches; checks every path once
+            for i, ((op, m, loops), cell) in enumerate(zip(cells, doc["cells"])):
+                # Opens connections, fills caches, checks every path once; the time a call took here
+                # times the calls of a repetition is the first estimate of the time left.
+                say(f"warming up {i + 1}/{len(cells)}: {cell['id']}", new_line=i == 0)
                 call, _ = plan.repetition_call(op, targets[m.name])
-                for _ in range(min(loops, 20)):
+                warm = min(loops, 20)
+                started = time.perf_counter()
+                for _ in range(warm):
                     call()
+                progress.guess(cell["id"], (time.perf_counter() - started) / warm * loops)
             for rep in range(a.repetitions):
                 one_round(rep, doc, cells, targets, running, samples, progress)
                 doc = record.write(doc, out)
@@ -178,7 +187,8 @@ def main(argv: list[str] | None = None) -> int:
         status = 1
     finally:
         stop_all()
-    progress.end()
+    progress.end("interrupted after" if status == 130
+                 else "every round measured in" if doc.get("complete") else "stopped after")
     doc["environment"]["finished_at"] = record.now()
     doc = record.write(doc, out)
     _native.write_reports(json.dumps(doc), out)

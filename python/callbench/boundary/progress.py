@@ -1,10 +1,14 @@
 """Where a boundary run is and how long it has left, on stderr: one line redrawn on a terminal,
-otherwise a line when a round starts and at most every 10 s within it (a log stays readable).
-The time left counts each remaining cell at its own last measured time, and cells not yet
-measured at the mean of those that were."""
+otherwise a line when a round starts and at most every 10 s within it (a log stays readable), and a
+last line with the whole time.
+
+The time left counts each remaining repetition of a cell at that cell's last measured time; before a
+cell's first repetition, at the time its warm-up calls took per call times its calls (`guess`), and
+with neither, at the mean of the cells measured so far."""
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -26,14 +30,21 @@ class Progress:
         self.repetitions = repetitions
         self.left = {cell: repetitions for cell in cells}
         self.took: dict[str, float] = {}
+        self.guessed: dict[str, float] = {}
         self.started = time.monotonic()
-        self.last_line = 0.0
+        self.last_line = float("-inf")
+        self.drawn = 0
+
+    def guess(self, cell: str, seconds: float) -> None:
+        """What one repetition of `cell` should take, before it was measured (from its warm-up)."""
+        self.guessed[cell] = seconds
 
     def seconds_left(self) -> float:
-        mean = sum(self.took.values()) / len(self.took) if self.took else None
-        if mean is None:
+        known = {**self.guessed, **self.took}
+        if not known:
             return float("nan")
-        return sum(n * self.took.get(cell, mean) for cell, n in self.left.items())
+        mean = sum(known.values()) / len(known)
+        return sum(n * known.get(cell, mean) for cell, n in self.left.items())
 
     def line(self, what: str) -> str:
         left = self.seconds_left()
@@ -45,7 +56,13 @@ class Progress:
             return
         now = time.monotonic()
         if self.terminal:
-            print(f"\r{self.line(what):<100}", end="", file=self.stream, flush=True)
+            try:
+                width = os.get_terminal_size(self.stream.fileno()).columns
+            except (OSError, ValueError, AttributeError):
+                width = 100
+            text = self.line(what)[: max(20, width - 1)]  # a line longer than the terminal cannot be redrawn
+            print(f"\r{text:<{self.drawn}}", end="", file=self.stream, flush=True)
+            self.drawn = len(text)
         elif new_line or now - self.last_line >= 10:
             print(self.line(what), file=self.stream, flush=True)
             self.last_line = now
@@ -54,6 +71,14 @@ class Progress:
         self.left[cell] = max(0, self.left.get(cell, 0) - 1)
         self.took[cell] = seconds
 
-    def end(self) -> None:
-        if self.terminal and not self.quiet:
-            print("\r" + " " * 100 + "\r", end="", file=self.stream, flush=True)
+    def drop(self, cell: str) -> None:
+        """`cell` failed: its remaining repetitions will not run."""
+        self.left[cell] = 0
+
+    def end(self, what: str) -> None:
+        """The last line: `what` ("finished in", "interrupted after") and the whole time."""
+        if self.quiet:
+            return
+        if self.terminal:
+            print("\r" + " " * self.drawn + "\r", end="", file=self.stream)
+        print(f"{what} {clock(time.monotonic() - self.started)}", file=self.stream, flush=True)

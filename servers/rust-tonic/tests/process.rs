@@ -63,7 +63,8 @@ async fn a_stuck_call_does_not_hold_up_the_stop() {
     let mut server = Server::start();
     // A call whose body never ends: the guard waits for its first message.
     let tcp = tokio::net::TcpStream::connect(server.addr).await.expect("connect");
-    let (client, connection) = h2::client::handshake(tcp).await.expect("handshake");
+    let (client, mut connection) = h2::client::handshake(tcp).await.expect("handshake");
+    let mut ping = connection.ping_pong().expect("the connection's ping");
     tokio::spawn(connection);
     let mut client = client.ready().await.expect("ready");
     let request = http::Request::post(format!("http://{}/callbench.v1.Echo/Echo", server.addr))
@@ -72,7 +73,12 @@ async fn a_stuck_call_does_not_hold_up_the_stop() {
         .expect("a request");
     let (_response, mut send) = client.send_request(request, false).expect("sent");
     send.send_data(vec![0u8, 0].into(), false).expect("two bytes sent");
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // The server read the call's headers and bytes once it answers a PING sent after them (frames
+    // are read in order), rather than after a guessed pause.
+    tokio::time::timeout(Duration::from_secs(10), ping.ping(h2::Ping::opaque()))
+        .await
+        .expect("the server answers a PING within 10 s")
+        .expect("a PING answer");
 
     server.signal(libc::SIGTERM);
     let status = tokio::task::block_in_place(|| server.wait_exit(Duration::from_secs(3)));
