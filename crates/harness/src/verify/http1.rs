@@ -6,12 +6,52 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
+use std::io;
 use std::net::SocketAddr;
+use std::pin::Pin;
+use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
 
 pub struct Http1Conn {
     addr: SocketAddr,
     sender: SendRequest<Full<Bytes>>,
+}
+
+/// A TCP stream whose writes the server refused by closing (EPIPE, reset) count as written. A
+/// server may answer a request early and close without reading its body (a 413 for an oversized
+/// one, RFC 9112 §9.6); hyper would fail on the write and drop that answer, which is still in the
+/// socket: this way it goes on to read it. A server that closed without answering still fails
+/// the call, as hyper then reads the end of the stream instead of an answer.
+struct EarlyAnswers(TcpStream);
+
+impl AsyncRead for EarlyAnswers {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.0).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for EarlyAnswers {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        match Pin::new(&mut self.0).poll_write(cx, buf) {
+            Poll::Ready(Err(e)) if refused(&e) => Poll::Ready(Ok(buf.len())),
+            other => other,
+        }
+    }
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<io::Result<()>> {
+        match Pin::new(&mut self.0).poll_flush(cx) {
+            Poll::Ready(Err(e)) if refused(&e) => Poll::Ready(Ok(())),
+            other => other,
+        }
+    }
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.0).poll_shutdown(cx)
+    }
+}
+
+fn refused(e: &io::Error) -> bool {
+    matches!(e.kind(), io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset)
 }
 
 pub struct HttpReply {
@@ -23,12 +63,12 @@ pub struct HttpReply {
 
 impl Http1Conn {
     pub async fn connect(addr: SocketAddr) -> Result<Http1Conn> {
-        let stream = tokio::time::timeout(Duration::from_secs(5), tokio::net::TcpStream::connect(addr))
+        let stream = tokio::time::timeout(Duration::from_secs(5), TcpStream::connect(addr))
             .await
             .context("connect timed out")?
             .with_context(|| format!("cannot connect to {addr}"))?;
         stream.set_nodelay(true)?;
-        let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+        let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(EarlyAnswers(stream))).await?;
         tokio::spawn(async move {
             let _ = connection.await;
         });
@@ -70,4 +110,37 @@ impl Http1Conn {
 
 pub fn header(headers: &http::HeaderMap, name: &str) -> String {
     headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or("").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+
+    /// A server that answers 413 once it has read the head and closes without reading the body:
+    /// the client's writes then fail (the kernel resets a socket closed with unread data).
+    fn early_answering_server() -> SocketAddr {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        std::thread::spawn(move || {
+            let (mut socket, _) = listener.accept().unwrap();
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") && socket.read(&mut byte).unwrap() == 1 {
+                head.push(byte[0]);
+            }
+            let answer = b"HTTP/1.1 413 Payload Too Large\r\ncontent-length: 9\r\nconnection: close\r\n\r\ntoo large";
+            socket.write_all(answer).unwrap();
+        });
+        addr
+    }
+
+    #[tokio::test]
+    async fn an_answer_sent_before_the_body_was_read_is_still_read() {
+        let mut conn = Http1Conn::connect(early_answering_server()).await.unwrap();
+        // 16 MiB: far more than the socket buffers hold, so the writes outlive the server's close.
+        let body = Bytes::from(vec![b'x'; 16 << 20]);
+        let reply = conn.send("POST", "/echo", &[], body).await.unwrap();
+        assert_eq!((reply.status, &reply.body[..]), (413, &b"too large"[..]));
+    }
 }
