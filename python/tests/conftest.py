@@ -1,10 +1,11 @@
 """Shared fixtures: the checkout (for the contract's vectors and the servers) and users.json; the processes
-a command started below it, to check that none outlived it."""
+a command left behind, to check that none outlived it."""
 
 from __future__ import annotations
 
 import json
-import threading
+import ctypes
+import os
 from pathlib import Path
 
 import pytest
@@ -41,7 +42,7 @@ def _cmdline(pid: int) -> str:
 
 
 def descendants(pid: int) -> dict[int, str]:
-    """Every process below `pid` (children, theirs...) with its command line, from /proc."""
+    """Every process below `pid` (children, theirs...) now, with its command line, from /proc."""
     children: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():
         fields = _stat(int(entry.name)) if entry.name.isdigit() else None
@@ -66,24 +67,42 @@ def still_running(processes: dict[int, str]) -> list[str]:
     return left
 
 
-class Descendants:
-    """Collects every process started below `pid` while it runs (polled every 20 ms on a thread: the
-    servers a run starts live for seconds), so that a test can check none of them outlived it, whatever
-    other programs on the machine run meanwhile."""
+PR_SET_CHILD_SUBREAPER = 36
 
-    def __init__(self, pid: int) -> None:
-        self.pid = pid
-        self.seen: dict[int, str] = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._watch, daemon=True)
-        self._thread.start()
 
-    def _watch(self) -> None:
-        while not self._stop.is_set() and _stat(self.pid) and _stat(self.pid)[0] != "Z":
-            self.seen.update(descendants(self.pid))
-            self._stop.wait(0.02)
+class Orphans:
+    """What a command left running when it exited, found without watching it: this process becomes the
+    "subreaper" of its descendants (prctl PR_SET_CHILD_SUBREAPER), so a process whose parent exits is
+    adopted by us instead of init. Whatever the command started and did not stop is then our child once
+    the command is gone, however briefly it lived. Create before starting the command; `left()` after it
+    exited lists the adopted processes still alive (and reaps those that have since ended)."""
 
-    def stop(self) -> dict[int, str]:
-        self._stop.set()
-        self._thread.join(timeout=60)
-        return self.seen
+    def __init__(self) -> None:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER)")
+        self.before = set(self._children())
+
+    @staticmethod
+    def _children() -> dict[int, str]:
+        me = str(os.getpid())
+        found = {}
+        for entry in Path("/proc").iterdir():
+            fields = _stat(int(entry.name)) if entry.name.isdigit() else None
+            if fields and len(fields) > 1 and fields[1] == me:
+                found[int(entry.name)] = fields[0]
+        return found
+
+    def left(self) -> list[str]:
+        alive = []
+        for pid, state in self._children().items():
+            if pid in self.before:
+                continue
+            if state == "Z":
+                try:
+                    os.waitpid(pid, os.WNOHANG)  # adopted and ended since: ours to reap
+                except ChildProcessError:
+                    pass
+            else:
+                alive.append(f"{pid} {_cmdline(pid)}")
+        return alive

@@ -3,6 +3,7 @@
 //! REST mapping, conversions to the workload types, and the shared test vectors.
 
 pub mod convert;
+pub mod grpc_status;
 pub mod rest_json;
 pub mod vectors;
 

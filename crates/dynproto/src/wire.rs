@@ -206,26 +206,7 @@ fn transport(what: &str, error: h2::Error) -> CallError {
 
 /// `NOT_FOUND (5)`, as people read gRPC codes.
 pub(crate) fn status_name(code: u32) -> String {
-    const NAMES: [&str; 17] = [
-        "OK",
-        "CANCELLED",
-        "UNKNOWN",
-        "INVALID_ARGUMENT",
-        "DEADLINE_EXCEEDED",
-        "NOT_FOUND",
-        "ALREADY_EXISTS",
-        "PERMISSION_DENIED",
-        "RESOURCE_EXHAUSTED",
-        "FAILED_PRECONDITION",
-        "ABORTED",
-        "OUT_OF_RANGE",
-        "UNIMPLEMENTED",
-        "INTERNAL",
-        "UNAVAILABLE",
-        "DATA_LOSS",
-        "UNAUTHENTICATED",
-    ];
-    match NAMES.get(code as usize) {
+    match callbench_contract::grpc_status::name(code.into()) {
         Some(name) => format!("{name} ({code})"),
         None => format!("status {code}"),
     }

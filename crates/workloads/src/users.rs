@@ -35,13 +35,8 @@ pub fn write_users_json(path: &std::path::Path) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    // Write then rename, so a server reading it never sees half a file; the
-    // temporary name is unique per call, as threads of one process may race here.
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = path.with_extension(format!("tmp{}-{n}", std::process::id()));
-    std::fs::write(&tmp, &bytes)?;
-    std::fs::rename(tmp, path)
+    // A server reading it never sees half a file, whichever thread of ours writes it.
+    callbench_files::write_atomic(path, &bytes)
 }
 
 #[cfg(test)]

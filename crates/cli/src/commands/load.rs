@@ -254,9 +254,7 @@ fn partial(path: &std::path::Path) -> PathBuf {
 
 /// Writes through a temporary file and a rename, so the file is never half-written.
 fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let tmp = partial(path);
-    std::fs::write(&tmp, bytes).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))
+    callbench_files::write_atomic(path, bytes).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))
 }
 
 /// The first SIGINT/SIGTERM cancels the run (calls in flight finish); a second one exits at once.

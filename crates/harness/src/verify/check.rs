@@ -1,7 +1,7 @@
 //! Runs one vector against a server and judges the answer.
 
 use super::body::{grpc_bytes, message, method, rest_bytes};
-use super::grpc::{code_name, GrpcConn, CODE_NAMES};
+use super::grpc::{code_name, GrpcConn};
 use super::http1::Http1Conn;
 use anyhow::{anyhow, bail, Result};
 use bytes::Bytes;
@@ -79,11 +79,9 @@ pub fn judge_grpc_status(case: &GrpcCase, code: Option<i32>, detail: &str) -> Re
         }
         return Ok(false);
     }
-    let want = CODE_NAMES
-        .iter()
-        .position(|n| *n == case.expect.code)
+    let want = callbench_contract::grpc_status::code(&case.expect.code)
         .ok_or_else(|| anyhow!("vector: unknown code {}", case.expect.code))?;
-    if code != Some(want as i32) {
+    if code != Some(want) {
         let got = code.map(code_name).unwrap_or("no grpc-status");
         bail!("{got} (expected {}); {detail}", case.expect.code);
     }

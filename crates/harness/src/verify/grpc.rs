@@ -29,29 +29,9 @@ pub struct GrpcReply {
     pub raw_message: Option<(bool, Bytes)>,
 }
 
-/// gRPC status names by number.
-pub const CODE_NAMES: [&str; 17] = [
-    "OK",
-    "CANCELLED",
-    "UNKNOWN",
-    "INVALID_ARGUMENT",
-    "DEADLINE_EXCEEDED",
-    "NOT_FOUND",
-    "ALREADY_EXISTS",
-    "PERMISSION_DENIED",
-    "RESOURCE_EXHAUSTED",
-    "FAILED_PRECONDITION",
-    "ABORTED",
-    "OUT_OF_RANGE",
-    "UNIMPLEMENTED",
-    "INTERNAL",
-    "UNAVAILABLE",
-    "DATA_LOSS",
-    "UNAUTHENTICATED",
-];
-
+/// `NOT_FOUND`, or `UNKNOWN_CODE` for a code gRPC does not define.
 pub fn code_name(code: i32) -> &'static str {
-    usize::try_from(code).ok().and_then(|c| CODE_NAMES.get(c)).copied().unwrap_or("UNKNOWN_CODE")
+    callbench_contract::grpc_status::name(code.into()).unwrap_or("UNKNOWN_CODE")
 }
 
 impl GrpcConn {
