@@ -1,6 +1,7 @@
 //! The report's content, once, as plain-text blocks: the Markdown and HTML renderers only differ in
 //! how they write these blocks (and HTML adds the charts where a [`Block::Charts`] stands).
 
+pub mod blocks;
 mod cells;
 pub mod comparisons;
 mod machine;
@@ -11,72 +12,7 @@ use crate::format;
 use crate::model::Results;
 use crate::names;
 
-/// A piece of the report. All text is plain (unescaped) text from the results.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Block {
-    Title(String),
-    Heading(String),
-    Subheading(String),
-    /// A warning that must not be missed (interrupted or partial run).
-    Banner(String),
-    Paragraph(String),
-    List(Vec<String>),
-    Table(Table),
-    /// The charts of one experiment (by id): HTML draws them, Markdown has none.
-    Charts(String),
-    /// A list folded away (HTML `<details>`; Markdown: a section of its own, late in the report).
-    FoldedList {
-        summary: String,
-        items: Vec<String>,
-    },
-    /// Long verbatim text, folded: the suite file.
-    Details {
-        summary: String,
-        text: String,
-        lang: String,
-    },
-}
-
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Table {
-    pub columns: Vec<Column>,
-    pub rows: Vec<Row>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct Column {
-    pub title: String,
-    /// Numbers are right-aligned.
-    pub numeric: bool,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct Row {
-    pub cells: Vec<String>,
-    pub mark: RowMark,
-}
-
-/// How a row stands out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RowMark {
-    Normal,
-    Noisy,
-    Failed,
-}
-
-impl Table {
-    pub fn new(columns: &[(&str, bool)]) -> Table {
-        Table {
-            columns: columns.iter().map(|(t, numeric)| Column { title: t.to_string(), numeric: *numeric }).collect(),
-            rows: vec![],
-        }
-    }
-
-    pub fn push(&mut self, cells: Vec<String>, mark: RowMark) {
-        debug_assert_eq!(cells.len(), self.columns.len());
-        self.rows.push(Row { cells, mark });
-    }
-}
+pub use blocks::{Block, Column, Row, RowMark, Table};
 
 /// The whole report.
 pub fn report(r: &Results) -> Vec<Block> {

@@ -1,11 +1,15 @@
 //! `callbench run`: suites of experiments measured fairly — servers started pinned to their own
 //! CPUs and verified first, interleaved repetitions, both sides' CPU, results.json as cells finish.
 
+pub mod cell;
 pub mod environment;
 pub mod execute;
+pub mod experiment;
 pub mod fleet;
 pub mod interference;
 pub mod measure;
+pub mod mechanism;
+pub mod options;
 pub mod pinning;
 pub mod plan;
 pub mod processing;

@@ -2,7 +2,7 @@
 //! process in the server's process group (a server may fork workers: php-fpm, nginx, uvicorn).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// CPU time of a process group at one moment, two ways: the scheduler's nanoseconds per live
@@ -117,28 +117,6 @@ impl Drop for RssSampler {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
-    }
-}
-
-/// Readings taken at the engine's run edges (start, window start, end): the server's CPU, and the
-/// machine's state for the interference over the measured window.
-#[derive(Default)]
-pub struct EdgeReadings {
-    pub run_start: Option<CpuReading>,
-    pub window_start: Option<CpuReading>,
-    pub end: Option<CpuReading>,
-    pub machine_at_window: Option<crate::interference::Snapshot>,
-    pub machine_at_end: Option<crate::interference::Snapshot>,
-}
-
-pub type SharedEdges = Arc<Mutex<EdgeReadings>>;
-
-impl EdgeReadings {
-    /// Server CPU time over the measured window and the window's wall time.
-    pub fn window(&self) -> Option<(Duration, Duration)> {
-        let start = self.window_start.or(self.run_start)?;
-        let end = self.end?;
-        Some((cpu_between(&start, &end), end.at?.duration_since(start.at?)))
     }
 }
 

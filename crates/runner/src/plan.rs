@@ -1,8 +1,8 @@
 //! From an experiment to its cells: servers × workloads × swept values, each with its load
 //! settings resolved, its id, and the `callbench load` spec that measures it.
 
-use crate::python::{default_calls, Mechanism};
-use crate::suite::{ExperimentSpec, LoadFields, Suite};
+use crate::mechanism::{default_calls, Mechanism};
+use crate::suite::{ExperimentKind, ExperimentSpec, LoadFields, Suite};
 use callbench_harness::load::{parse, preset::PresetOptions, LoadSpec};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -85,14 +85,14 @@ pub fn cells(suite: &Suite, e: &ExperimentSpec) -> Result<Vec<CellPlan>, String>
         Some(sweep) => sweep.values.iter().map(Some).collect(),
         None => vec![None],
     };
-    let python = e.kind.as_deref() == Some("python");
+    let python = e.kind == ExperimentKind::Python;
     let servers = e
         .servers
         .iter()
         .map(|s| match python {
             // A Python caller's label names its server after '+': not a server option.
             true => Mechanism::parse(s).map(|m| (ServerSpec { name: m.label(), http2: false }, CellKind::Python(m))),
-            false if e.kind.as_deref() == Some("processing") => ServerSpec::parse(s).map(|x| (x, CellKind::Processing)),
+            false if e.kind == ExperimentKind::Processing => ServerSpec::parse(s).map(|x| (x, CellKind::Processing)),
             false => ServerSpec::parse(s).map(|x| (x, CellKind::Load)),
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -255,5 +255,39 @@ impl CellPlan {
 
     pub fn mode(&self) -> String {
         self.fields.mode.clone().unwrap_or_else(|| "preloaded".into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_suite_in_the_repo_parses_and_expands_into_cells() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../suites");
+        let mut count = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "toml") {
+                let suite = Suite::parse(&std::fs::read_to_string(&path).unwrap())
+                    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                for e in &suite.experiments {
+                    let cells = cells(&suite, e).unwrap_or_else(|m| panic!("{}: {m}", path.display()));
+                    assert!(!cells.is_empty());
+                    for r in &e.references {
+                        if let Some(cell) = &r.cell {
+                            let id = format!("{}/{cell}", e.id);
+                            assert!(
+                                cells.iter().any(|c| c.id == id),
+                                "{}: reference to unknown cell {id}",
+                                path.display()
+                            );
+                        }
+                    }
+                }
+                count += 1;
+            }
+        }
+        assert!(count >= 9, "the suites of the issue: {count}");
     }
 }

@@ -2,7 +2,7 @@
 //! at the engine's window edges and its memory sampled throughout.
 
 use crate::interference::{self, Sides};
-use crate::measure::{self, EdgeReadings, RssSampler, SharedEdges};
+use crate::measure::{self, CpuReading, RssSampler};
 use callbench_engine::{Edge, EdgeHook};
 use callbench_harness::load::{build, report::LoadReport, LoadSpec};
 use callbench_report::model::{Latency, RunMetrics};
@@ -99,4 +99,25 @@ pub async fn run(
         disturbed: interference.as_ref().and_then(interference::disturbed),
     };
     Ok(Measured { metrics, histogram: result.stats.latency_us, window, cancelled: result.info.cancelled })
+}
+/// Readings taken at the engine's run edges (start, window start, end): the server's CPU, and the
+/// machine's state for the interference over the measured window.
+#[derive(Default)]
+pub struct EdgeReadings {
+    pub run_start: Option<CpuReading>,
+    pub window_start: Option<CpuReading>,
+    pub end: Option<CpuReading>,
+    pub machine_at_window: Option<crate::interference::Snapshot>,
+    pub machine_at_end: Option<crate::interference::Snapshot>,
+}
+
+pub type SharedEdges = Arc<Mutex<EdgeReadings>>;
+
+impl EdgeReadings {
+    /// Server CPU time over the measured window and the window's wall time.
+    pub fn window(&self) -> Option<(Duration, Duration)> {
+        let start = self.window_start.or(self.run_start)?;
+        let end = self.end?;
+        Some((measure::cpu_between(&start, &end), end.at?.duration_since(start.at?)))
+    }
 }

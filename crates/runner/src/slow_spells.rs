@@ -4,9 +4,10 @@
 //! is not slow too. Other processes on the CPUs are caught per repetition (`disturbed`); these
 //! spells showed no other process and no steal, so only the client's own work reveals them.
 
-use crate::execute::{finish_cell, measure_once, Options};
+use crate::cell::{finish_cell, measure_once, PlannedCell};
 use crate::fleet::Fleet;
 use crate::interference::{self, SLOW_CLIENT_LIMIT};
+use crate::options::Options;
 use crate::plan::{CellKind, CellPlan};
 use crate::progress::Progress;
 use crate::store::Store;
@@ -26,7 +27,7 @@ fn fixed_client_work(p: &CellPlan) -> bool {
 #[allow(clippy::too_many_arguments)]
 pub async fn measure_again(
     experiment: &str,
-    cells: &[(CellPlan, usize, Option<f64>)],
+    cells: &[PlannedCell],
     histograms: &mut Histograms,
     fleet: &mut Fleet<'_>,
     results: &mut Results,
@@ -34,7 +35,7 @@ pub async fn measure_again(
     o: &Options,
     progress: &mut Progress,
 ) -> Result<(), String> {
-    for (p, index, rate) in cells.iter().filter(|(p, _, _)| fixed_client_work(p)) {
+    for PlannedCell { plan: p, index, rate } in cells.iter().filter(|c| fixed_client_work(&c.plan)) {
         let cpu: Vec<f64> = results.cells[*index].runs.iter().map(|r| r.client_cpu_us_per_call).collect();
         let slow = interference::slow_client_runs(&cpu);
         // At most a third of a cell's repetitions: a cell slow throughout is what it is.

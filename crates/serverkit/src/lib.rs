@@ -1,7 +1,10 @@
 //! The flags and start-up steps every Rust reference server shares, so each
 //! server's own code is only its framework's routing and handlers.
 
+mod fail;
 pub mod tls;
+
+pub use fail::fail;
 
 use callbench_workloads::auth::{Mode, UserStore};
 use clap::Parser;
@@ -96,9 +99,4 @@ pub async fn shutdown_signal() {
         _ = tokio::signal::ctrl_c() => {}
         _ = term.recv() => {}
     }
-}
-
-pub fn fail(message: String) -> ! {
-    eprintln!("error: {message}");
-    std::process::exit(2)
 }

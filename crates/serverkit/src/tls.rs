@@ -77,14 +77,14 @@ impl SelfSigned {
 pub fn self_signed() -> SelfSigned {
     // Err means a provider is already installed (ours, from an earlier call): fine.
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let cert = SelfSigned::generate().unwrap_or_else(|e| crate::fail(format!("cannot make a certificate: {e}")));
+    let cert = SelfSigned::generate().unwrap_or_else(|e| crate::fail::fail(format!("cannot make a certificate: {e}")));
     eprintln!("tls: self-signed certificate for {}, SHA-256 fingerprint {}", NAMES.join(", "), cert.fingerprint());
     cert
 }
 
 /// [`SelfSigned::server_config`], or exits with a one-line message.
 pub fn server_config(cert: &SelfSigned, alpn: &[&[u8]]) -> rustls::ServerConfig {
-    cert.server_config(alpn).unwrap_or_else(|e| crate::fail(format!("cannot set up TLS: {e}")))
+    cert.server_config(alpn).unwrap_or_else(|e| crate::fail::fail(format!("cannot set up TLS: {e}")))
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 use super::body::{message, method};
 use super::grpc::{code_name, GrpcConn};
 use super::http1::Http1Conn;
-use super::Outcome;
+use super::report::Outcome;
 use crate::manifest::Protocol;
 use anyhow::{anyhow, bail, Result};
 use bytes::Bytes;

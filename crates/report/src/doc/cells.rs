@@ -1,6 +1,6 @@
 //! One experiment's section: what it asks, and a row per cell (failed cells included, with why).
 
-use super::{Block, RowMark, Table};
+use super::blocks::{Block, RowMark, Table};
 use crate::format::{self, MISSING};
 use crate::model::{Cell, Experiment, Results};
 use crate::names;

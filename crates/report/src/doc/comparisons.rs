@@ -2,7 +2,7 @@
 //! interval (`stats::rank_ratio`); when it holds 1 the reading is "no significant difference" and
 //! nothing is ranked. Exact counts are compared as numbers, with no interval.
 
-use super::Block;
+use super::blocks::Block;
 use crate::format;
 use crate::model::{Comparison, Estimate, Experiment, Results};
 use crate::names;

@@ -2,7 +2,7 @@
 //! loop on each pinned CPU, its warnings, the interval floor it set) and what the repetitions saw
 //! (other processes' share of the pinned CPUs, steal, re-runs, disturbed cells).
 
-use super::Block;
+use super::blocks::Block;
 use crate::format;
 use crate::model::{CpuSteadiness, Interference, Results};
 

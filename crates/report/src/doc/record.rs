@@ -1,6 +1,6 @@
 //! The servers that were measured and the reproducibility record.
 
-use super::{Block, RowMark, Table};
+use super::blocks::{Block, RowMark, Table};
 use crate::format::MISSING;
 use crate::model::{Results, ServerRecord};
 use crate::names;

@@ -1,6 +1,6 @@
 //! "What the seed article reported / what callbench measured here", over every experiment.
 
-use super::{Block, RowMark, Table};
+use super::blocks::{Block, RowMark, Table};
 use crate::format;
 use crate::model::{Cell, CellStatus, Experiment, Reference, Results};
 use crate::names;

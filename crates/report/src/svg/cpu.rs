@@ -2,9 +2,9 @@
 //! the 95% interval (in-process cells have no server side).
 
 use super::bars::{self, BarChart, Group, Slot};
+use super::ctx::Ctx;
 use super::headline::slot;
 use super::palette::{CLIENT, SERVER};
-use super::Ctx;
 use crate::format::{self, DisplayUnit};
 use crate::model::Cell;
 

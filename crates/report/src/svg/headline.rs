@@ -2,7 +2,7 @@
 //! server, whiskers for the 95% interval, a mark for cells without a figure.
 
 use super::bars::{self, BarChart, Group, Slot};
-use super::Ctx;
+use super::ctx::Ctx;
 use crate::format;
 use crate::model::Cell;
 use crate::names;

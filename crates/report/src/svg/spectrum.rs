@@ -1,10 +1,10 @@
 //! The latency percentile spectrum of each cell (all its runs merged), as HdrHistogram plots it:
 //! x on the "nines" scale (log of 1 / (1 − p): 90%, 99%, 99.9% equally spaced), y log µs.
 
+use super::ctx::Ctx;
 use super::lines::{self, Axis, LineChart, Point, Series};
 use super::palette;
 use super::scale::{nines, nines_ticks, Kind, Scale};
-use super::Ctx;
 use crate::format::{self, duration_tick};
 use crate::model::Cell;
 

@@ -2,10 +2,10 @@
 //! metric against any other swept value (payload size, connections, streams...). Log axes when the
 //! values span more than 20×.
 
+use super::ctx::Ctx;
 use super::lines::{self, Axis, LineChart, Point, Series};
 use super::palette;
 use super::scale::{Kind, Scale};
-use super::Ctx;
 use crate::format::{self, duration_tick};
 use crate::model::Cell;
 use crate::names;

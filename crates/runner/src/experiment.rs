@@ -1,0 +1,502 @@
+//! One experiment of a suite: its record, its cells prepared by kind (servers started pinned and
+//! verified, programs found, Python callers recorded), a warm-up round, then K rounds in which
+//! every cell runs once (interleaved, so slow drifts of the machine spread over all cells instead
+//! of biasing one), results.json rewritten after each repetition, comparisons at the end.
+
+use crate::cell::{self, CellError, PlannedCell};
+use crate::fleet::{self, Fleet};
+use crate::options::Options;
+use crate::plan::{self, CellKind, CellPlan};
+use crate::progress::{server_warmup_key, Progress};
+use crate::repetition::{self, Measured};
+use crate::store::Store;
+use crate::suite::{ExperimentKind, ExperimentSpec, Suite};
+use callbench_harness::manifest::Protocol;
+use callbench_harness::program::{self, ProgramManifest};
+use callbench_harness::repo::Repo;
+use callbench_report::analysis;
+use callbench_report::model::{Cell, CellStatus, Experiment, Reference, Results};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+/// How many times one repetition is measured again when others disturbed it (a cell re-runs at
+/// most as many repetitions as it has).
+const RERUNS_PER_REPETITION: usize = 2;
+
+/// What the cells of one experiment share while it runs.
+struct Context<'a> {
+    repo: &'a Repo,
+    spec: &'a ExperimentSpec,
+    o: &'a Options,
+    fleet: Fleet<'a>,
+    /// Processing experiments: the programs of `processing/`.
+    programs: Vec<ProgramManifest>,
+    /// Python experiments: the interpreter that runs the callers.
+    python: PathBuf,
+}
+
+pub async fn run(
+    repo: &Repo,
+    suite: &Suite,
+    spec: &ExperimentSpec,
+    store: &Store,
+    o: &Options,
+    results: &mut Results,
+    progress: &mut Progress,
+) -> Result<(), String> {
+    let plans = plan::cells(suite, spec)?;
+    results.experiments.push(record(suite, spec));
+    let programs = match spec.kind {
+        ExperimentKind::Processing => program::discover(repo).map_err(|e| format!("{e:#}"))?,
+        _ => Vec::new(),
+    };
+    let python = crate::python::interpreter(repo);
+    let mut cx = Context { repo, spec, o, fleet: Fleet::new(repo, o.server_cpus.clone()), programs, python };
+    let cells = prepare_cells(&mut cx, plans, results, progress).await;
+    store.write_results(results)?;
+    let outcome = rounds(&mut cx, &cells, results, store, progress).await;
+    cx.fleet.stop_all();
+    outcome?;
+    results.comparisons.extend(analysis::compare_experiment(results, &spec.id));
+    store.write_results(results)
+}
+
+/// The experiment as results.json records it.
+fn record(suite: &Suite, spec: &ExperimentSpec) -> Experiment {
+    Experiment {
+        id: spec.id.clone(),
+        title: spec.title.clone(),
+        description: spec.description.clone(),
+        seeds: spec.seeds.clone(),
+        sweep: spec.sweep.as_ref().map(|s| s.param.clone()),
+        headline: spec.headline.clone().unwrap_or_else(|| default_headline(spec, suite)),
+        references: spec
+            .references
+            .iter()
+            .map(|r| Reference {
+                seed: r.seed.clone(),
+                what: r.what.clone(),
+                article: r.article.clone(),
+                cell: r.cell.as_ref().map(|c| format!("{}/{c}", spec.id)),
+                metric: r.metric.clone(),
+                note: r.note.clone(),
+            })
+            .collect(),
+    }
+}
+
+/// The metric that answers the question when the suite names none: p99 latency at a fixed rate,
+/// p50 latency at one call in flight, throughput otherwise.
+fn default_headline(spec: &ExperimentSpec, suite: &Suite) -> String {
+    let load = spec.load.over(&suite.defaults);
+    if load.rate.is_some() {
+        "latency_p99_us".into()
+    } else if load.concurrency.unwrap_or(1) == 1 {
+        "latency_p50_us".into()
+    } else {
+        "throughput_per_s".into()
+    }
+}
+
+/// Every cell into `results.cells`, ready to measure or marked with why it cannot be: its rate
+/// resolved, its server started and verified (and warmed up once when the suite asks).
+async fn prepare_cells(
+    cx: &mut Context<'_>,
+    plans: Vec<CellPlan>,
+    results: &mut Results,
+    progress: &mut Progress,
+) -> Vec<PlannedCell> {
+    let python_versions = match cx.spec.kind {
+        ExperimentKind::Python => crate::python::versions(&cx.python),
+        _ => BTreeMap::new(),
+    };
+    let mut warmed = BTreeSet::new();
+    let mut cells = Vec::new();
+    for p in plans {
+        let rate = match &p.fields.rate {
+            Some(value) => plan::resolve_rate(value, |exp| slowest_throughput(results, exp, &p.workload)).map(Some),
+            None => Ok(None),
+        };
+        let mut cell = cell::new_cell(&p, rate.as_ref().ok().copied().flatten());
+        match &rate {
+            Err(e) => (cell.status, cell.error) = (CellStatus::Error, Some(e.clone())),
+            Ok(_) => match &p.kind {
+                CellKind::Python(m) => {
+                    if !results.servers.iter().any(|s| s.name == p.server.name) {
+                        results.servers.push(m.record(&python_versions));
+                    }
+                    cell.transport = m.transport().into();
+                    if let Some(server) = &m.server {
+                        if let Err(reason) = cx.fleet.ensure(server, &p.mode(), &mut results.servers).await {
+                            (cell.status, cell.error) = (CellStatus::NotMeasured, Some(reason));
+                        }
+                    }
+                }
+                CellKind::Processing => prepare_program(cx, &p, &mut cell, results),
+                CellKind::Load if p.server.is_inproc() => {
+                    if !results.servers.iter().any(|s| s.name == "inproc") {
+                        results.servers.push(fleet::inproc_record());
+                    }
+                }
+                CellKind::Load => {
+                    if let Err(reason) = start_server(cx, &p, &mut warmed, results, progress).await {
+                        (cell.status, cell.error) = (CellStatus::NotMeasured, Some(reason));
+                    }
+                }
+            },
+        }
+        if cell.transport.is_empty() {
+            let protocol = results.servers.iter().find(|s| s.name == p.server.name).map(|s| s.protocol.as_str());
+            cell.transport = if protocol == Some("grpc") { "grpc" } else { "rest-h1" }.into();
+        }
+        let index = results.cells.len();
+        results.cells.push(cell);
+        cells.push(PlannedCell { plan: p, index, rate: rate.ok().flatten() });
+    }
+    cells
+}
+
+/// A processing cell: its program's record and language (the program runs per repetition).
+fn prepare_program(cx: &Context<'_>, p: &CellPlan, cell: &mut Cell, results: &mut Results) {
+    if let Some(m) = cx.programs.iter().find(|m| m.name == p.server.name) {
+        if !results.servers.iter().any(|s| s.name == m.name) {
+            results.servers.push(fleet::program_record(cx.repo, m));
+        }
+        cell.params.insert("language".into(), serde_json::json!(m.language));
+    }
+    cell.transport = "process".into();
+}
+
+/// A load cell's server, started and verified (once per server and mode), then warmed up once when
+/// the experiment has a `server_warmup`.
+async fn start_server(
+    cx: &mut Context<'_>,
+    p: &CellPlan,
+    warmed: &mut BTreeSet<(String, String)>,
+    results: &mut Results,
+    progress: &mut Progress,
+) -> Result<(), String> {
+    let running = cx.fleet.ensure(&p.server.name, &p.mode(), &mut results.servers).await?;
+    let key = (p.server.label(), p.mode());
+    if let (Some(warmup), false) = (&cx.spec.server_warmup, warmed.contains(&key)) {
+        let (addr, grpc) = (running.addr(), running.protocol == Protocol::Grpc);
+        let started = Instant::now();
+        warm_up_server(cx.spec, p, addr, grpc, warmup, cx.o).await;
+        progress.done(&server_warmup_key(&cx.spec.id, &p.server.label()), started.elapsed());
+        warmed.insert(key);
+    }
+    Ok(())
+}
+
+/// The warm-up round, the measured rounds, the slow spells measured again; then every cell that
+/// ran fewer repetitions than planned is marked interrupted.
+async fn rounds(
+    cx: &mut Context<'_>,
+    cells: &[PlannedCell],
+    results: &mut Results,
+    store: &Store,
+    progress: &mut Progress,
+) -> Result<(), String> {
+    let o = cx.o;
+    let repetitions = |p: &CellPlan| o.repetitions.unwrap_or(p.repetitions);
+    let rounds = cells.iter().map(|c| repetitions(&c.plan)).max().unwrap_or(0);
+    let mut histograms = crate::slow_spells::Histograms::new();
+    warm_up_round(cx, cells, results, progress).await;
+    'rounds: for round in 0..rounds {
+        let what = format!("{}: round {}/{rounds}", cx.spec.id, round + 1);
+        progress.show(&what, true);
+        for c in cells {
+            if o.cancel.load(Ordering::Relaxed) {
+                break 'rounds;
+            }
+            let cell = &results.cells[c.index];
+            if round >= repetitions(&c.plan) || !analysis::measured_fully(cell) {
+                continue;
+            }
+            let started = Instant::now();
+            let outcome = measure_with_reruns(cx, c, round, results).await;
+            progress.done(&c.plan.id, started.elapsed());
+            progress.show(&what, false);
+            if let Some((histogram, window)) = record_outcome(&mut results.cells[c.index], outcome, round) {
+                histograms.entry(c.index).or_default().push((histogram, window));
+            }
+            let hists = histograms.get(&c.index).map(|v| &v[..]).unwrap_or(&[]);
+            cell::finish_cell(results, c.index, hists, store, o);
+            store.write_results(results)?;
+        }
+    }
+    crate::slow_spells::measure_again(&cx.spec.id, cells, &mut histograms, &mut cx.fleet, results, store, o, progress)
+        .await?;
+    for c in cells {
+        let cell = &mut results.cells[c.index];
+        if cell.status == CellStatus::Ok && cell.runs.len() < repetitions(&c.plan) {
+            cell.status = CellStatus::Interrupted;
+            cell.error.get_or_insert_with(|| format!("{} of {} repetitions ran", cell.runs.len(), c.plan.repetitions));
+        }
+    }
+    Ok(())
+}
+
+/// One repetition of `c` by its kind; one that others disturbed is measured again (bounded), so
+/// the interval shows the server's spread rather than the neighbours'.
+async fn measure_with_reruns(
+    cx: &mut Context<'_>,
+    c: &PlannedCell,
+    round: usize,
+    results: &mut Results,
+) -> Result<Measured, CellError> {
+    let mut reruns = 0;
+    loop {
+        let outcome = measure(cx, c, results).await;
+        let cell = &mut results.cells[c.index];
+        let disturbed = match &outcome {
+            Ok(m) if !m.cancelled && !cx.o.cancel.load(Ordering::Relaxed) => m.metrics.disturbed.as_ref(),
+            _ => None,
+        };
+        let budget = cx.o.repetitions.unwrap_or(c.plan.repetitions);
+        match disturbed {
+            Some(why) if may_rerun(reruns, cell.reruns, budget) => {
+                reruns += 1;
+                cell.reruns += 1;
+                if !cx.o.quiet {
+                    eprintln!(
+                        "\r{}: repetition {} of {} disturbed ({why}): measuring it again",
+                        cx.spec.id,
+                        round + 1,
+                        cell.id
+                    );
+                }
+            }
+            _ => return outcome,
+        }
+    }
+}
+
+/// Whether a disturbed repetition is measured again: at most [`RERUNS_PER_REPETITION`] times
+/// each, and at most as many times in all as the cell has repetitions.
+fn may_rerun(this_repetition: usize, cell_reruns: u32, repetitions: usize) -> bool {
+    this_repetition < RERUNS_PER_REPETITION && (cell_reruns as usize) < repetitions
+}
+
+/// One repetition of `c`, by its kind.
+async fn measure(cx: &mut Context<'_>, c: &PlannedCell, results: &mut Results) -> Result<Measured, CellError> {
+    let p = &c.plan;
+    match &p.kind {
+        CellKind::Processing => match cx.programs.iter().find(|m| m.name == p.server.name) {
+            Some(program) => cell::measure_program(cx.repo, program, p, cx.o).await,
+            None => Err(CellError::Failed(format!("no program '{}' in processing/", p.server.name))),
+        },
+        CellKind::Python(m) => cell::measure_python(cx.repo, &cx.python, p, m, &mut cx.fleet, results, cx.o).await,
+        CellKind::Load => cell::measure_once(p, c.rate, &mut cx.fleet, results, cx.o).await,
+    }
+}
+
+/// A repetition's outcome into its cell: the run added (partial when calls failed), or the status
+/// that ends the cell. Gives the run's histogram and window to keep.
+fn record_outcome(
+    cell: &mut Cell,
+    outcome: Result<Measured, CellError>,
+    round: usize,
+) -> Option<(hdrhistogram::Histogram<u64>, std::time::Duration)> {
+    match outcome {
+        Ok(m) if m.cancelled => {
+            cell.status = CellStatus::Interrupted;
+            cell.error = Some(format!("interrupted during repetition {}", round + 1));
+            None
+        }
+        Ok(m) => {
+            if m.metrics.calls_errors > 0 {
+                cell.status = CellStatus::Partial;
+                cell.error = Some(format!("failed calls: {:?}", m.metrics.errors));
+            }
+            cell.runs.push(m.metrics);
+            Some((m.histogram, m.window))
+        }
+        Err(e) => {
+            cell.status = e.status();
+            cell.error = Some(e.to_string());
+            None
+        }
+    }
+}
+
+/// Round 0: every load cell once before the measured rounds, nothing recorded. Without it the
+/// first round ran up to 35% slower for the first seconds of an experiment (every server at once,
+/// 2026-11-24), which alone made most sequential cells noisy; JMH's warm-up iterations do this.
+async fn warm_up_round(cx: &mut Context<'_>, cells: &[PlannedCell], results: &mut Results, progress: &mut Progress) {
+    let what = format!("{}: warm-up round", cx.spec.id);
+    progress.show(&what, true);
+    for c in cells {
+        let load = c.plan.kind == CellKind::Load && !c.plan.server.is_inproc();
+        if !load || cx.o.cancel.load(Ordering::Relaxed) || results.cells[c.index].status != CellStatus::Ok {
+            continue;
+        }
+        let started = Instant::now();
+        let _ = cell::measure_once(&c.plan, c.rate, &mut cx.fleet, results, cx.o).await;
+        progress.done(&c.plan.id, started.elapsed());
+        progress.show(&what, false);
+    }
+}
+
+/// The experiment's `server_warmup`: closed-loop load on each of its workloads in turn, the
+/// cell's settings otherwise, nothing recorded. A failure here shows in the cells that follow.
+async fn warm_up_server(
+    spec: &ExperimentSpec,
+    p: &CellPlan,
+    addr: std::net::SocketAddr,
+    grpc: bool,
+    warmup: &str,
+    o: &Options,
+) {
+    let Ok(total) = callbench_harness::load::parse::duration(warmup) else { return };
+    if !o.quiet {
+        eprint!("\r{}: warming up {} for {warmup}   ", spec.id, p.server.label());
+    }
+    let share = total / spec.workloads.len().max(1) as u32;
+    for workload in &spec.workloads {
+        let mut plan = p.clone();
+        plan.workload = workload.clone();
+        let Ok(mut load) = plan.load_spec(Some(addr), grpc, None) else { continue };
+        load.duration = Some(share);
+        load.calls = None;
+        load.warmup = std::time::Duration::ZERO;
+        if o.cancel.load(Ordering::Relaxed) || repetition::run(&load, None, None, o.cancel.clone()).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// The lowest median throughput measured in `experiment` for `workload`, in-process excluded.
+fn slowest_throughput(results: &Results, experiment: &str, workload: &str) -> Option<f64> {
+    results
+        .cells
+        .iter()
+        .filter(|c| c.experiment == experiment && c.workload == workload && c.transport != "inproc")
+        .filter_map(|c| c.summary.get("throughput_per_s").map(|e| e.median))
+        .filter(|t| *t > 0.0)
+        .min_by(|a, b| a.total_cmp(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use callbench_report::model::RunMetrics;
+    use hdrhistogram::Histogram;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    fn measured(calls_errors: u64, cancelled: bool) -> Measured {
+        let metrics = RunMetrics { calls_ok: 10, calls_errors, ..RunMetrics::default() };
+        Measured { metrics, histogram: Histogram::new(3).unwrap(), window: Duration::from_secs(1), cancelled }
+    }
+
+    fn empty_cell() -> Cell {
+        let suite = Suite::parse(SUITE).unwrap();
+        let plans = plan::cells(&suite, &suite.experiments[0]).unwrap();
+        cell::new_cell(&plans[0], None)
+    }
+
+    const SUITE: &str = r#"
+name = "t"
+repetitions = 2
+[[experiment]]
+id = "seq"
+title = "sequential"
+servers = ["inproc"]
+workloads = ["auth", "students"]
+calls = 200
+warmup = "0s"
+[[experiment]]
+id = "many"
+title = "many in flight"
+servers = ["inproc"]
+workloads = ["auth"]
+concurrency = 8
+[[experiment]]
+id = "rate"
+title = "a fixed rate"
+servers = ["inproc"]
+workloads = ["auth"]
+rate = 100
+"#;
+
+    #[test]
+    fn each_outcome_leaves_its_cell_in_the_status_it_means() {
+        let mut cell = empty_cell();
+        assert!(record_outcome(&mut cell, Ok(measured(0, false)), 0).is_some());
+        assert_eq!((cell.status, cell.runs.len()), (CellStatus::Ok, 1));
+        assert!(record_outcome(&mut cell, Ok(measured(2, false)), 1).is_some());
+        assert_eq!((cell.status, cell.runs.len()), (CellStatus::Partial, 2), "failed calls keep the run");
+        let mut cell = empty_cell();
+        assert!(record_outcome(&mut cell, Ok(measured(0, true)), 2).is_none());
+        assert_eq!(
+            (cell.status, cell.error.as_deref()),
+            (CellStatus::Interrupted, Some("interrupted during repetition 3"))
+        );
+        let mut cell = empty_cell();
+        assert!(record_outcome(&mut cell, Err(CellError::ServerDied("exit status 1".into())), 0).is_none());
+        assert_eq!(
+            (cell.status, cell.error.as_deref()),
+            (CellStatus::ServerCrashed, Some("server died: exit status 1"))
+        );
+        let mut cell = empty_cell();
+        record_outcome(&mut cell, Err(CellError::Failed("cannot connect".into())), 0);
+        assert_eq!((cell.status, cell.runs.len()), (CellStatus::Error, 0));
+    }
+
+    #[test]
+    fn a_disturbed_repetition_is_measured_again_twice_at_most_and_no_more_than_the_cell_has() {
+        assert!(may_rerun(0, 0, 5) && may_rerun(1, 3, 5));
+        assert!(!may_rerun(2, 0, 5), "twice per repetition");
+        assert!(!may_rerun(0, 5, 5), "as many in all as the cell has repetitions");
+    }
+
+    #[test]
+    fn the_headline_follows_the_load_unless_the_suite_names_one() {
+        let suite = Suite::parse(SUITE).unwrap();
+        let headlines: Vec<String> = suite.experiments.iter().map(|e| record(&suite, e).headline).collect();
+        assert_eq!(headlines, ["latency_p50_us", "throughput_per_s", "latency_p99_us"]);
+    }
+
+    /// The rounds loop end to end on in-process cells (no server to start): every cell gets its
+    /// repetitions, interleaved, and results.json holds them.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_in_process_experiment_runs_its_rounds_into_results() {
+        let repo = Repo::locate().unwrap();
+        let dir = std::env::temp_dir().join(format!("callbench-experiment-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let store = Store::create(&dir).unwrap();
+        let suite = Suite::parse(SUITE).unwrap();
+        let o = Options {
+            suite_text: SUITE.into(),
+            suite_file: "t.toml".into(),
+            command_line: vec![],
+            client_cpus: vec![],
+            server_cpus: vec![],
+            repetitions: None,
+            cancel: Arc::new(AtomicBool::new(false)),
+            quiet: true,
+        };
+        let environment = crate::environment::record(&repo, vec![], &o.client_cpus, &o.server_cpus);
+        let mut results = crate::execute::new_results(&suite, &o, environment);
+        let mut progress = Progress::new(&suite, None, true);
+        run(&repo, &suite, &suite.experiments[0], &store, &o, &mut results, &mut progress).await.unwrap();
+        assert_eq!(results.cells.len(), 2);
+        for cell in &results.cells {
+            assert_eq!(
+                (cell.status, cell.runs.len(), cell.transport.as_str()),
+                (CellStatus::Ok, 2, "inproc"),
+                "{cell:?}"
+            );
+            assert!(cell.runs.iter().all(|r| r.calls_ok == 200));
+        }
+        assert_eq!(results.comparisons.len(), 0, "one server: nothing to compare");
+        let written: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
+        assert_eq!(written["cells"].as_array().map(Vec::len), Some(2));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,17 @@
+//! How `callbench run` was asked to run: CPUs for each side, repetitions, cancel, quiet.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+pub struct Options {
+    pub suite_text: String,
+    pub suite_file: String,
+    pub command_line: Vec<String>,
+    pub client_cpus: Vec<usize>,
+    pub server_cpus: Vec<usize>,
+    /// Overrides the suite's repetitions (e.g. a quick look with 2).
+    pub repetitions: Option<usize>,
+    pub cancel: Arc<AtomicBool>,
+    /// A line on stderr per experiment and round.
+    pub quiet: bool,
+}
