@@ -54,7 +54,7 @@ fn main() {
     };
     // `load` runs on as many threads as asked (one, by default: the leanest client); the rest on two.
     let threads = match &cli.command {
-        Command::Load(args) => args.threads,
+        Command::Load(args) => args.spec.threads,
         // One thread: the client stays on its CPU, and servers are spawned from a thread that
         // lives as long as callbench (their PR_SET_PDEATHSIG follows the spawning thread).
         Command::Run(_) => 1,
@@ -83,10 +83,10 @@ fn main() {
             Command::GenUsers(args) => commands::gen_users::run(args),
         }
     });
-    callbench_harness::process::kill_all();
+    callbench_servers::process::kill_all();
     // A signal's handler exits with the signal's code; if the main flow got here first
     // (e.g. it saw the server it was watching end), that code still wins.
-    if let Some(code) = callbench_harness::process::interrupted() {
+    if let Some(code) = callbench_servers::process::interrupted() {
         std::process::exit(code);
     }
     match result {
@@ -98,6 +98,6 @@ fn main() {
 fn exit_with(message: String) -> ! {
     // One line: the first line of the error chain carries the cause.
     eprintln!("callbench: error: {}", message.replace('\n', " "));
-    callbench_harness::process::kill_all();
+    callbench_servers::process::kill_all();
     std::process::exit(1)
 }

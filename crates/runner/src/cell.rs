@@ -9,11 +9,11 @@ use crate::options::Options;
 use crate::plan::CellPlan;
 use crate::repetition::{self, Measured};
 use crate::store::Store;
-use callbench_harness::manifest::Protocol;
-use callbench_harness::program::ProgramManifest;
-use callbench_harness::repo::Repo;
 use callbench_report::analysis;
 use callbench_report::model::{Cell, CellStatus, Results};
+use callbench_servers::manifest::Protocol;
+use callbench_servers::program::ProgramManifest;
+use callbench_servers::repo::Repo;
 use hdrhistogram::Histogram;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -80,7 +80,10 @@ pub async fn measure_once(
         let running = fleet.ensure(&p.server.name, &p.mode(), &mut results.servers).await?;
         (Some(running.addr()), Some(running.group()), running.protocol == Protocol::Grpc)
     };
-    let spec = p.load_spec(addr, grpc, rate)?;
+    let mut spec = p.load_spec(addr, grpc, rate)?;
+    if addr.is_none() {
+        spec.users_file = Some(fleet.repo().users_file().map_err(|e| format!("{e:#}"))?);
+    }
     let server_cpus: &[usize] = if p.server.is_inproc() { &[] } else { &o.server_cpus };
     let sides = Sides { client: &o.client_cpus, server: server_cpus };
     let outcome = repetition::run(&spec, group, Some(&sides), o.cancel.clone()).await;

@@ -1,7 +1,7 @@
 //! The reproducibility record: what ran, where, with what.
 
-use callbench_harness::repo::Repo;
 use callbench_report::model::Environment;
+use callbench_servers::repo::Repo;
 use std::collections::BTreeMap;
 use std::process::Command;
 use std::time::{SystemTime, UNIX_EPOCH};

@@ -6,10 +6,10 @@ use crate::plan;
 use crate::progress::Progress;
 use crate::store::Store;
 use crate::suite::{ExperimentKind, Suite};
-use callbench_harness::manifest::{self, Protocol};
-use callbench_harness::program;
-use callbench_harness::repo::Repo;
-use callbench_report::model::{Environment, Results, SuiteRecord, SCHEMA};
+use callbench_report::model::Results;
+use callbench_servers::manifest::{self, Protocol};
+use callbench_servers::program;
+use callbench_servers::repo::Repo;
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 
@@ -19,7 +19,7 @@ pub use crate::options::Options;
 /// Call [`prepare`] first.
 pub async fn run(repo: &Repo, suite: &Suite, store: &Store, o: &Options) -> Result<Results, String> {
     let environment = crate::environment::record(repo, o.command_line.clone(), &o.client_cpus, &o.server_cpus);
-    let mut results = new_results(suite, o, environment);
+    let mut results = crate::record::new_results(suite, o, environment);
     let steadiness = crate::steadiness::probe(&o.client_cpus, &o.server_cpus);
     for warning in &steadiness.warnings {
         eprintln!("callbench: steadiness: {warning}");
@@ -109,33 +109,10 @@ pub fn prepare(repo: &Repo, suite: &Suite, build: bool) -> Result<(), String> {
     }
     // Identical build commands (the Rust workspace) run once.
     for (argv, name) in builds.iter().filter(|_| build) {
-        callbench_harness::process::run_build(repo, name, argv).map_err(|e| format!("{e:#}"))?;
+        callbench_servers::process::run_build(repo, name, argv).map_err(|e| format!("{e:#}"))?;
     }
     if python_needed {
         crate::python::prepare(repo, build)?;
     }
     Ok(())
-}
-
-/// Results before the first experiment: nothing measured yet.
-pub(crate) fn new_results(suite: &Suite, o: &Options, environment: Environment) -> Results {
-    Results {
-        schema: SCHEMA.into(),
-        complete: false,
-        interrupted: false,
-        suite: SuiteRecord {
-            name: suite.name.clone(),
-            description: suite.description.clone(),
-            file: o.suite_file.clone(),
-            text: o.suite_text.clone(),
-            repetitions: o.repetitions.unwrap_or(suite.repetitions),
-            interval_floor: suite.interval_floor.unwrap_or(0.0),
-        },
-        environment,
-        servers: Vec::new(),
-        experiments: Vec::new(),
-        cells: Vec::new(),
-        comparisons: Vec::new(),
-        steadiness: None,
-    }
 }

@@ -11,11 +11,11 @@ use crate::progress::{server_warmup_key, Progress};
 use crate::repetition::{self, Measured};
 use crate::store::Store;
 use crate::suite::{ExperimentKind, ExperimentSpec, Suite};
-use callbench_harness::manifest::Protocol;
-use callbench_harness::program::{self, ProgramManifest};
-use callbench_harness::repo::Repo;
 use callbench_report::analysis;
 use callbench_report::model::{Cell, CellStatus, Experiment, Reference, Results};
+use callbench_servers::manifest::Protocol;
+use callbench_servers::program::{self, ProgramManifest};
+use callbench_servers::repo::Repo;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -350,7 +350,7 @@ async fn warm_up_server(
     warmup: &str,
     o: &Options,
 ) {
-    let Ok(total) = callbench_harness::load::parse::duration(warmup) else { return };
+    let Ok(total) = callbench_load::parse::duration(warmup) else { return };
     if !o.quiet {
         eprint!("\r{}: warming up {} for {warmup}   ", spec.id, p.server.label());
     }
@@ -481,7 +481,7 @@ rate = 100
             quiet: true,
         };
         let environment = crate::environment::record(&repo, vec![], &o.client_cpus, &o.server_cpus);
-        let mut results = crate::execute::new_results(&suite, &o, environment);
+        let mut results = crate::record::new_results(&suite, &o, environment);
         let mut progress = Progress::new(&suite, None, true);
         run(&repo, &suite, &suite.experiments[0], &store, &o, &mut results, &mut progress).await.unwrap();
         assert_eq!(results.cells.len(), 2);

@@ -3,11 +3,11 @@
 //! server is recorded and restarted for the next cell), and stopped at the end — or on Ctrl-C,
 //! or with callbench itself (PR_SET_PDEATHSIG).
 
-use callbench_harness::manifest::{self, Manifest, Protocol};
-use callbench_harness::process::{ServerProcess, StartOptions};
-use callbench_harness::repo::Repo;
-use callbench_harness::verify::{probe, run_vectors};
 use callbench_report::model::{ServerRecord, VerifyRecord};
+use callbench_servers::manifest::{self, Manifest, Protocol};
+use callbench_servers::process::{ServerProcess, StartOptions};
+use callbench_servers::repo::Repo;
+use callbench_verify::{probe, run_vectors};
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -38,6 +38,10 @@ pub struct Fleet<'a> {
 }
 
 impl<'a> Fleet<'a> {
+    pub fn repo(&self) -> &'a Repo {
+        self.repo
+    }
+
     pub fn new(repo: &'a Repo, cpus: Vec<usize>) -> Self {
         Fleet { repo, cpus, running: BTreeMap::new(), refused: BTreeMap::new() }
     }
@@ -92,8 +96,8 @@ impl<'a> Fleet<'a> {
             .await
             .map_err(|e| format!("{name} did not start: {}", one_line(&format!("{e:#}"))))?;
         let mut outcomes = run_vectors(manifest.protocol, process.addr, None).await;
-        outcomes.extend(callbench_harness::verify::gzip::check_gzip(manifest.protocol, process.addr).await);
-        callbench_harness::verify::apply_deviations(&manifest, &mut outcomes);
+        outcomes.extend(callbench_verify::gzip::check_gzip(manifest.protocol, process.addr).await);
+        callbench_verify::apply_deviations(&manifest, &mut outcomes);
         let deviations: Vec<String> =
             outcomes.iter().filter(|o| o.class == "deviation").map(|o| o.name.clone()).collect();
         let failures: Vec<String> = outcomes
@@ -161,20 +165,20 @@ pub fn server_record(repo: &Repo, m: &Manifest) -> ServerRecord {
         language: m.language.clone(),
         framework: m.framework.clone(),
         protocol: m.protocol.to_string(),
-        versions: callbench_harness::versions::server_versions(repo, m),
+        versions: callbench_servers::versions::server_versions(repo, m),
         verify: None,
         failures: Vec::new(),
     }
 }
 
 /// A processing program's record (seed 000's work in one language, run as a process).
-pub fn program_record(repo: &Repo, m: &callbench_harness::program::ProgramManifest) -> ServerRecord {
+pub fn program_record(repo: &Repo, m: &callbench_servers::program::ProgramManifest) -> ServerRecord {
     ServerRecord {
         name: m.name.clone(),
         language: m.language.clone(),
         framework: m.description.clone(),
         protocol: "process".into(),
-        versions: callbench_harness::versions::program_versions(repo, m),
+        versions: callbench_servers::versions::program_versions(repo, m),
         verify: None,
         failures: Vec::new(),
     }

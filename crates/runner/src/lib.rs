@@ -2,6 +2,7 @@
 //! CPUs and verified first, interleaved repetitions, both sides' CPU, results.json as cells finish.
 
 pub mod cell;
+pub mod client_metrics;
 pub mod environment;
 pub mod execute;
 pub mod experiment;
@@ -15,6 +16,7 @@ pub mod plan;
 pub mod processing;
 pub mod progress;
 pub mod python;
+pub mod record;
 pub mod repetition;
 pub mod slow_spells;
 pub mod steadiness;

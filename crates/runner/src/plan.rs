@@ -3,7 +3,7 @@
 
 use crate::mechanism::{default_calls, Mechanism};
 use crate::suite::{ExperimentKind, ExperimentSpec, LoadFields, Suite};
-use callbench_harness::load::{parse, preset::PresetOptions, LoadSpec};
+use callbench_load::{parse, preset::PresetOptions, LoadSpec};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -177,7 +177,7 @@ impl CellPlan {
             ..LoadSpec::default()
         };
         if let Some(t) = dur(&f.timeout)? {
-            spec.timeout = Some(t);
+            spec.timeout = t;
         }
         let defaults = PresetOptions::default();
         spec.preset = PresetOptions {

@@ -6,9 +6,9 @@
 
 use crate::plan::CellPlan;
 use crate::repetition::Measured;
-use callbench_harness::program::{ProgramManifest, RunArgs};
-use callbench_harness::repo::Repo;
 use callbench_report::model::{Latency, RunMetrics};
+use callbench_servers::program::{ProgramManifest, RunArgs};
+use callbench_servers::repo::Repo;
 use hdrhistogram::Histogram;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -64,7 +64,7 @@ pub async fn measure(
     Ok(metrics_of(&run, start_of(p) == "cold"))
 }
 
-fn metrics_of(run: &callbench_harness::program::ProgramRun, cold: bool) -> Measured {
+fn metrics_of(run: &callbench_servers::program::ProgramRun, cold: bool) -> Measured {
     let mut histogram = Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).expect("valid bounds");
     for &ns in &run.iteration_ns {
         let _ = histogram.record((ns / 1000).max(1));
@@ -99,7 +99,7 @@ fn metrics_of(run: &callbench_harness::program::ProgramRun, cold: bool) -> Measu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use callbench_harness::program::ProgramRun;
+    use callbench_servers::program::ProgramRun;
 
     fn run(ns: &[u64], wall_ms: u64) -> ProgramRun {
         ProgramRun {

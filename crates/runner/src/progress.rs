@@ -40,7 +40,7 @@ impl Progress {
                 let warm = usize::from(p.kind == CellKind::Load && !p.server.is_inproc());
                 cells
                     .insert(p.id.clone(), CellTime { planned: planned_seconds(&p), left: reps + warm, measured: None });
-                let warmup = e.server_warmup.as_deref().and_then(|w| callbench_harness::load::parse::duration(w).ok());
+                let warmup = e.server_warmup.as_deref().and_then(|w| callbench_load::parse::duration(w).ok());
                 if let (Some(w), CellKind::Load, false) = (warmup, &p.kind, p.server.is_inproc()) {
                     let planned = w.as_secs_f64();
                     cells.insert(
@@ -112,7 +112,7 @@ pub fn server_warmup_key(experiment: &str, server: &str) -> String {
 /// What a repetition of `p` should take: its duration and warm-up, or its calls at a guessed pace.
 fn planned_seconds(p: &CellPlan) -> f64 {
     let seconds = |d: &Option<String>| {
-        d.as_deref().and_then(|t| callbench_harness::load::parse::duration(t).ok()).map(|d| d.as_secs_f64())
+        d.as_deref().and_then(|t| callbench_load::parse::duration(t).ok()).map(|d| d.as_secs_f64())
     };
     let warmup = seconds(&p.fields.warmup).unwrap_or(0.0);
     match (seconds(&p.fields.duration), p.fields.calls.or(p.fields.iterations)) {

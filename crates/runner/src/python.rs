@@ -8,8 +8,8 @@
 use crate::mechanism::{default_calls, Mechanism};
 use crate::plan::CellPlan;
 use crate::repetition::Measured;
-use callbench_harness::repo::Repo;
 use callbench_report::model::RunMetrics;
+use callbench_servers::repo::Repo;
 use hdrhistogram::Histogram;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -148,7 +148,7 @@ pub async fn measure(
     };
     let cpus = cpus.to_vec();
     let flag = cancel.clone();
-    let done = tokio::task::spawn_blocking(move || callbench_harness::child::run_pinned(command, &cpus, &flag))
+    let done = tokio::task::spawn_blocking(move || callbench_servers::child::run_pinned(command, &cpus, &flag))
         .await
         .map_err(|e| format!("the Python caller's run panicked: {e}"))?
         .map_err(|e| format!("{e:#}"))?;

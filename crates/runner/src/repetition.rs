@@ -4,8 +4,8 @@
 use crate::interference::{self, Sides};
 use crate::measure::{self, CpuReading, RssSampler};
 use callbench_engine::{Edge, EdgeHook};
-use callbench_harness::load::{build, report::LoadReport, LoadSpec};
-use callbench_report::model::{Latency, RunMetrics};
+use callbench_load::{build, LoadSpec};
+use callbench_report::model::RunMetrics;
 use hdrhistogram::Histogram;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
@@ -46,10 +46,9 @@ pub async fn run(
         })));
     }
     let rss = (!pids.is_empty()).then(|| RssSampler::start(pids.clone()));
-    let result = built.run(plan, true).await?;
+    let result = built.run(plan, &callbench_load::Unwatched).await?;
     let peak_rss = rss.map(|r| r.peak());
-    let report = LoadReport::new(spec, &built, &result, None);
-    let s = &report.summary;
+    let s = result.stats.summary(&result.info);
     let window = result.info.window;
     let calls = s.calls.ok.max(1) as f64;
     let (server, interference) = {
@@ -60,43 +59,13 @@ pub async fn run(
         };
         (e.window(), machine)
     };
-    let latency = |p: &Option<callbench_engine::Percentiles>| {
-        p.as_ref().map(|p| Latency {
-            p50: p.p50 as f64,
-            p90: p.p90 as f64,
-            p99: p.p99 as f64,
-            p99_9: p.p99_9 as f64,
-            max: p.max as f64,
-            mean: p.mean,
-        })
-    };
-    let wall = result.info.elapsed.saturating_sub(spec.warmup).as_secs_f64().max(1e-9);
     let metrics = RunMetrics {
-        calls_ok: s.calls.ok,
-        calls_errors: s.calls.errors,
-        errors: s.errors.clone(),
-        duration_s: s.duration_s,
-        throughput_per_s: s.throughput_per_s,
-        latency_us: latency(&s.latency_us),
-        latency_uncorrected_us: s.rate.and(latency(&s.latency_uncorrected_us)),
-        rate_requested: s.rate.map(|r| r.requested),
-        rate_achieved: s.rate.map(|r| r.achieved),
-        connections_opened: s.connections_opened,
-        goaways: s.goaways,
-        retries: s.retries,
-        connect_p50_us: s.connect_us.as_ref().map(|c| c.p50 as f64),
-        wire_sent_per_call: s.wire_bytes_per_call.sent,
-        wire_received_per_call: s.wire_bytes_per_call.received,
-        payload_sent_per_call: s.payload_bytes_per_call.sent,
-        payload_received_per_call: s.payload_bytes_per_call.received,
-        client_cpu_us_per_call: s.client_cpu_us_per_call,
-        // The client's CPU counters span the window to the end of the last call, like `wall`.
-        client_cpu_cores: result.info.client_cpu.as_secs_f64() / wall,
         server_cpu_us_per_call: server.map(|(cpu, _)| cpu.as_secs_f64() * 1e6 / calls),
         server_cpu_cores: server.map(|(cpu, span)| cpu.as_secs_f64() / span.as_secs_f64().max(1e-9)),
         server_rss_peak_kib: peak_rss,
         interference,
         disturbed: interference.as_ref().and_then(interference::disturbed),
+        ..crate::client_metrics::from_summary(&s, &result.info, spec.warmup)
     };
     Ok(Measured { metrics, histogram: result.stats.latency_us, window, cancelled: result.info.cancelled })
 }

@@ -260,8 +260,7 @@ impl Suite {
                 }
             }
             if let Some(w) = &e.server_warmup {
-                callbench_harness::load::parse::duration(w)
-                    .map_err(|m| format!("experiment '{}': server_warmup: {m}", e.id))?;
+                callbench_load::parse::duration(w).map_err(|m| format!("experiment '{}': server_warmup: {m}", e.id))?;
             }
             let start = e.load.start.as_deref().or(self.defaults.start.as_deref());
             let starts =

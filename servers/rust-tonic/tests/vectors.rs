@@ -2,8 +2,8 @@
 
 mod common;
 
-use callbench_harness::manifest::Protocol;
-use callbench_harness::verify::run_vectors;
+use callbench_servers::manifest::Protocol;
+use callbench_verify::run_vectors;
 use common::Server;
 
 #[tokio::test]

@@ -17,9 +17,9 @@ pub fn stop_servers_on_signals() {
         if let Ok(mut stream) = signal(kind) {
             tokio::spawn(async move {
                 stream.recv().await;
-                callbench_harness::process::set_interrupted(code);
+                callbench_servers::process::set_interrupted(code);
                 eprintln!("callbench: interrupted, stopping servers");
-                callbench_harness::process::kill_all();
+                callbench_servers::process::kill_all();
                 std::process::exit(code);
             });
         }
@@ -27,6 +27,6 @@ pub fn stop_servers_on_signals() {
 }
 
 /// The checkout, or a clear error.
-pub fn repo() -> anyhow::Result<callbench_harness::repo::Repo> {
-    callbench_harness::repo::Repo::locate()
+pub fn repo() -> anyhow::Result<callbench_servers::repo::Repo> {
+    callbench_servers::repo::Repo::locate()
 }

@@ -98,7 +98,7 @@ pub async fn run(args: Args) -> Result<i32> {
         out.join("report.html").display()
     );
     if cancel.load(Ordering::Relaxed) {
-        return Ok(callbench_harness::process::interrupted().unwrap_or(130));
+        return Ok(callbench_servers::process::interrupted().unwrap_or(130));
     }
     let failed: Vec<&str> = results
         .cells
@@ -122,11 +122,11 @@ fn cancel_on_signals(cancel: Arc<AtomicBool>) {
             let cancel = cancel.clone();
             tokio::spawn(async move {
                 stream.recv().await;
-                callbench_harness::process::set_interrupted(code);
+                callbench_servers::process::set_interrupted(code);
                 cancel.store(true, Ordering::Relaxed);
                 eprintln!("\ncallbench: interrupted, writing what was measured (again to quit at once)");
                 stream.recv().await;
-                callbench_harness::process::kill_all();
+                callbench_servers::process::kill_all();
                 std::process::exit(code);
             });
         }

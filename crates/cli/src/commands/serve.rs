@@ -1,6 +1,7 @@
 use anyhow::{bail, Result};
-use callbench_harness::process::{self, ServerProcess, StartOptions};
-use callbench_harness::{manifest, verify::probe};
+use callbench_servers::manifest;
+use callbench_servers::process::{self, ServerProcess, StartOptions};
+use callbench_verify::probe;
 use std::time::Duration;
 
 #[derive(clap::Args)]

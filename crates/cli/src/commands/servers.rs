@@ -1,5 +1,5 @@
 use anyhow::Result;
-use callbench_harness::{manifest, program, versions};
+use callbench_servers::{manifest, program, versions};
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -1,7 +1,7 @@
 use anyhow::{bail, Result};
-use callbench_harness::manifest::{self, Manifest};
-use callbench_harness::process;
-use callbench_harness::verify::{self, Report, VerifyOptions};
+use callbench_servers::manifest::{self, Manifest};
+use callbench_servers::process;
+use callbench_verify::{Report, VerifyOptions};
 use std::time::Duration;
 
 #[derive(clap::Args)]
@@ -51,11 +51,11 @@ pub async fn run(args: Args) -> Result<i32> {
     };
     let mut total = Report::default();
     if let Some(target) = args.target.as_deref().filter(|t| t.contains("://")) {
-        let (protocol, addr) = verify::parse_address(target)?;
+        let (protocol, addr) = callbench_verify::parse_address(target)?;
         if !addr.ip().is_loopback() && !args.allow_remote {
             bail!("{addr} is not a loopback address; callbench only targets 127.0.0.0/8 and ::1 unless --allow-remote is given");
         }
-        let report = verify::verify_address(protocol, addr, &options).await?;
+        let report = callbench_verify::verify_address(protocol, addr, &options).await?;
         print_report(target, &report, args.quiet);
         total.steps.extend(report.steps);
     } else {
@@ -70,7 +70,7 @@ pub async fn run(args: Args) -> Result<i32> {
             }
         }
         for server in &servers {
-            let report = verify::verify_server(&repo, server, &options).await?;
+            let report = callbench_verify::verify_server(&repo, server, &options).await?;
             print_report(&server.name, &report, args.quiet);
             total.steps.extend(report.steps);
         }

@@ -5,10 +5,10 @@
 use super::check::{grpc_request, rest_request};
 use super::grpc::GrpcConn;
 use super::http1::Http1Conn;
-use crate::manifest::Protocol;
 use anyhow::Result;
 use bytes::Bytes;
 use callbench_contract::vectors::{self, Body};
+use callbench_servers::manifest::Protocol;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

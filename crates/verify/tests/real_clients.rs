@@ -3,10 +3,10 @@
 //! reflection), and the answers are judged by the same code `verify` uses.
 
 use callbench_contract::vectors::{self, Body, GrpcCase, RestCase};
-use callbench_harness::manifest::{self, Protocol};
-use callbench_harness::process::{self, ServerProcess, StartOptions};
-use callbench_harness::repo::Repo;
-use callbench_harness::verify::{body, check, probe};
+use callbench_servers::manifest::{self, Protocol};
+use callbench_servers::process::{self, ServerProcess, StartOptions};
+use callbench_servers::repo::Repo;
+use callbench_verify::{body, check, probe};
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Duration;

@@ -1,62 +1,13 @@
 //! What `callbench load` reports: the run's settings beside its summary, per-segment figures for
 //! rate shapes, and the search's trials. Its JSON form follows `schemas/load.schema.json`.
 
-use super::build::Built;
-use super::search::SearchReport;
-use super::LoadSpec;
+use crate::build::Built;
+use crate::sink::RunResult;
+use crate::spec::LoadSpec;
 use callbench_engine::stats::{percentiles, Percentiles};
-use callbench_engine::{CallRecord, RunInfo, Segment, Sink, Stats, Stop, Summary};
+use callbench_engine::Summary;
 use serde::Serialize;
 use std::time::Duration;
-
-/// A start later than this after its intended time counts as late.
-pub const LATE_AFTER: Duration = Duration::from_millis(1);
-
-/// Every call into the overall stats, and into its rate segment's (by intended start).
-pub struct RunSink {
-    pub all: Stats,
-    pub segments: Vec<Stats>,
-    ends: Vec<Duration>,
-}
-
-impl RunSink {
-    pub fn new(stop: Stop, segments: &[Segment]) -> Self {
-        // The shape starts at 0, like the pacer: a warm-up uses up its start (and Stats leaves it out).
-        let mut end = Duration::ZERO;
-        let ends = segments
-            .iter()
-            .map(|s| {
-                end += s.duration;
-                end
-            })
-            .collect();
-        let segments = segments.iter().map(|_| Stats::new(stop, LATE_AFTER)).collect();
-        RunSink { all: Stats::new(stop, LATE_AFTER), segments, ends }
-    }
-}
-
-impl Sink for RunSink {
-    fn add(&mut self, r: &CallRecord) {
-        self.all.add(r);
-        if let Some(i) = self.ends.iter().position(|end| r.intended < *end) {
-            self.segments[i].add(r);
-        }
-    }
-    fn merge(&mut self, other: Self) {
-        self.all.merge(other.all);
-        for (mine, theirs) in self.segments.iter_mut().zip(other.segments) {
-            mine.merge(theirs);
-        }
-    }
-}
-
-/// One run's measurements.
-pub struct RunResult {
-    pub info: RunInfo,
-    pub stats: Stats,
-    pub segments: Vec<Stats>,
-    pub segment_bounds: Vec<Segment>,
-}
 
 /// The settings a run used, as a user would write them.
 #[derive(Debug, Clone, Serialize)]
@@ -92,6 +43,26 @@ pub struct SegmentReport {
     pub calls_errors: u64,
     pub latency_us: Option<Percentiles>,
     pub latency_uncorrected_us: Option<Percentiles>,
+}
+
+/// One open-loop trial of the search.
+#[derive(Debug, Clone, Serialize)]
+pub struct Trial {
+    pub rate: f64,
+    pub achieved_per_s: f64,
+    pub latency_at_objective_us: Option<u64>,
+    pub errors: u64,
+    pub passed: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+/// What `--slo` searched and found.
+pub struct SearchReport {
+    pub objective: String,
+    pub closed_loop_max_per_s: f64,
+    /// The highest passing rate; None if even the lowest trial failed.
+    pub best_rate: Option<f64>,
+    pub trials: Vec<Trial>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -135,10 +106,10 @@ impl LoadReport {
                 rate,
                 rate_shape: spec.rate_shape.clone(),
                 arrivals: if spec.poisson { "poisson" } else { "uniform" },
-                timeout_s: spec.timeout.map(|d| d.as_secs_f64()),
+                timeout_s: spec.timeout().map(|d| d.as_secs_f64()),
                 gzip: spec.gzip,
                 client_threads: spec.threads,
-                precise_timer: spec.precise_timer && open,
+                precise_timer: !spec.coarse_timer && open,
             },
             interrupted: result.info.cancelled,
             summary: result.stats.summary(&result.info),

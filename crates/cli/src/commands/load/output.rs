@@ -1,8 +1,8 @@
 //! The report as text (for people), JSON (schema in `schemas/load.schema.json`), CSV (one row) or
 //! the HDR percentile distribution that wrk2 and the HdrHistogram tools print.
 
-use super::report::LoadReport;
 use callbench_engine::stats::Percentiles;
+use callbench_load::LoadReport;
 use hdrhistogram::Histogram;
 use std::fmt::Write;
 

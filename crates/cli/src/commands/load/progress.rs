@@ -1,32 +1,36 @@
-//! A one-line progress display on stderr, only when stderr is a terminal and not `-q`.
+//! A one-line progress bar on stderr while a load runs, only when stderr is a terminal and not
+//! `-q`; the search's lines are printed unless `-q`.
 
-use super::Plan;
+use callbench_load::{RunView, Watch};
 use std::io::{IsTerminal, Write};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-pub struct Progress {
-    task: Option<tokio::task::JoinHandle<()>>,
+pub struct Bar {
+    quiet: bool,
+    drawing: Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
-impl Progress {
-    pub fn start(done: Arc<AtomicU64>, plan: &Plan, quiet: bool) -> Self {
-        if quiet || !std::io::stderr().is_terminal() {
-            return Progress { task: None };
+impl Bar {
+    pub fn new(quiet: bool) -> Self {
+        Bar { quiet, drawing: Mutex::new(None) }
+    }
+}
+
+impl Watch for Bar {
+    fn run_started(&self, run: RunView) {
+        if self.quiet || !std::io::stderr().is_terminal() {
+            return;
         }
-        let stop = plan.load.stop;
-        let shape_length: Duration = plan.segments.iter().map(|s| s.duration).sum();
-        let length = stop.duration.or((!shape_length.is_zero()).then_some(shape_length)).map(|d| d + stop.warmup);
-        let calls = stop.calls;
         let task = tokio::spawn(async move {
             let started = Instant::now();
             let mut tick = tokio::time::interval(Duration::from_millis(250));
             loop {
                 tick.tick().await;
-                let n = done.load(Ordering::Relaxed);
+                let n = run.done.load(Ordering::Relaxed);
                 let elapsed = started.elapsed();
-                let fraction = match (length, calls) {
+                let fraction = match (run.length, run.calls) {
                     (Some(d), _) => elapsed.as_secs_f64() / d.as_secs_f64(),
                     (None, Some(c)) => n as f64 / c as f64,
                     (None, None) => 0.0,
@@ -39,15 +43,21 @@ impl Progress {
                 let _ = err.flush();
             }
         });
-        Progress { task: Some(task) }
+        *self.drawing.lock().unwrap_or_else(|p| p.into_inner()) = Some(task);
     }
 
-    pub fn finish(self) {
-        if let Some(task) = self.task {
+    fn run_ended(&self) {
+        if let Some(task) = self.drawing.lock().unwrap_or_else(|p| p.into_inner()).take() {
             task.abort();
             let mut err = std::io::stderr().lock();
             let _ = write!(err, "\r{}\r", " ".repeat(72));
             let _ = err.flush();
+        }
+    }
+
+    fn say(&self, line: &str) {
+        if !self.quiet {
+            eprintln!("{line}");
         }
     }
 }

@@ -1,10 +1,10 @@
 //! Readiness: a server is ready when its health endpoint says SERVING.
 
 use super::{grpc::GrpcConn, http1::Http1Conn};
-use crate::manifest::Protocol;
-use crate::process::ServerProcess;
 use anyhow::{bail, Result};
 use bytes::Bytes;
+use callbench_servers::manifest::Protocol;
+use callbench_servers::process::ServerProcess;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 

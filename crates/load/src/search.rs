@@ -3,10 +3,12 @@
 //! objective holds on the corrected latency, no call failed, the rate was kept (every call started,
 //! none piled up) and the achieved rate is within 1% of the requested one.
 
-use super::build::Built;
-use super::report::{LoadReport, RunResult};
-use super::{parse, LoadSpec};
-use serde::Serialize;
+use crate::build::Built;
+use crate::parse;
+use crate::report::{LoadReport, SearchReport, Trial};
+use crate::sink::RunResult;
+use crate::spec::LoadSpec;
+use crate::watch::Watch;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,29 +18,11 @@ const DEFAULT_TRIAL: Duration = Duration::from_secs(5);
 /// Bisection steps after the first trial at full capacity: capacity / 2⁶ ≈ 1.6% resolution.
 const STEPS: usize = 6;
 
-#[derive(Debug, Clone, Serialize)]
-pub struct Trial {
-    pub rate: f64,
-    pub achieved_per_s: f64,
-    pub latency_at_objective_us: Option<u64>,
-    pub errors: u64,
-    pub passed: bool,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct SearchReport {
-    pub objective: String,
-    pub closed_loop_max_per_s: f64,
-    /// The highest passing rate; None if even the lowest trial failed.
-    pub best_rate: Option<f64>,
-    pub trials: Vec<Trial>,
-}
-
 pub async fn search(
     spec: &LoadSpec,
     built: &Built,
     cancel: Arc<AtomicBool>,
-    quiet: bool,
+    watch: &dyn Watch,
 ) -> Result<(LoadReport, RunResult), String> {
     let text = spec.objective.as_deref().unwrap_or_default();
     let (quantile, limit) = parse::objective(text)?;
@@ -50,13 +34,9 @@ pub async fn search(
     }
     let mut trial_spec = spec.clone();
     trial_spec.duration = Some(spec.duration.unwrap_or(DEFAULT_TRIAL));
-    let say = |line: String| {
-        if !quiet {
-            eprintln!("{line}");
-        }
-    };
+    let say = |line: String| watch.say(&line);
 
-    let capacity = built.run(trial_spec.plan(built.concurrency, None, cancel.clone())?, quiet).await?;
+    let capacity = built.run(trial_spec.plan(built.concurrency, None, cancel.clone())?, watch).await?;
     let max = capacity.stats.summary(&capacity.info).throughput_per_s;
     say(format!("search {text}: closed loop reaches {max:.0} calls/s"));
     if max <= 0.0 {
@@ -71,7 +51,7 @@ pub async fn search(
         if cancel.load(Ordering::Relaxed) {
             break;
         }
-        let result = built.run(trial_spec.plan(built.concurrency, Some(rate), cancel.clone())?, quiet).await?;
+        let result = built.run(trial_spec.plan(built.concurrency, Some(rate), cancel.clone())?, watch).await?;
         let summary = result.stats.summary(&result.info);
         let at = summary.latency_us.is_some().then(|| result.stats.latency_us.value_at_quantile(quantile));
         let achieved = summary.rate.map_or(0.0, |r| r.achieved);

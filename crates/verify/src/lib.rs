@@ -13,11 +13,11 @@ pub mod report;
 
 pub use report::{Outcome, Report, Step};
 
-use crate::manifest::{Manifest, Protocol};
-use crate::process::{ServerProcess, StartOptions};
-use crate::repo::Repo;
 use anyhow::{Context, Result};
 use callbench_contract::vectors;
+use callbench_servers::manifest::{Manifest, Protocol};
+use callbench_servers::process::{ServerProcess, StartOptions};
+use callbench_servers::repo::Repo;
 use std::net::SocketAddr;
 use std::time::Duration;
 

@@ -13,19 +13,29 @@ use std::path::Path;
 
 pub const NAMES: &[&str] = &["auth", "students", "cars", "life", "life-setup", "echo", "noop"];
 
-#[derive(Debug, Clone, Copy)]
+/// What the built-in workloads' requests are made of (flags of `callbench load`).
+#[derive(Debug, Clone, Copy, clap::Args)]
 pub struct PresetOptions {
-    /// Echo payload: about this many bytes of JSON.
+    /// echo: about this many bytes of JSON per message
+    #[arg(long, default_value_t = 1000)]
     pub payload_size: usize,
-    /// Life steps per call.
+    /// life: generations computed per call
+    #[arg(long, default_value_t = 1)]
     pub ntimes: u32,
-    /// Auth: the user to authenticate.
+    /// auth: the user id to authenticate
+    #[arg(long, default_value_t = 4242)]
     pub user_id: i64,
 }
 
 impl Default for PresetOptions {
+    /// The flags' defaults.
     fn default() -> Self {
-        PresetOptions { payload_size: 1000, ntimes: 1, user_id: 4242 }
+        #[derive(clap::Parser)]
+        struct Flags {
+            #[command(flatten)]
+            preset: PresetOptions,
+        }
+        <Flags as clap::Parser>::try_parse_from(["preset"]).expect("the flags' defaults parse").preset
     }
 }
 

@@ -2,11 +2,11 @@
 //! the server probed once (so an unreachable target is one clear error, not a run of failures),
 //! the request prepared once.
 
-use super::parse::{self, TargetUrl};
-use super::preset::{self, Preset};
-use super::progress::Progress;
-use super::report::{RunResult, RunSink};
-use super::{LoadSpec, Plan, DEFAULT_CONCURRENCY};
+use crate::parse::{self, TargetUrl};
+use crate::preset::{self, Preset};
+use crate::sink::{RunResult, RunSink};
+use crate::spec::{LoadSpec, Plan, DEFAULT_CONCURRENCY};
+use crate::watch::{RunView, Watch};
 use callbench_dynproto::{MethodDescriptor, ReflectionConn, Source};
 use callbench_engine::grpc::{Grpc, GrpcCall};
 use callbench_engine::http1::Http1;
@@ -61,32 +61,32 @@ impl<T: Target> Target for Shared<T> {
 }
 
 impl Built {
-    pub async fn run(&self, plan: Plan, quiet: bool) -> Result<RunResult, String> {
+    pub async fn run(&self, plan: Plan, watch: &dyn Watch) -> Result<RunResult, String> {
         match &self.target {
-            AnyTarget::Http1(t) => drive(Shared(t.clone()), plan, quiet).await,
-            AnyTarget::Http2(t) => drive(Shared(t.clone()), plan, quiet).await,
-            AnyTarget::Grpc(t) => drive(Shared(t.clone()), plan, quiet).await,
-            AnyTarget::InProc(t) => drive(Shared(t.clone()), plan, quiet).await,
+            AnyTarget::Http1(t) => drive(Shared(t.clone()), plan, watch).await,
+            AnyTarget::Http2(t) => drive(Shared(t.clone()), plan, watch).await,
+            AnyTarget::Grpc(t) => drive(Shared(t.clone()), plan, watch).await,
+            AnyTarget::InProc(t) => drive(Shared(t.clone()), plan, watch).await,
         }
     }
 }
 
-async fn drive<T: Target>(target: T, plan: Plan, quiet: bool) -> Result<RunResult, String> {
+async fn drive<T: Target>(target: T, plan: Plan, watch: &dyn Watch) -> Result<RunResult, String> {
     let stop = plan.load.stop;
-    let progress = Progress::start(plan.load.progress.clone(), &plan, quiet);
+    let shape: Duration = plan.segments.iter().map(|s| s.duration).sum();
+    let length = stop.duration.or((!shape.is_zero()).then_some(shape)).map(|d| d + stop.warmup);
+    watch.run_started(RunView { done: plan.load.progress.clone(), length, calls: stop.calls });
     let segments = plan.segments.clone();
     let new_sink = || RunSink::new(stop, &segments);
     let result = callbench_engine::run(target, plan.pacer_kind.pacer(), plan.load, new_sink).await;
-    progress.finish();
+    watch.run_ended();
     let (info, sink) = result?;
     Ok(RunResult { info, stats: sink.all, segments: sink.segments, segment_bounds: plan.segments })
 }
 
 pub async fn build(spec: &LoadSpec) -> Result<Built, String> {
+    spec.validate()?;
     let url = parse::target(&spec.target)?;
-    if spec.threads == 0 {
-        return Err("--threads must be at least 1".into());
-    }
     if spec.http2 && !matches!(url, TargetUrl::Http { .. }) {
         return Err("--http2 applies to http:// and https:// targets (gRPC is always HTTP/2)".into());
     }
@@ -97,7 +97,7 @@ pub async fn build(spec: &LoadSpec) -> Result<Built, String> {
         (_, Some(name)) => Some(preset::preset(name, &spec.preset)?),
         _ => None,
     };
-    if preset.is_some() && (spec.body.is_some() || spec.method.is_some()) {
+    if preset.is_some() && (spec.data.is_some() || spec.method.is_some()) {
         return Err("--workload fills in the request: leave out -X and -d".into());
     }
     match url {
@@ -172,7 +172,7 @@ async fn build_http(
             if spec.check {
                 return Err("--check needs --workload (it knows the right answer); use --expect-body".into());
             }
-            let body = spec.body.clone().unwrap_or_default();
+            let body = spec.body()?.unwrap_or_default();
             let method = spec.method.clone().unwrap_or_else(|| if body.is_empty() { "GET" } else { "POST" }.into());
             let mut r = HttpRequest::get(path);
             r.method = method.to_ascii_uppercase();
@@ -183,11 +183,8 @@ async fn build_http(
     let mut request = request;
     request.headers = spec.headers.clone();
     request.gzip = spec.gzip;
-    let check = match (&spec.expect_body, check) {
-        (Some(expected), _) => {
-            let expected = expected.clone();
-            Some(Box::new(move |body: &[u8]| body == expected.as_slice()) as BodyCheck)
-        }
+    let check = match (spec.expected_body()?, check) {
+        (Some(expected), _) => Some(Box::new(move |body: &[u8]| body == expected.as_slice()) as BodyCheck),
         (None, check) => check,
     };
     let expect = Expect { status: spec.expect_status.clone(), body: check };
@@ -243,18 +240,16 @@ async fn build_grpc(
                 return Err("--check needs --workload (it knows the right answer); use --expect-body".into());
             }
             let d = resolve_method(spec, &endpoint, probe, name).await?;
-            let json = match &spec.body {
-                Some(b) => {
-                    String::from_utf8(b.clone()).map_err(|_| "the request JSON (-d) is not UTF-8".to_string())?
-                }
+            let json = match spec.body()? {
+                Some(b) => String::from_utf8(b).map_err(|_| "the request JSON (-d) is not UTF-8".to_string())?,
                 None => String::new(),
             };
             let message = callbench_dynproto::encode_request(&d, &json)?;
             (d, message, None)
         }
     };
-    let check = match &spec.expect_body {
-        Some(json) => Some(expected_message_check(&descriptor, json)?),
+    let check = match spec.expected_body()? {
+        Some(json) => Some(expected_message_check(&descriptor, &json)?),
         None => preset_check,
     };
     if !spec.expect_status.is_empty() {
@@ -313,7 +308,7 @@ fn build_inproc(spec: &LoadSpec, workload: &str) -> Result<Built, String> {
         (spec.streams.is_some(), "--streams"),
         (spec.new_connection_per_call, "--new-connection-per-call"),
         (!spec.headers.is_empty(), "-H"),
-        (spec.body.is_some(), "-d"),
+        (spec.data.is_some(), "-d"),
         (spec.method.is_some(), "-X"),
         (spec.gzip, "--gzip"),
         (spec.expect_body.is_some(), "--expect-body"),
@@ -322,7 +317,7 @@ fn build_inproc(spec: &LoadSpec, workload: &str) -> Result<Built, String> {
     if let Some((_, flag)) = misplaced.iter().find(|(given, _)| *given) {
         return Err(format!("{flag} has no meaning for in-process targets"));
     }
-    let users = users_file()?;
+    let users = spec.users_file.clone().unwrap_or_else(|| std::env::temp_dir().join("callbench").join("users.json"));
     let work = preset::inproc(workload, &spec.preset, &users)?;
     let target = InProc::new(work)?;
     let concurrency = spec.concurrency.unwrap_or(1);
@@ -334,12 +329,4 @@ fn build_inproc(spec: &LoadSpec, workload: &str) -> Result<Built, String> {
         connections: 0,
         call: workload.to_string(),
     })
-}
-
-/// The repo's users.json when run from a checkout, else one in the temp directory.
-fn users_file() -> Result<std::path::PathBuf, String> {
-    match crate::repo::Repo::locate() {
-        Ok(repo) => repo.users_file().map_err(|e| e.to_string()),
-        Err(_) => Ok(std::env::temp_dir().join("callbench").join("users.json")),
-    }
 }

@@ -24,6 +24,14 @@ pub fn duration(text: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(seconds))
 }
 
+/// A flag's bytes: the text itself, or the contents of FILE for `@FILE` (as curl's `-d @FILE`).
+pub fn bytes(text: &str, flag: &str) -> Result<Vec<u8>, String> {
+    match text.strip_prefix('@') {
+        Some(file) => std::fs::read(file).map_err(|e| format!("cannot read {flag} file {file}: {e}")),
+        None => Ok(text.as_bytes().to_vec()),
+    }
+}
+
 /// A positive rate in calls/s, e.g. `1000` or `2.5k`.
 pub fn rate(text: &str) -> Result<f64, String> {
     let t = text.trim();

@@ -1,0 +1,119 @@
+//! `callbench load`: flags (as hey, oha and ghz users expect) into a load spec; run; print and write.
+
+mod output;
+mod progress;
+
+use callbench_load::LoadSpec;
+use clap::Parser;
+use output::Format;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+#[derive(Parser, Debug)]
+#[command(after_help = "TARGETS
+  http://HOST:PORT/PATH, https://…         HTTP/1.1, or HTTP/2 with --http2 (h2c prior knowledge, or ALPN h2 over TLS)
+  grpc://HOST:PORT/package.Service/Method  gRPC (grpcs:// over TLS); unary and server-streaming methods (a call is the
+                                           whole stream); client- and bidi-streaming are not supported
+  inproc:WORKLOAD                          a built-in workload called in this process: the baseline with no boundary
+
+Only loopback targets (127.0.0.0/8, ::1) are allowed unless --allow-remote is given.
+Latency is counted from each call's intended start (coordinated-omission corrected); in open loop the latency from
+the actual start is reported beside it. Precise open-loop timing keeps the client thread busy between calls (its CPU
+per call is then an upper bound); --coarse-timer trades that for up to ~1 ms of start jitter.
+
+EXAMPLES
+  callbench load -c 50 -z 10s http://127.0.0.1:8080/students
+  callbench load --workload life --ntimes 10 --rate 2000 -z 10s grpc://127.0.0.1:50051
+  callbench load -d '{\"name\": \"x\"}' --proto api.proto grpc://127.0.0.1:9000/pkg.Greeter/SayHello
+  callbench load --http2 --connections 2 --streams 25 --workload echo --payload-size 10000 http://127.0.0.1:8080
+  callbench load --slo 'p99<10ms' -z 5s --workload students http://127.0.0.1:8080")]
+pub struct Args {
+    #[command(flatten)]
+    pub spec: LoadSpec,
+    /// Output on stdout: text, json, csv or hdr (the percentile distribution in ms)
+    #[arg(short = 'o', long = "output", default_value = "text")]
+    output: Format,
+    /// Write the output to this file instead of stdout (the text summary is still printed unless -q)
+    #[arg(long = "out")]
+    out: Option<PathBuf>,
+    /// No progress bar, no summary on stdout when writing to --out
+    #[arg(short = 'q', long)]
+    quiet: bool,
+}
+
+/// Runs the load; Ctrl-C (SIGINT) or SIGTERM ends it early, and what was measured is still
+/// printed and written. Exit code: 0, or the signal's (130/143) when interrupted.
+pub async fn run(args: Args) -> anyhow::Result<i32> {
+    let mut spec = args.spec;
+    if spec.target.starts_with("inproc:") {
+        // In a checkout, the users.json every server reads; elsewhere the load crate's default.
+        spec.users_file = super::repo().ok().and_then(|r| r.users_file().ok());
+    }
+    if let Some(path) = &args.out {
+        // Fail now, not after a long run, if the file cannot be written: a probe beside it, so an
+        // earlier result in it survives a run that fails.
+        let probe = partial(path);
+        std::fs::write(&probe, b"").map_err(|e| anyhow::anyhow!("cannot write {}: {e}", probe.display()))?;
+        let _ = std::fs::remove_file(&probe);
+    }
+    let cancel = Arc::new(AtomicBool::new(false));
+    let signal = cancel_on_signals(cancel.clone());
+    let watch = progress::Bar::new(args.quiet);
+    let (report, result) =
+        callbench_load::execute(&spec, cancel.clone(), &watch).await.map_err(|e| anyhow::anyhow!(e))?;
+    let rendered = output::render(&report, &result.stats.latency_us, args.output);
+    match &args.out {
+        Some(path) => {
+            write_atomically(path, rendered.as_bytes())?;
+            if !args.quiet {
+                print!("{}", output::text(&report));
+            }
+        }
+        None => print!("{rendered}"),
+    }
+    if report.summary.calls.ok == 0 && report.summary.calls.errors > 0 && !args.quiet {
+        eprintln!("callbench: warning: every call failed ({:?})", report.summary.errors);
+    }
+    Ok(if cancel.load(Ordering::Relaxed) { signal.code() } else { 0 })
+}
+
+/// `FILE.partial` beside `FILE`.
+fn partial(path: &std::path::Path) -> PathBuf {
+    let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    name.push(".partial");
+    path.with_file_name(name)
+}
+
+/// Writes through a temporary file and a rename, so the file is never half-written.
+fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> {
+    callbench_files::write_atomic(path, bytes).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))
+}
+
+/// The first SIGINT/SIGTERM cancels the run (calls in flight finish); a second one exits at once.
+struct SignalCode(Arc<std::sync::atomic::AtomicI32>);
+
+impl SignalCode {
+    fn code(&self) -> i32 {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+fn cancel_on_signals(cancel: Arc<AtomicBool>) -> SignalCode {
+    use tokio::signal::unix::{signal, SignalKind};
+    let code = Arc::new(std::sync::atomic::AtomicI32::new(0));
+    for (kind, number) in [(SignalKind::interrupt(), 130), (SignalKind::terminate(), 143)] {
+        if let Ok(mut stream) = signal(kind) {
+            let (cancel, code) = (cancel.clone(), code.clone());
+            tokio::spawn(async move {
+                stream.recv().await;
+                code.store(number, Ordering::Relaxed);
+                cancel.store(true, Ordering::Relaxed);
+                eprintln!("\ncallbench: interrupted, finishing the calls in flight (again to quit at once)");
+                stream.recv().await;
+                std::process::exit(number);
+            });
+        }
+    }
+    SignalCode(code)
+}

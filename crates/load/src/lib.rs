@@ -1,0 +1,36 @@
+//! `callbench load` as a library: a spec (what the flags say) turned into an engine target, a
+//! pacer and a load, run, and reported. The CLI and `callbench run` use the same spec; how a
+//! report is printed, and the progress bar, are the CLI's.
+
+pub mod build;
+pub mod parse;
+pub mod preset;
+pub mod report;
+pub mod search;
+pub mod sink;
+pub mod spec;
+pub mod watch;
+
+pub use report::LoadReport;
+pub use sink::RunResult;
+pub use spec::{LoadSpec, PacerKind, Plan, DEFAULT_CALLS, DEFAULT_CONCURRENCY};
+pub use watch::{RunView, Unwatched, Watch};
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+/// Runs the spec (one run, or a search when an objective is given) and reports what was measured.
+/// `cancel` ends it early (Ctrl-C); the report then says `interrupted` and holds what was measured.
+pub async fn execute(
+    spec: &LoadSpec,
+    cancel: Arc<AtomicBool>,
+    watch: &dyn Watch,
+) -> Result<(LoadReport, RunResult), String> {
+    let built = build::build(spec).await?;
+    if spec.objective.is_some() {
+        return search::search(spec, &built, cancel, watch).await;
+    }
+    let plan = spec.plan(built.concurrency, None, cancel)?;
+    let result = built.run(plan, watch).await?;
+    Ok((LoadReport::new(spec, &built, &result, None), result))
+}

@@ -1,0 +1,270 @@
+//! What `callbench load` is asked, as one definition: the flags (clap), their defaults (`Default`
+//! parses an empty command line) and the load model they make. `callbench run` fills in the same spec.
+
+use crate::parse;
+use crate::preset::PresetOptions;
+use callbench_engine::{Arrivals, Closed, Load, Open, Pacer, RateShape, Segment, Stop};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Everything `callbench load` was asked. Its fields are the flags; checks that span several
+/// flags are made when the target is built.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LoadSpec {
+    /// What to load: http(s)://…, grpc(s)://…/package.Service/Method, or inproc:WORKLOAD
+    pub target: String,
+
+    /// Calls in flight at most (closed loop: the number of callers) [default: 50; inproc: 1]
+    #[arg(short = 'c', long)]
+    pub concurrency: Option<usize>,
+    /// Measured calls to make [default: 200 when no -z and no rate shape]
+    #[arg(short = 'n', long = "calls")]
+    pub calls: Option<u64>,
+    /// Measure for this long (10s, 500ms, 2m); with -n, whichever ends first
+    #[arg(short = 'z', long = "duration", value_parser = parse::duration)]
+    pub duration: Option<Duration>,
+    /// Run this long first and leave it out of the results
+    #[arg(long, value_parser = parse::duration, default_value = "0s")]
+    pub warmup: Duration,
+
+    /// Open loop: start calls at this rate (calls/s) whatever the answers do
+    #[arg(long, value_parser = parse::rate, allow_hyphen_values = true)]
+    pub rate: Option<f64>,
+    /// Open loop with Poisson arrivals (exponential gaps) instead of even spacing
+    #[arg(long)]
+    pub poisson: bool,
+    /// Seed of the Poisson arrivals
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Open loop following steps and ramps: RATE@DURATION and FROM..TO@DURATION, comma-separated
+    /// (e.g. 0..2000@10s,2000@20s); reported per segment
+    #[arg(long, value_name = "SHAPE")]
+    pub rate_shape: Option<String>,
+    /// Search the highest rate that keeps a latency objective (e.g. 'p99<10ms'): a closed-loop run, then
+    /// open-loop trials of -z each [default 5s]
+    #[arg(long = "slo", value_name = "OBJECTIVE")]
+    pub objective: Option<String>,
+    /// Start open-loop calls on the runtime's 1 ms timer (no busy waiting; starts up to ~1 ms late)
+    #[arg(long)]
+    pub coarse_timer: bool,
+
+    /// Connections to keep open (HTTP/1.1: one per call in flight; HTTP/2 and gRPC: shared by streams) [default:
+    /// HTTP/1.1 -c, HTTP/2 and gRPC 1]
+    #[arg(long)]
+    pub connections: Option<usize>,
+    /// Concurrent streams per HTTP/2 connection (sets -c to connections × streams)
+    #[arg(long)]
+    pub streams: Option<usize>,
+    /// Open a new connection for every call (as ab without -k); connect time and TLS handshake included
+    #[arg(long, visible_alias = "disable-keepalive")]
+    pub new_connection_per_call: bool,
+
+    /// HTTP method [default: GET, or POST with -d]
+    #[arg(short = 'X', long = "method")]
+    pub method: Option<String>,
+    /// Header (HTTP) or metadata (gRPC), 'Name: value'; repeatable
+    #[arg(short = 'H', long = "header", value_parser = parse::header)]
+    pub headers: Vec<(String, String)>,
+    /// Request body (HTTP) or request message as JSON (gRPC); @FILE reads a file
+    #[arg(short = 'd', long = "data")]
+    pub data: Option<String>,
+    /// HTTP/2: h2c with prior knowledge on http://, ALPN h2 on https://
+    #[arg(long)]
+    pub http2: bool,
+    /// gRPC: .proto file describing the method (repeatable); without --proto/--protoset, server reflection
+    #[arg(long = "proto")]
+    pub protos: Vec<PathBuf>,
+    /// gRPC: where imports of --proto files are found (repeatable)
+    #[arg(long = "import-path", short = 'I')]
+    pub import_paths: Vec<PathBuf>,
+    /// gRPC: a compiled FileDescriptorSet (protoc --descriptor_set_out --include_imports, buf build -o)
+    #[arg(long)]
+    pub protoset: Option<PathBuf>,
+    /// A built-in workload's request for the target's protocol: auth, students, cars, life, life-setup, echo
+    #[arg(long)]
+    pub workload: Option<String>,
+    #[command(flatten)]
+    pub preset: PresetOptions,
+    /// Compress requests with gzip and accept gzip answers (Content-Encoding / grpc-encoding)
+    #[arg(long)]
+    pub gzip: bool,
+
+    /// TLS: accept any server certificate (self-signed)
+    #[arg(short = 'k', long)]
+    pub insecure: bool,
+    /// TLS: also trust this CA certificate (PEM)
+    #[arg(long = "cacert")]
+    pub ca_file: Option<PathBuf>,
+    /// A call taking longer fails as a timeout (0: never)
+    #[arg(long, value_parser = parse::duration, default_value = "20s")]
+    pub timeout: Duration,
+    /// HTTP statuses that count as success, comma-separated [default: any 2xx]
+    #[arg(long, value_delimiter = ',')]
+    pub expect_status: Vec<u16>,
+    /// The exact answer body (HTTP) or answer message as JSON (gRPC, compared as messages); @FILE reads a file
+    #[arg(long)]
+    pub expect_body: Option<String>,
+    /// With --workload: check every answer is the reference implementation's answer
+    #[arg(long)]
+    pub check: bool,
+
+    /// Client runtime threads (1 is the leanest; the benchmark pins it to one core)
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Allow targets outside this machine (never used by callbench's own tests)
+    #[arg(long)]
+    pub allow_remote: bool,
+    /// Where auth's users.json is for in-process calls (written if missing) [default: in the temp directory]
+    #[arg(skip)]
+    pub users_file: Option<PathBuf>,
+}
+
+impl Default for LoadSpec {
+    /// What the flags give when none is set (and no target).
+    fn default() -> Self {
+        #[derive(clap::Parser)]
+        struct Flags {
+            #[command(flatten)]
+            spec: LoadSpec,
+        }
+        <Flags as clap::Parser>::try_parse_from(["load", ""]).expect("the flags' defaults parse").spec
+    }
+}
+
+/// Default calls when neither `-n` nor `-z` nor a rate shape bounds the run (as hey and ghz).
+pub const DEFAULT_CALLS: u64 = 200;
+/// Default concurrency (as hey, oha and ghz).
+pub const DEFAULT_CONCURRENCY: usize = 50;
+
+/// The run's load model, as data.
+pub struct Plan {
+    pub load: Load,
+    pub pacer_kind: PacerKind,
+    pub segments: Vec<Segment>,
+}
+
+#[derive(Debug, Clone)]
+pub enum PacerKind {
+    Closed,
+    Open { shape: RateShape, arrivals: Arrivals },
+}
+
+impl PacerKind {
+    pub fn pacer(&self) -> Box<dyn Pacer> {
+        match self {
+            PacerKind::Closed => Box::new(Closed),
+            PacerKind::Open { shape, arrivals } => Box::new(Open::new(shape.clone(), *arrivals)),
+        }
+    }
+}
+
+impl LoadSpec {
+    /// Checks of single flags that clap's types do not make.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.concurrency == Some(0) {
+            return Err("-c must be at least 1".into());
+        }
+        if self.calls == Some(0) {
+            return Err("-n must be at least 1".into());
+        }
+        if self.duration.is_some_and(|d| d.is_zero()) {
+            return Err("-z must be longer than 0".into());
+        }
+        if self.connections == Some(0) || self.streams == Some(0) {
+            return Err("--connections and --streams must be at least 1".into());
+        }
+        if self.threads == 0 {
+            return Err("--threads must be at least 1".into());
+        }
+        Ok(())
+    }
+
+    /// The request body of `-d`: its text, or the file it names with `@FILE` (read when the target is built).
+    pub fn body(&self) -> Result<Option<Vec<u8>>, String> {
+        self.data.as_deref().map(|d| parse::bytes(d, "-d")).transpose()
+    }
+
+    /// The answer `--expect-body` expects, likewise.
+    pub fn expected_body(&self) -> Result<Option<Vec<u8>>, String> {
+        self.expect_body.as_deref().map(|d| parse::bytes(d, "--expect-body")).transpose()
+    }
+
+    /// The per-call timeout (None: `--timeout 0`, never).
+    pub fn timeout(&self) -> Option<Duration> {
+        (!self.timeout.is_zero()).then_some(self.timeout)
+    }
+
+    pub fn arrivals(&self) -> Arrivals {
+        if self.poisson {
+            Arrivals::Poisson { seed: self.seed }
+        } else {
+            Arrivals::Uniform
+        }
+    }
+
+    /// The stop condition: `-n`, `-z`, or the default count; a rate shape bounds itself.
+    pub fn stop(&self) -> Stop {
+        let calls = match (self.calls, self.duration, &self.rate_shape) {
+            (None, None, None) => Some(DEFAULT_CALLS),
+            (calls, _, _) => calls,
+        };
+        Stop { calls, duration: self.duration, warmup: self.warmup }
+    }
+
+    /// The load model for a run at `rate` (None: closed loop, or the spec's own rate/shape).
+    pub fn plan(&self, concurrency: usize, rate: Option<f64>, cancel: Arc<AtomicBool>) -> Result<Plan, String> {
+        let mut load = Load::new(concurrency, self.stop());
+        load.timeout = self.timeout();
+        load.new_connection_per_call = self.new_connection_per_call;
+        load.cancel = cancel;
+        load.precise_timer = !self.coarse_timer;
+        let (pacer_kind, segments) = match (rate.or(self.rate), &self.rate_shape) {
+            (Some(_), Some(_)) => return Err("give --rate or --rate-shape, not both".into()),
+            (Some(r), None) if r <= 0.0 => return Err("--rate must be above 0 calls/s".into()),
+            (Some(r), None) => (PacerKind::Open { shape: RateShape::constant(r)?, arrivals: self.arrivals() }, vec![]),
+            (None, Some(text)) => {
+                let (shape, segments) = parse::rate_shape(text)?;
+                (PacerKind::Open { shape, arrivals: self.arrivals() }, segments)
+            }
+            (None, None) => (PacerKind::Closed, vec![]),
+        };
+        Ok(Plan { load, pacer_kind, segments })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_spec_is_what_the_flags_give_when_none_is_set() {
+        let d = LoadSpec::default();
+        assert_eq!((d.timeout(), d.warmup, d.seed, d.threads), (Some(Duration::from_secs(20)), Duration::ZERO, 1, 1));
+        assert_eq!((d.preset.payload_size, d.preset.ntimes, d.preset.user_id), (1000, 1, 4242));
+        assert!(!d.coarse_timer && d.concurrency.is_none() && d.users_file.is_none());
+        assert_eq!(d.stop().calls, Some(DEFAULT_CALLS));
+    }
+
+    #[test]
+    fn single_flags_out_of_range_are_one_line_errors() {
+        for (change, message) in [
+            (
+                Box::new(|s: &mut LoadSpec| s.concurrency = Some(0)) as Box<dyn Fn(&mut LoadSpec)>,
+                "-c must be at least 1",
+            ),
+            (Box::new(|s: &mut LoadSpec| s.calls = Some(0)), "-n must be at least 1"),
+            (Box::new(|s: &mut LoadSpec| s.duration = Some(Duration::ZERO)), "-z must be longer than 0"),
+            (Box::new(|s: &mut LoadSpec| s.streams = Some(0)), "--connections and --streams must be at least 1"),
+            (Box::new(|s: &mut LoadSpec| s.threads = 0), "--threads must be at least 1"),
+        ] {
+            let mut spec = LoadSpec::default();
+            change(&mut spec);
+            assert_eq!(spec.validate(), Err(message.to_string()));
+        }
+        assert_eq!(LoadSpec::default().validate(), Ok(()));
+        let never = LoadSpec { timeout: Duration::ZERO, ..LoadSpec::default() };
+        assert_eq!(never.timeout(), None, "--timeout 0: never");
+    }
+}
