@@ -37,6 +37,7 @@ fn programs_run_warm_and_cold_and_report_beside_the_article() {
     let out = tmp.path("results");
     let run = common::run_cmd(Command::new(common::callbench()).args([
         "run",
+        "--no-build",
         suite.to_str().unwrap(),
         "--out",
         out.to_str().unwrap(),

@@ -70,7 +70,7 @@ fn wait_exit(child: &mut Child) -> std::process::ExitStatus {
 #[test]
 fn ctrl_c_during_serve_stops_the_server() {
     let mut cli = Command::new(env!("CARGO_BIN_EXE_callbench"))
-        .args(["serve", "rust-axum"])
+        .args(["serve", "rust-axum", "--no-build"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -97,7 +97,7 @@ fn ctrl_c_during_serve_stops_the_server() {
 #[test]
 fn ctrl_c_during_verify_stops_the_server() {
     let mut cli = Command::new(env!("CARGO_BIN_EXE_callbench"))
-        .args(["verify", "rust-tonic", "--flood", "1000000"])
+        .args(["verify", "rust-tonic", "--no-build", "--flood", "1000000"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())

@@ -112,6 +112,9 @@ pub struct ServerRecord {
     pub verify: Option<VerifyRecord>,
     /// Problems met while running it: failed start, failed verify, crash mid-suite...
     pub failures: Vec<String>,
+    /// What a reader of its figures should know (the manifest's `note`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub note: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -96,6 +96,8 @@ impl<'a> Fleet<'a> {
             .await
             .map_err(|e| format!("{name} did not start: {}", one_line(&format!("{e:#}"))))?;
         let mut outcomes = run_vectors(manifest.protocol, process.addr, None).await;
+        // The same vectors through the client that will measure it.
+        outcomes.extend(callbench_verify::run_vectors_through_engine(manifest.protocol, process.addr).await.0);
         outcomes.extend(callbench_verify::gzip::check_gzip(manifest.protocol, process.addr).await);
         callbench_verify::apply_deviations(&manifest, &mut outcomes);
         let deviations: Vec<String> =
@@ -168,6 +170,7 @@ pub fn server_record(repo: &Repo, m: &Manifest) -> ServerRecord {
         versions: callbench_servers::versions::server_versions(repo, m),
         verify: None,
         failures: Vec::new(),
+        note: m.note.clone(),
     }
 }
 
@@ -181,6 +184,7 @@ pub fn program_record(repo: &Repo, m: &callbench_servers::program::ProgramManife
         versions: callbench_servers::versions::program_versions(repo, m),
         verify: None,
         failures: Vec::new(),
+        note: String::new(),
     }
 }
 
@@ -196,6 +200,7 @@ pub fn inproc_record() -> ServerRecord {
         versions,
         verify: None,
         failures: Vec::new(),
+        note: String::new(),
     }
 }
 

@@ -92,6 +92,7 @@ impl Mechanism {
             versions,
             verify: None,
             failures: Vec::new(),
+            note: String::new(),
         }
     }
 }

@@ -32,6 +32,9 @@ pub struct Manifest {
     pub protocol: Protocol,
     #[serde(default)]
     pub description: String,
+    /// What a reader of this server's figures should know; every report that measures it shows it.
+    #[serde(default)]
+    pub note: String,
     /// false for a server this machine cannot run; `unsupported_reason` says why.
     #[serde(default = "yes")]
     pub supported: bool,

@@ -4,6 +4,7 @@
 
 pub mod body;
 pub mod check;
+pub mod engine_client;
 pub mod flood;
 pub mod grpc;
 pub mod gzip;
@@ -77,6 +78,42 @@ pub async fn run_vectors(protocol: Protocol, addr: SocketAddr, workload: Option<
     outcomes
 }
 
+/// Sends every vector of `protocol` again through the load engine's own client (see
+/// engine_client.rs): the step's outcomes, and the vectors the engine cannot send, with why.
+pub async fn run_vectors_through_engine(protocol: Protocol, addr: SocketAddr) -> (Vec<Outcome>, Vec<String>) {
+    let (mut outcomes, mut not_sent) = (Vec::new(), Vec::new());
+    for file in vectors::all() {
+        for v in &file.vectors {
+            let sent = match (protocol, &v.rest, &v.grpc) {
+                (Protocol::Rest, Some(case), _) => engine_client::check_rest(addr, case).await,
+                (Protocol::Grpc, _, Some(case)) => engine_client::check_grpc(addr, case).await,
+                _ => continue,
+            };
+            match sent {
+                engine_client::Sent::Judged(result) => {
+                    let failure = result.err().map(|e| format!("through the engine's client: {e:#}"));
+                    outcomes.push(Outcome { name: v.name.clone(), class: v.class.clone(), failure });
+                }
+                engine_client::Sent::NotSendable(why) => not_sent.push(format!("{} ({why})", v.name)),
+            }
+        }
+    }
+    (outcomes, not_sent)
+}
+
+/// The step of the vectors sent through the engine's client.
+async fn engine_step(protocol: Protocol, addr: SocketAddr, manifest: Option<&Manifest>) -> Step {
+    let (mut outcomes, not_sent) = run_vectors_through_engine(protocol, addr).await;
+    if let Some(m) = manifest {
+        apply_deviations(m, &mut outcomes);
+    }
+    let title = match not_sent.len() {
+        0 => "vectors through the load engine's client".to_string(),
+        _ => format!("vectors through the load engine's client (not sent: {})", not_sent.join("; ")),
+    };
+    Step { title, outcomes }
+}
+
 /// Verifies a server that is already running at `addr` (no memory check: its pid is unknown).
 pub async fn verify_address(protocol: Protocol, addr: SocketAddr, options: &VerifyOptions) -> Result<Report> {
     tokio::time::timeout(Duration::from_secs(5), tokio::net::TcpStream::connect(addr))
@@ -88,6 +125,7 @@ pub async fn verify_address(protocol: Protocol, addr: SocketAddr, options: &Veri
         title: format!("vectors ({protocol} at {addr})"),
         outcomes: run_vectors(protocol, addr, None).await,
     });
+    report.steps.push(engine_step(protocol, addr, None).await);
     report.steps.push(Step { title: "gzip both ways".into(), outcomes: gzip::check_gzip(protocol, addr).await });
     if options.flood_requests > 0 {
         report.steps.push(flood_step(protocol, addr, None, options).await);
@@ -108,6 +146,7 @@ pub async fn verify_server(repo: &Repo, manifest: &Manifest, options: &VerifyOpt
         apply_deviations(manifest, &mut outcomes);
         report.steps.push(Step { title: format!("vectors, mode {mode}"), outcomes });
         if i == 0 {
+            report.steps.push(engine_step(manifest.protocol, server.addr, Some(manifest)).await);
             let outcomes = gzip::check_gzip(manifest.protocol, server.addr).await;
             report.steps.push(Step { title: "gzip both ways".into(), outcomes });
         }

@@ -26,18 +26,23 @@ use tonic::transport::{Identity, Server, ServerTlsConfig};
 struct Cli {
     #[command(flatten)]
     serve: ServeArgs,
+    /// Serve without our guard layer (guard.rs) in front of the services, to measure what it costs:
+    /// valid calls are answered the same; over-limit messages and non-gRPC content types then get
+    /// tonic's own answers, which the contract does not allow (the rust-tonic-noguard manifest declares them)
+    #[arg(long)]
+    no_guard: bool,
 }
 
 /// How long calls still running at SIGINT/SIGTERM get before the server exits anyway.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
 
 fn main() {
-    let args = Cli::parse().serve;
-    let users = args.open_users();
-    args.runtime().block_on(serve(&args, users));
+    let cli = Cli::parse();
+    let users = cli.serve.open_users();
+    cli.serve.runtime().block_on(serve(&cli.serve, !cli.no_guard, users));
 }
 
-async fn serve(args: &ServeArgs, users: UserStore) {
+async fn serve(args: &ServeArgs, guarded: bool, users: UserStore) {
     let routes = routes::routes(users).await.unwrap_or_else(|e| fail(format!("cannot set up reflection: {e}")));
     let listener = tokio::net::TcpListener::from_std(serverkit::bind(args))
         .unwrap_or_else(|e| fail(format!("cannot use the listener: {e}")));
@@ -65,10 +70,13 @@ async fn serve(args: &ServeArgs, users: UserStore) {
             .tls_config(ServerTlsConfig::new().identity(identity).timeout(serverkit::tls::HANDSHAKE_TIMEOUT))
             .unwrap_or_else(|e| fail(format!("cannot set up TLS: {e}")));
     }
-    let server = builder
-        .layer(guard::GuardLayer::new(MAX_BODY_BYTES))
-        .add_routes(routes)
-        .serve_with_incoming_shutdown(incoming, shutdown);
+    // The two servers differ in type (the layer is part of it): boxed, they are one.
+    let server: Pin<Box<dyn Future<Output = Result<(), tonic::transport::Error>> + Send>> = if guarded {
+        let mut builder = builder.layer(guard::GuardLayer::new(MAX_BODY_BYTES));
+        Box::pin(builder.add_routes(routes).serve_with_incoming_shutdown(incoming, shutdown))
+    } else {
+        Box::pin(builder.add_routes(routes).serve_with_incoming_shutdown(incoming, shutdown))
+    };
     serverkit::announce(addr);
 
     // On a signal tonic stops accepting and waits for open calls; a call that

@@ -34,7 +34,18 @@ pub fn servers(r: &Results) -> Vec<Block> {
             mark,
         );
     }
-    vec![Block::Heading("Servers".into()), Block::Table(table)]
+    let mut blocks = vec![Block::Heading("Servers".into()), Block::Table(table)];
+    let notes: Vec<String> = r
+        .servers
+        .iter()
+        .filter(|s| !s.note.trim().is_empty())
+        .map(|s| format!("{}: {}", s.name, s.note.trim()))
+        .collect();
+    if !notes.is_empty() {
+        blocks.push(Block::Paragraph("What to know about these servers' figures:".into()));
+        blocks.push(Block::List(notes));
+    }
+    blocks
 }
 
 fn verify(s: &ServerRecord) -> String {

@@ -1,0 +1,121 @@
+//! The vectors again, through the clients that measure: the load engine's HTTP/1.1 client for REST
+//! and its own HTTP/2 client for gRPC, judged by the same code as verify's own clients. A server
+//! that passes both is known to answer the engine as the contract says, not only verify's client.
+//! Two vectors ask for what the engine never sends (a body with no content type, a gRPC call with
+//! another content type): they are counted as not sent, not judged.
+
+use crate::check::{grpc_request, judge_grpc_reply, judge_grpc_status, judge_rest_body, output, rest_request};
+use anyhow::{anyhow, bail, Result};
+use callbench_contract::vectors::{GrpcCase, RestCase};
+use callbench_engine::grpc::{Grpc, GrpcCall};
+use callbench_engine::http1::Http1;
+use callbench_engine::net::Endpoint;
+use callbench_engine::request::{BodyCheck, Expect, HttpRequest};
+use callbench_engine::stats::error_name;
+use callbench_engine::{ErrorKind, Outcome, Target};
+use prost_reflect::DynamicMessage;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// How long one vector's call may take through the engine.
+const CALL_LIMIT: Duration = Duration::from_secs(10);
+
+/// What the engine's client did with a vector.
+pub enum Sent {
+    Judged(Result<()>),
+    /// The vector asks for a request the engine never makes.
+    NotSendable(&'static str),
+}
+
+/// Why the body check failed, kept for the report (the engine only learns "validation").
+#[derive(Clone, Default)]
+struct Why(Arc<Mutex<Option<String>>>);
+
+impl Why {
+    fn set(&self, e: anyhow::Error) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(format!("{e:#}"));
+    }
+    fn take(&self) -> String {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).take().unwrap_or_else(|| "the answer did not decode".into())
+    }
+}
+
+fn endpoint(addr: SocketAddr) -> Result<Endpoint> {
+    let host = match addr {
+        SocketAddr::V4(a) => a.ip().to_string(),
+        SocketAddr::V6(a) => format!("[{}]", a.ip()),
+    };
+    Endpoint::new(&host, addr.port(), vec![addr], None).map_err(|e| anyhow!(e))
+}
+
+/// One call on a fresh connection of `target`.
+async fn call_once<T: Target>(target: &T) -> Result<Outcome> {
+    let mut conn = target.connect(0).await.map_err(|k| anyhow!("cannot connect ({})", error_name(k)))?.conn;
+    let reply = tokio::time::timeout(CALL_LIMIT, target.call(&mut conn))
+        .await
+        .map_err(|_| anyhow!("no answer within {} s", CALL_LIMIT.as_secs()))?;
+    Ok(reply.outcome)
+}
+
+pub async fn check_rest(addr: SocketAddr, case: &RestCase) -> Sent {
+    let (headers, body) = match rest_request(case) {
+        Ok(request) => request,
+        Err(e) => return Sent::Judged(Err(e)),
+    };
+    if headers.iter().any(|(_, v)| v.is_empty()) {
+        return Sent::NotSendable("a body without a content type (the engine sends application/json)");
+    }
+    Sent::Judged(rest(addr, case, headers, body).await)
+}
+
+async fn rest(addr: SocketAddr, case: &RestCase, headers: Vec<(String, String)>, body: bytes::Bytes) -> Result<()> {
+    let why = Why::default();
+    let check: BodyCheck = {
+        let (case, why) = (case.clone(), why.clone());
+        Box::new(move |body: &[u8]| judge_rest_body(&case, body).map_err(|e| why.set(e)).is_ok())
+    };
+    let request = HttpRequest { method: case.method.clone(), path: case.path.clone(), headers, body, gzip: false };
+    let expect = Expect { status: vec![case.expect.status], body: Some(check) };
+    let target = Http1::new(endpoint(addr)?, &request, expect, true);
+    match call_once(&target).await? {
+        Outcome::Ok => Ok(()),
+        Outcome::Error(ErrorKind::HttpStatus(status)) => bail!("status {status} (expected {})", case.expect.status),
+        Outcome::Error(ErrorKind::Validation) => bail!("{}", why.take()),
+        Outcome::Error(kind) => bail!("{} error", error_name(kind)),
+    }
+}
+
+pub async fn check_grpc(addr: SocketAddr, case: &GrpcCase) -> Sent {
+    if case.content_type.is_some() {
+        return Sent::NotSendable("another content type than application/grpc");
+    }
+    Sent::Judged(grpc(addr, case).await)
+}
+
+async fn grpc(addr: SocketAddr, case: &GrpcCase) -> Result<()> {
+    let (path, _, message) = grpc_request(case)?;
+    let why = Why::default();
+    let check: Option<BodyCheck> = case.expect.json.is_some().then(|| {
+        let (case, why) = (case.clone(), why.clone());
+        Box::new(move |bytes: &[u8]| {
+            let judged = output(&case)
+                .and_then(|d| DynamicMessage::decode(d, bytes).map_err(|e| anyhow!("reply does not decode: {e}")))
+                .and_then(|got| judge_grpc_reply(&case, &got));
+            judged.map_err(|e| why.set(e)).is_ok()
+        }) as BodyCheck
+    });
+    let call = GrpcCall { path, message: message.to_vec(), metadata: Vec::new(), gzip: false, check };
+    let target = Grpc::new(endpoint(addr)?, 1, false, call).map_err(|e| anyhow!(e))?;
+    let code = match call_once(&target).await? {
+        Outcome::Ok => Some(0),
+        Outcome::Error(ErrorKind::GrpcStatus(code)) => Some(code),
+        Outcome::Error(ErrorKind::Validation) => bail!("{}", why.take()),
+        Outcome::Error(ErrorKind::HttpStatus(status)) => {
+            return judge_grpc_status(case, None, &format!("HTTP {status}")).map(drop)
+        }
+        Outcome::Error(kind) => return judge_grpc_status(case, None, &format!("{} error", error_name(kind))).map(drop),
+    };
+    // An OK answer's message was judged by the check (when the vector expects one).
+    judge_grpc_status(case, code, "the engine keeps the code, not the message").map(drop)
+}
