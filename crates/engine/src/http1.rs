@@ -76,6 +76,22 @@ impl Http1 {
     pub fn request_bytes(&self) -> &[u8] {
         &self.request
     }
+
+    /// The answer a server sent before reading the whole request and closing (a 413 for an
+    /// oversized body, RFC 9112 §9.6): still in the socket after the refused write, and the call's.
+    async fn early_answer(
+        &self,
+        conn: &mut Http1Conn,
+        refused: &std::io::Error,
+        keep_body: bool,
+    ) -> Option<(Head, Vec<u8>, u64)> {
+        if !matches!(refused.kind(), std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset) {
+            return None;
+        }
+        let (mut head, body, size) = conn.answer(self.head_request, keep_body).await.ok()?;
+        head.close = true;
+        Some((head, body, size))
+    }
 }
 
 /// How the answer's body is delimited.
@@ -236,24 +252,28 @@ impl Target for Http1 {
 
     async fn call(&self, conn: &mut Http1Conn) -> Reply {
         let mut bytes = ByteCounts { sent: self.payload_sent, received: 0 };
-        if conn.stream.write_all(&self.request).await.is_err() {
-            // A kept connection the server had closed: a request it could not read whole was not
-            // processed. On a new one, the server refuses us (or rejected the request early).
-            return match conn.answered {
-                0 => Reply::broken(ErrorKind::Io, bytes),
-                _ => Reply::unprocessed(bytes, false),
-            };
-        }
-        conn.read_any = !conn.buf.is_empty();
         let keep_body = self.expect.body.is_some();
-        let (head, body, size) = match conn.answer(self.head_request, keep_body).await {
-            Ok(answer) => answer,
-            // A kept connection closed with no byte of answer: the server closed it as the request
-            // arrived (an idle timeout crossing it), so it did not process it (RFC 9112 §9.3.1).
-            Err(_) if conn.answered > 0 && !conn.read_any && self.idempotent => {
-                return Reply::unprocessed(bytes, false)
+        let (head, body, size) = match conn.stream.write_all(&self.request).await {
+            Ok(()) => {
+                conn.read_any = !conn.buf.is_empty();
+                match conn.answer(self.head_request, keep_body).await {
+                    Ok(answer) => answer,
+                    // A kept connection closed with no byte of answer: the server closed it as the
+                    // request arrived (an idle timeout crossing it), so it did not process it (RFC
+                    // 9112 §9.3.1).
+                    Err(_) if conn.answered > 0 && !conn.read_any && self.idempotent => {
+                        return Reply::unprocessed(bytes, false)
+                    }
+                    Err(kind) => return Reply::broken(kind, bytes),
+                }
             }
-            Err(kind) => return Reply::broken(kind, bytes),
+            Err(e) => match self.early_answer(conn, &e, keep_body).await {
+                Some(answer) => answer,
+                // A kept connection the server had closed: a request it could not read whole was
+                // not processed. On a new one, the server refused us.
+                None if conn.answered == 0 => return Reply::broken(ErrorKind::Io, bytes),
+                None => return Reply::unprocessed(bytes, false),
+            },
         };
         conn.answered += 1;
         bytes.received = size;

@@ -200,3 +200,30 @@ async fn a_server_closing_kept_connections_between_calls_costs_no_call() {
     assert_eq!(answered.load(Ordering::SeqCst), 6, "each call made once");
     assert_eq!(info.connections_opened, 6 + info.retries, "{info:?}");
 }
+
+/// A server that answers 413 after the request's head and closes without reading the body (as
+/// go net/http and fastify do for an oversized body): the write fails, the answer is the call's.
+#[tokio::test]
+async fn an_answer_sent_before_the_body_was_read_is_the_calls() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let (mut s, _) = listener.accept().await.unwrap();
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1];
+        while !head.ends_with(b"\r\n\r\n") && s.read(&mut byte).await.unwrap_or(0) == 1 {
+            head.push(byte[0]);
+        }
+        let answer = b"HTTP/1.1 413 Payload Too Large\r\nContent-Length: 8\r\nConnection: close\r\n\r\ntoo big!";
+        s.write_all(answer).await.unwrap();
+        drop(s); // closed with the body unread: the client's next writes get a reset
+    });
+    let mut request = post("");
+    request.body = Bytes::from(vec![b'x'; 8 << 20]);
+    let expect = Expect { status: vec![413], body: Some(Box::new(|b: &[u8]| b == b"too big!")) };
+    let target = Http1::new(endpoint(addr), &request, expect, false);
+    let mut conn = target.connect(0).await.unwrap().conn;
+    let reply = target.call(&mut conn).await;
+    assert!(reply.outcome.is_ok(), "{reply:?}");
+    assert!(!reply.keep_connection, "the server closed it");
+}
