@@ -185,8 +185,18 @@ pub fn ratio_value(v: f64) -> String {
 
 /// A ratio and its interval: `0.62× [0.58 – 0.66]`.
 pub fn ratio(e: &Estimate) -> String {
-    let strip = |s: String| s.trim_end_matches('×').to_string();
-    format!("{} [{} – {}]", ratio_value(e.median), strip(ratio_value(e.lo)), strip(ratio_value(e.hi)))
+    format!("{} [{} – {}]", ratio_value(e.median), bound(e.lo), bound(e.hi))
+}
+
+/// An interval's bound, with more decimals when it would otherwise read as 1: the verdict is read
+/// from whether the interval holds 1, so a bound of 0.9996 shows as `0.9996`, never `1.00`.
+fn bound(v: f64) -> String {
+    let plain = ratio_value(v).trim_end_matches('×').to_string();
+    let reads_as_one = |t: &str| t.replace(',', "").parse::<f64>() == Ok(1.0);
+    if !v.is_finite() || v == 1.0 || !reads_as_one(&plain) {
+        return plain;
+    }
+    (3..=9).map(|decimals| fixed(v, decimals)).find(|t| !reads_as_one(t)).unwrap_or(plain)
 }
 
 /// A swept value as written in tables and chart labels: `10,000`, `0.5`.
@@ -272,6 +282,15 @@ mod tests {
         assert_eq!(estimate("latency_p99_us", &e(1.0, 0.0, 2.0)), "1.00 [<1 – 2.00] µs");
         assert_eq!(estimate("wall_us_per_call", &e(185.0, 0.0, 370.0)), "185 [0 – 370] µs", "timed, not a histogram");
         assert_eq!(estimate("wire_received_per_call", &e(96.0, 90.0, 100.0)), "96 B/call", "exact: no interval");
+    }
+
+    #[test]
+    fn an_interval_bound_never_reads_as_one_unless_it_is() {
+        let e = |lo: f64, hi: f64| Estimate { median: 0.97, lo, hi, n: 9 };
+        assert_eq!(ratio(&e(0.94, 0.9996)), "0.97× [0.94 – 0.9996]");
+        assert_eq!(ratio(&e(1.000_04, 1.2)), "0.97× [1.00004 – 1.20]");
+        assert_eq!(ratio(&e(0.94, 1.0)), "0.97× [0.94 – 1.00]", "exactly 1 holds 1");
+        assert_eq!(ratio(&e(0.94, 1.004)), "0.97× [0.94 – 1.004]");
     }
 
     #[test]
