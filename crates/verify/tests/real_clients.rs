@@ -18,7 +18,11 @@ fn repo() -> Repo {
 fn start(name: &str) -> ServerProcess {
     let repo = repo();
     let manifest = manifest::find(&repo, name).unwrap();
-    process::build(&repo, &manifest).unwrap();
+    // The binaries the workspace build made (scripts/test builds it before any test): a build from
+    // inside `cargo test` would see other features and rebuild half the workspace. Built only if missing.
+    if !repo.target_dir().join("release").join(name).exists() {
+        process::build(&repo, &manifest).unwrap();
+    }
     let mut server = ServerProcess::start(&repo, &manifest, &StartOptions::default()).unwrap();
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(probe::wait_ready(&mut server, manifest.protocol, Duration::from_secs(60))).unwrap();
