@@ -84,6 +84,7 @@ fn main() {
         }
     });
     callbench_servers::process::kill_all();
+    callbench_link::cleanup::remove_all();
     // A signal's handler exits with the signal's code; if the main flow got here first
     // (e.g. it saw the server it was watching end), that code still wins.
     if let Some(code) = callbench_servers::process::interrupted() {
@@ -99,5 +100,6 @@ fn exit_with(message: String) -> ! {
     // One line: the first line of the error chain carries the cause.
     eprintln!("callbench: error: {}", message.replace('\n', " "));
     callbench_servers::process::kill_all();
+    callbench_link::cleanup::remove_all();
     std::process::exit(1)
 }

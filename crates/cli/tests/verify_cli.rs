@@ -93,7 +93,8 @@ fn a_wrong_server_fails_verification() {
 #[test]
 fn bad_targets_get_a_one_line_error() {
     for (args, message) in [
-        (vec!["verify", "http://10.1.2.3:80"], "not a loopback address"),
+        (vec!["verify", "http://10.1.2.3:80"], "without --allow-remote"),
+        (vec!["verify", "http://198.18.0.2:80"], "emulated link"),
         (vec!["verify", "no-such-server"], "no server named 'no-such-server'"),
         (vec!["verify", "ftp://127.0.0.1:1"], "neither a server name"),
         (vec!["serve", "no-such-server"], "no server named"),

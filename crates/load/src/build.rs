@@ -142,7 +142,7 @@ fn multiplexed(spec: &LoadSpec) -> Result<(usize, usize), String> {
 }
 
 async fn endpoint(spec: &LoadSpec, tls: bool, host: &str, port: u16, alpn: &[&[u8]]) -> Result<Endpoint, String> {
-    let addrs = net::resolve(host, port, spec.allow_remote).await?;
+    let addrs = net::resolve(host, port, |ip| callbench_link::route::allowed(ip, spec.allow_remote)).await?;
     let config = if tls {
         let options = tls::TlsOptions { insecure: spec.insecure, ca_file: spec.ca_file.clone() };
         Some(tls::client_config(&options, alpn)?)

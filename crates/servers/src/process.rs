@@ -8,6 +8,7 @@ use anyhow::{bail, Context, Result};
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
+use std::os::fd::RawFd;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
@@ -45,6 +46,9 @@ pub struct StartOptions {
     pub cpus: Option<Vec<usize>>,
     /// Pass the server's stdout/stderr through (for `serve`) instead of keeping only the tail.
     pub echo_output: bool,
+    /// The network namespace the server runs in (an open /run/netns file, e.g. an emulated link's
+    /// server side); None: callbench's own.
+    pub netns: Option<RawFd>,
 }
 
 impl Default for StartOptions {
@@ -56,6 +60,7 @@ impl Default for StartOptions {
             mode: "preloaded".into(),
             cpus: None,
             echo_output: false,
+            netns: None,
         }
     }
 }
@@ -74,9 +79,10 @@ impl ServerProcess {
         if !manifest.supported {
             bail!("{} is not supported here: {}", manifest.name, manifest.unsupported_reason);
         }
-        let port = match options.port {
-            Some(port) => port,
-            None => free_port(&options.host)?,
+        let port = match (options.port, options.netns) {
+            (Some(port), _) => port,
+            (None, None) => free_port(&options.host)?,
+            (None, Some(netns)) => in_namespace(netns, || free_port(&options.host))?,
         };
         let values = Placeholders {
             host: options.host.clone(),
@@ -96,10 +102,15 @@ impl ServerProcess {
         for (key, value) in &manifest.start.env {
             command.env(key, manifest.fill(repo, value, Some(&values)));
         }
-        let cpus = options.cpus.clone();
+        let (cpus, netns) = (options.cpus.clone(), options.netns);
         // SAFETY: only async-signal-safe calls between fork and exec.
         unsafe {
-            command.pre_exec(move || child_setup(cpus.as_deref().unwrap_or(&[])));
+            command.pre_exec(move || {
+                if let Some(fd) = netns {
+                    enter_namespace(fd)?;
+                }
+                child_setup(cpus.as_deref().unwrap_or(&[]))
+            });
         }
         let mut child = command.spawn().with_context(|| format!("cannot start {} ({})", manifest.name, argv[0]))?;
         LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner()).push(child.id() as i32);
@@ -196,6 +207,28 @@ pub fn child_setup(cpus: &[usize]) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Moves the calling thread (or a child between fork and exec) into network namespace `fd`.
+/// Async-signal-safe.
+pub fn enter_namespace(fd: RawFd) -> std::io::Result<()> {
+    // SAFETY: a plain syscall on the calling thread.
+    if unsafe { libc::setns(fd, libc::CLONE_NEWNET) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Runs `work` on a thread inside network namespace `fd` (sockets it opens belong there).
+fn in_namespace<T: Send>(fd: RawFd, work: impl FnOnce() -> Result<T> + Send) -> Result<T> {
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            enter_namespace(fd).context("cannot enter the server's network namespace")?;
+            work()
+        })
+        .join()
+        .unwrap_or_else(|_| Err(anyhow::anyhow!("a thread in the server's network namespace panicked")))
+    })
 }
 
 /// A process group `kill_all` must stop (a child started with `child_setup`).

@@ -20,6 +20,7 @@ pub fn stop_servers_on_signals() {
                 callbench_servers::process::set_interrupted(code);
                 eprintln!("callbench: interrupted, stopping servers");
                 callbench_servers::process::kill_all();
+                callbench_link::cleanup::remove_all();
                 std::process::exit(code);
             });
         }

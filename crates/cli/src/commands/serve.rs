@@ -1,7 +1,15 @@
-use anyhow::{bail, Result};
-use callbench_servers::manifest;
+//! `callbench serve NAME`: a reference server in the foreground. With `--network SPEC` it runs
+//! behind an emulated link, in the spirit of Mahimahi's shells: the server in a namespace of its
+//! own at 198.18.0.2, and `-- COMMAND` (curl, wrk, `callbench load`, a script) run on the link's
+//! client side with CALLBENCH_TARGET set to the server's URL.
+
+use anyhow::{anyhow, bail, Context, Result};
+use callbench_link::{probe::ping_pong, Link, LinkSpec, SERVER_ADDR};
+use callbench_servers::manifest::{self, Manifest};
 use callbench_servers::process::{self, ServerProcess, StartOptions};
 use callbench_verify::probe;
+use std::os::unix::process::CommandExt;
+use std::process::Command;
 use std::time::Duration;
 
 #[derive(clap::Args)]
@@ -11,8 +19,8 @@ pub struct Args {
     /// Port to listen on (default: a free one).
     #[arg(long)]
     port: Option<u16>,
-    /// Address to bind.
-    #[arg(long, default_value = "127.0.0.1")]
+    /// Address to bind (with --network: the link's far end, 198.18.0.2).
+    #[arg(long, default_value = "127.0.0.1", conflicts_with = "network")]
     host: String,
     /// Threads (or processes) that serve calls.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
@@ -23,34 +31,123 @@ pub struct Args {
     /// Do not run the server's build command first.
     #[arg(long)]
     no_build: bool,
+    /// Serve across an emulated network link, e.g. `rtt=40ms,bandwidth=20mbit,loss=0.01` (keys: rtt,
+    /// delay[_up|_down], jitter, bandwidth[_up|_down], queue, loss[_up|_down], seed, mtu). Needs root.
+    #[arg(long, value_name = "SPEC")]
+    network: Option<String>,
+    /// With --network: a command to run on the link's client side (CALLBENCH_TARGET holds the
+    /// server's URL); serve stops when it ends and exits with its code.
+    #[arg(last = true, value_name = "COMMAND", requires = "network")]
+    command: Vec<String>,
 }
 
 pub async fn run(args: Args) -> Result<i32> {
     let repo = super::repo()?;
     let manifest = manifest::find(&repo, &args.name)?;
+    let link = match &args.network {
+        None => None,
+        Some(text) => {
+            let spec = LinkSpec::parse(text).map_err(|e| anyhow!(e))?;
+            Some(Link::create(&spec, &[]).map_err(|e| anyhow!(e))?)
+        }
+    };
     if !args.no_build {
         process::build(&repo, &manifest)?;
     }
     let options = StartOptions {
-        host: args.host,
+        host: if link.is_some() { SERVER_ADDR.to_string() } else { args.host.clone() },
         port: args.port,
         workers: args.workers as usize,
-        mode: args.mode,
+        mode: args.mode.clone(),
         cpus: None,
-        echo_output: true,
+        // With a command across the link, stdout is the command's alone.
+        echo_output: args.command.is_empty(),
+        netns: link.as_ref().map(|l| l.server.fd()),
     };
     let mut server = ServerProcess::start(&repo, &manifest, &options)?;
-    probe::wait_ready(&mut server, manifest.protocol, Duration::from_secs(60)).await?;
-    let scheme = match manifest.protocol {
+    let url = format!("{}://{}", scheme(&manifest), server.addr);
+    let Some(link) = link else {
+        probe::wait_ready(&mut server, manifest.protocol, Duration::from_secs(60)).await?;
+        eprintln!("callbench: {} ready at {url} (Ctrl-C stops it)", manifest.name);
+        return watch(&mut server, &manifest).await;
+    };
+    // Ready as seen from the link's client side: the first calls cross the link too.
+    let protocol = manifest.protocol;
+    link.client
+        .run(|| {
+            let runtime =
+                tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
+            runtime
+                .block_on(probe::wait_ready(&mut server, protocol, Duration::from_secs(60)))
+                .map_err(|e| format!("{e:#}"))
+        })
+        .map_err(|e| anyhow!(e))?;
+    let spec = link.spec();
+    link.set_spec(&LinkSpec::transparent());
+    let own = ping_pong(&link, 50).map_err(|e| anyhow!(e))?;
+    link.set_spec(&spec);
+    eprintln!(
+        "callbench: {} ready at {url} across an emulated link ({spec}); the link alone costs {:.0} µs a round trip \
+         (measured)",
+        manifest.name,
+        own.median_us()
+    );
+    if args.command.is_empty() {
+        eprintln!(
+            "callbench: run commands across it with `ip netns exec {} COMMAND` (Ctrl-C stops the server and removes the \
+             link)",
+            link.client.name
+        );
+        return watch(&mut server, &manifest).await;
+    }
+    let code = run_across(&link, &args.command, &url, &server.addr.to_string())?;
+    let stats = link.stats();
+    eprintln!(
+        "callbench: the link carried {} packets up ({} lost, {} dropped by the queue) and {} down ({} lost, {} \
+         dropped); its forwarder used {:.1}% of a CPU",
+        stats.up.packets,
+        stats.up.lost,
+        stats.up.queue_drops,
+        stats.down.packets,
+        stats.down.lost,
+        stats.down.queue_drops,
+        stats.forwarder_busy() * 100.0
+    );
+    Ok(code)
+}
+
+fn scheme(manifest: &Manifest) -> &'static str {
+    match manifest.protocol {
         manifest::Protocol::Rest => "http",
         manifest::Protocol::Grpc => "grpc",
-    };
-    eprintln!("callbench: {} ready at {scheme}://{} (Ctrl-C stops it)", manifest.name, server.addr);
-    // Ctrl-C and SIGTERM are handled by stop_servers_on_signals; here we only watch for the server ending.
+    }
+}
+
+/// Until the server ends (Ctrl-C and SIGTERM are handled by `stop_servers_on_signals`).
+async fn watch(server: &mut ServerProcess, manifest: &Manifest) -> Result<i32> {
     loop {
         if let Some(status) = server.exited() {
             bail!("{} exited ({status})", manifest.name);
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+/// Runs `argv` on the link's client side and returns its exit code (128 + signal if killed).
+fn run_across(link: &Link, argv: &[String], url: &str, addr: &str) -> Result<i32> {
+    let mut command = Command::new(&argv[0]);
+    command.args(&argv[1..]).env("CALLBENCH_TARGET", url).env("CALLBENCH_SERVER_ADDR", addr);
+    let netns = link.client.fd();
+    // SAFETY: only async-signal-safe calls between fork and exec. The command stays in
+    // callbench's process group, so a terminal's Ctrl-C reaches it as it would without the link.
+    unsafe {
+        command.pre_exec(move || {
+            process::enter_namespace(netns)?;
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
+    }
+    let status = command.status().with_context(|| format!("cannot run {} across the link", argv[0]))?;
+    use std::os::unix::process::ExitStatusExt;
+    Ok(status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0)))
 }

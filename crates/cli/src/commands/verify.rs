@@ -30,7 +30,7 @@ pub struct Args {
     /// Do not run the server's build command first.
     #[arg(long)]
     no_build: bool,
-    /// Allow an address outside 127.0.0.0/8 and ::1.
+    /// Allow an address outside 127.0.0.0/8 and ::1 (and an emulated link's far end).
     #[arg(long)]
     allow_remote: bool,
     /// Print failures only.
@@ -52,8 +52,8 @@ pub async fn run(args: Args) -> Result<i32> {
     let mut total = Report::default();
     if let Some(target) = args.target.as_deref().filter(|t| t.contains("://")) {
         let (protocol, addr) = callbench_verify::parse_address(target)?;
-        if !addr.ip().is_loopback() && !args.allow_remote {
-            bail!("{addr} is not a loopback address; callbench only targets 127.0.0.0/8 and ::1 unless --allow-remote is given");
+        if let Err(why) = callbench_link::route::allowed(addr.ip(), args.allow_remote) {
+            bail!("refusing to verify {addr}: {why}");
         }
         let report = callbench_verify::verify_address(protocol, addr, &options).await?;
         print_report(target, &report, args.quiet);

@@ -23,9 +23,14 @@ pub fn is_loopback(ip: IpAddr) -> bool {
     ip.to_canonical().is_loopback()
 }
 
-/// Resolves `host:port`; refuses any address off this machine unless `allow_remote`. Resolving sends
-/// nothing to the target, so this decides before any connection is attempted.
-pub async fn resolve(host: &str, port: u16, allow_remote: bool) -> Result<Vec<SocketAddr>, String> {
+/// Resolves `host:port` and refuses it if any of its addresses fails `allowed` (the caller's rule:
+/// loopback, a link callbench made, or anything with --allow-remote). Resolving sends nothing to
+/// the target, so this decides before any connection is attempted.
+pub async fn resolve(
+    host: &str,
+    port: u16,
+    allowed: impl Fn(IpAddr) -> Result<(), String>,
+) -> Result<Vec<SocketAddr>, String> {
     let bare = host.trim_start_matches('[').trim_end_matches(']');
     let addrs: Vec<SocketAddr> = match bare.parse::<IpAddr>() {
         Ok(ip) => vec![SocketAddr::new(ip, port)],
@@ -36,14 +41,8 @@ pub async fn resolve(host: &str, port: u16, allow_remote: bool) -> Result<Vec<So
     if addrs.is_empty() {
         return Err(format!("{host} resolves to no address"));
     }
-    if !allow_remote {
-        if let Some(remote) = addrs.iter().find(|a| !is_loopback(a.ip())) {
-            return Err(format!(
-                "refusing to load {host} ({}): only loopback targets (127.0.0.0/8, ::1) are allowed without \
-                 --allow-remote",
-                remote.ip()
-            ));
-        }
+    for addr in &addrs {
+        allowed(addr.ip()).map_err(|why| format!("refusing to load {host} ({}): {why}", addr.ip()))?;
     }
     Ok(addrs)
 }
@@ -207,12 +206,13 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn remote_targets_are_refused_before_connecting() {
-        let err = resolve("10.1.2.3", 80, false).await.unwrap_err();
-        assert!(err.contains("--allow-remote"), "{err}");
-        assert_eq!(resolve("10.1.2.3", 80, true).await.unwrap().len(), 1);
-        assert!(resolve("localhost", 80, false).await.unwrap().iter().all(|a| a.ip().is_loopback()));
-        assert!(resolve("[::1]", 80, false).await.is_ok());
+    async fn every_address_passes_the_rule_before_anything_is_sent() {
+        let loopback = |ip: IpAddr| if is_loopback(ip) { Ok(()) } else { Err("not loopback".to_string()) };
+        let err = resolve("10.1.2.3", 80, loopback).await.unwrap_err();
+        assert_eq!(err, "refusing to load 10.1.2.3 (10.1.2.3): not loopback");
+        assert_eq!(resolve("10.1.2.3", 80, |_| Ok(())).await.unwrap().len(), 1);
+        assert!(resolve("localhost", 80, loopback).await.unwrap().iter().all(|a| a.ip().is_loopback()));
+        assert!(resolve("[::1]", 80, loopback).await.is_ok());
     }
 
     #[tokio::test]

@@ -1,0 +1,99 @@
+//! End-to-end: `callbench serve NAME --network SPEC -- COMMAND` puts a real server behind an
+//! emulated link and runs the command (here the real `callbench load`) on the link's client side.
+//! The delay the link adds is what the spec says; the far end is refused from anywhere else; and
+//! nothing the link made is left after any way of stopping (root needed, as for every link).
+
+mod common;
+
+use common::{load_fails, run_cmd, Running};
+use serde_json::Value;
+use std::process::Command;
+use std::time::Duration;
+
+/// callbench's network namespaces now (what `ip netns list` shows).
+fn namespaces() -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir("/run/netns") else { return vec![] };
+    entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .filter(|n| n.starts_with("callbench-"))
+        .collect()
+}
+
+fn of(pid: u32) -> Vec<String> {
+    namespaces().into_iter().filter(|n| n.starts_with(&format!("callbench-{pid}."))).collect()
+}
+
+/// The median latency (µs) of `calls` sequential auth calls to rust-actix across a link of `spec`.
+fn median_across(spec: &str, calls: &str) -> f64 {
+    let script =
+        format!("exec {} load -q -o json -n {calls} -c 1 --workload auth \"$CALLBENCH_TARGET\"", common::callbench());
+    let run = run_cmd(Command::new(common::callbench()).args([
+        "serve",
+        "rust-actix",
+        "--no-build",
+        "--network",
+        spec,
+        "--",
+        "sh",
+        "-c",
+        &script,
+    ]));
+    assert_eq!(run.code, Some(0), "{}", run.all());
+    let report: Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.all()));
+    common::assert_all_ok(&report, calls.parse().unwrap());
+    assert!(run.stderr.contains("the link alone costs"), "{}", run.all());
+    common::num(&report, "/latency_us/p50")
+}
+
+#[test]
+fn load_across_a_link_pays_its_round_trip() {
+    // The same calls at rtt=0 and rtt=10ms: the difference is the link's delay, within 3% or 150 µs
+    // (latency histograms count whole microseconds).
+    let base = median_across("rtt=0", "300");
+    let delayed = median_across("rtt=10ms", "100");
+    let added = delayed - base;
+    assert!(
+        (added - 10_000.0).abs() <= (0.03 * 10_000.0f64).max(150.0),
+        "rtt=10ms added {added:.0} µs (at rtt=0: {base:.0} µs)"
+    );
+}
+
+#[test]
+fn the_far_end_is_refused_outside_a_link() {
+    for target in ["http://198.18.0.2:8080/auth", "grpc://198.19.1.1:50051/callbench.v1.Auth/Login"] {
+        load_fails(&["-n", "1", target], "emulated link");
+    }
+}
+
+#[test]
+fn bad_network_specs_are_one_line_errors() {
+    for (spec, needle) in
+        [("rtt=-1", "rtt"), ("bandwidth=0", "bandwidth"), ("loss=2", "loss"), ("colour=red", "unknown")]
+    {
+        let run =
+            run_cmd(Command::new(common::callbench()).args(["serve", "rust-actix", "--no-build", "--network", spec]));
+        assert_eq!(run.code, Some(1), "{spec}: {}", run.all());
+        common::assert_one_line(&run, needle);
+    }
+}
+
+#[test]
+fn ctrl_c_removes_the_link_and_stops_the_server() {
+    let serving = Running::command("serve", &["rust-actix", "--no-build", "--network", "rtt=5ms"]);
+    let pid = serving.guard.id();
+    // Ready is announced once the server answered across the link; its namespaces exist by then.
+    let started = std::time::Instant::now();
+    while of(pid).len() < 2 || common::children_of(pid).is_empty() {
+        assert!(started.elapsed() < Duration::from_secs(60), "no link and server after a minute");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let children = common::children_of(pid);
+    serving.guard.signal(libc::SIGINT);
+    let run = serving.finish(Duration::from_secs(30));
+    assert_eq!(run.code, Some(130), "{}", run.all());
+    assert!(of(pid).is_empty(), "left behind: {:?}", of(pid));
+    for child in children {
+        assert!(!std::path::Path::new(&format!("/proc/{child}")).exists(), "server {child} outlived serve");
+    }
+}

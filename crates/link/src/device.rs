@@ -1,0 +1,75 @@
+//! The link's two ends: a TUN device in each namespace (tun-rs), addressed and brought up over
+//! netlink (rtnetlink), with the namespace's loopback up too.
+
+use crate::namespace::Namespace;
+use futures_util::TryStreamExt;
+use rtnetlink::LinkUnspec;
+use std::net::{IpAddr, Ipv4Addr};
+use tun_rs::SyncDevice;
+
+/// The name of the link's interface in both namespaces (the route check looks for it).
+pub const IFNAME: &str = "cb-link";
+
+/// A TUN device named [`IFNAME`] in `ns`, with `local/prefix`, up, non-blocking.
+pub fn make_end(ns: &Namespace, local: Ipv4Addr, prefix: u8, mtu: u16) -> Result<SyncDevice, String> {
+    ns.run(|| {
+        let device = tun_rs::DeviceBuilder::new()
+            .name(IFNAME)
+            .mtu(mtu)
+            .enable(false)
+            .build_sync()
+            .map_err(|e| format!("cannot make a TUN device in {}: {e}", ns.name))?;
+        device.set_nonblocking(true).map_err(|e| format!("cannot make the TUN device non-blocking: {e}"))?;
+        with_netlink(|handle| async move {
+            let lo = index_of(&handle, "lo").await?;
+            set_up(&handle, lo).await?;
+            let tun = index_of(&handle, IFNAME).await?;
+            handle
+                .address()
+                .add(tun, IpAddr::V4(local), prefix)
+                .execute()
+                .await
+                .map_err(|e| format!("cannot give {IFNAME} the address {local}/{prefix}: {e}"))?;
+            set_up(&handle, tun).await
+        })?;
+        Ok(device)
+    })
+}
+
+/// Runs `work` with a netlink connection of the calling thread's namespace (the socket belongs to
+/// the namespace of the thread that opens it), on a runtime of its own.
+pub fn with_netlink<F, Fut, T>(work: F) -> Result<T, String>
+where
+    F: FnOnce(rtnetlink::Handle) -> Fut,
+    Fut: std::future::Future<Output = Result<T, String>>,
+{
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()
+        .map_err(|e| format!("cannot start a runtime for netlink: {e}"))?;
+    runtime.block_on(async {
+        let (connection, handle, _) = rtnetlink::new_connection().map_err(|e| format!("cannot open netlink: {e}"))?;
+        let driver = tokio::spawn(connection);
+        let result = work(handle).await;
+        driver.abort();
+        result
+    })
+}
+
+pub async fn index_of(handle: &rtnetlink::Handle, name: &str) -> Result<u32, String> {
+    let mut links = handle.link().get().match_name(name.to_string()).execute();
+    match links.try_next().await {
+        Ok(Some(link)) => Ok(link.header.index),
+        Ok(None) => Err(format!("no interface {name}")),
+        Err(e) => Err(format!("cannot find interface {name}: {e}")),
+    }
+}
+
+async fn set_up(handle: &rtnetlink::Handle, index: u32) -> Result<(), String> {
+    handle
+        .link()
+        .set(LinkUnspec::new_with_index(index).up().build())
+        .execute()
+        .await
+        .map_err(|e| format!("cannot bring interface {index} up: {e}"))
+}

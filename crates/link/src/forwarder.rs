@@ -1,0 +1,172 @@
+//! The thread that is the link: it reads every packet the client side's TUN device gives it,
+//! holds it until the lane says it leaves, and writes it into the server side's (and the other way
+//! round). It sleeps with a 1 ns timer slack until 50 µs before the next departure and spins the
+//! rest, so a packet leaves within microseconds of its time; its CPU time is read from outside
+//! (/proc/self/task/TID/schedstat) and reported with every result.
+
+use crate::lane::{Fate, Lane, LaneCounts};
+use crate::spec::LinkSpec;
+use std::collections::VecDeque;
+use std::io::ErrorKind;
+use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tun_rs::SyncDevice;
+
+/// Spin instead of sleeping when the next departure is this close (the kernel wakes a sleeper
+/// 10–60 µs late on this kind of machine even with a 1 ns slack).
+const SPIN_NS: u64 = 50_000;
+/// The longest sleep with nothing scheduled: how soon a stop or new settings are seen when idle.
+const IDLE_NS: u64 = 20_000_000;
+
+/// What the forwarder shares with the [`Link`](crate::Link) that owns it.
+#[derive(Default)]
+pub struct Shared {
+    stop: AtomicBool,
+    /// New settings, taken by the forwarder at its next wake-up.
+    update: Mutex<Option<LinkSpec>>,
+    /// Client → server, server → client.
+    counts: Mutex<[LaneCounts; 2]>,
+    /// Packets that could not be written into the far TUN device.
+    write_errors: Mutex<u64>,
+    tid: AtomicI32,
+}
+
+impl Shared {
+    pub fn counts(&self) -> [LaneCounts; 2] {
+        *self.counts.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn write_errors(&self) -> u64 {
+        *self.write_errors.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn set_spec(&self, spec: LinkSpec) {
+        *self.update.lock().unwrap_or_else(|e| e.into_inner()) = Some(spec);
+    }
+
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+
+    /// CPU time the forwarder thread has used, in ns (None before it started or after it ended).
+    pub fn cpu_ns(&self) -> Option<u64> {
+        let tid = self.tid.load(Ordering::SeqCst);
+        if tid == 0 {
+            return None;
+        }
+        let text = std::fs::read_to_string(format!("/proc/self/task/{tid}/schedstat")).ok()?;
+        text.split_whitespace().next()?.parse().ok()
+    }
+}
+
+/// Starts the forwarder between `client` and `server` (TUN devices, non-blocking) on `cpus`.
+pub fn start(
+    client: SyncDevice,
+    server: SyncDevice,
+    spec: &LinkSpec,
+    cpus: &[usize],
+) -> Result<(Arc<Shared>, std::thread::JoinHandle<()>), String> {
+    let shared = Arc::new(Shared::default());
+    let lanes = [Lane::new(spec.up, spec.seed), Lane::new(spec.down, spec.seed.rotate_left(32) ^ 0x5bd1_e995)];
+    let (s, cpus) = (shared.clone(), cpus.to_vec());
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    let handle = std::thread::Builder::new()
+        .name("callbench-link".into())
+        .spawn(move || {
+            prepare_thread(&cpus);
+            // SAFETY: gettid has no preconditions.
+            s.tid.store(unsafe { libc::gettid() }, Ordering::SeqCst);
+            let _ = ready_tx.send(());
+            Forwarder { devices: [client, server], lanes, waiting: Default::default(), shared: s }.run();
+        })
+        .map_err(|e| format!("cannot start the link's forwarder: {e}"))?;
+    let _ = ready_rx.recv_timeout(Duration::from_secs(5));
+    Ok((shared, handle))
+}
+
+/// Pinned to `cpus` (none: wherever it runs), and woken on time.
+fn prepare_thread(cpus: &[usize]) {
+    // SAFETY: plain syscalls on the calling thread; CPU_SET stays within the set for real CPUs.
+    unsafe {
+        libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong);
+        if !cpus.is_empty() {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            for &cpu in cpus {
+                libc::CPU_SET(cpu, &mut set);
+            }
+            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+        }
+    }
+}
+
+struct Forwarder {
+    /// [client side, server side]: lane 0 reads the first and writes the second, lane 1 the reverse.
+    devices: [SyncDevice; 2],
+    lanes: [Lane; 2],
+    /// Packets in flight per lane, in departure order (a lane never reorders).
+    waiting: [VecDeque<(u64, Vec<u8>)>; 2],
+    shared: Arc<Shared>,
+}
+
+impl Forwarder {
+    fn run(mut self) {
+        let epoch = Instant::now();
+        let now = || epoch.elapsed().as_nanos() as u64;
+        let mut buffer = vec![0u8; 65536];
+        let mut write_errors = 0u64;
+        while !self.shared.stop.load(Ordering::Relaxed) {
+            if let Some(spec) = self.shared.update.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                self.lanes[0].set_spec(spec.up);
+                self.lanes[1].set_spec(spec.down);
+            }
+            for lane in 0..2 {
+                loop {
+                    match self.devices[lane].recv(&mut buffer) {
+                        Ok(size) => {
+                            if let Fate::Departs(at) = self.lanes[lane].admit(now(), size) {
+                                self.waiting[lane].push_back((at, buffer[..size].to_vec()));
+                            }
+                        }
+                        Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                        Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                        Err(_) => break, // the device is going away with the link
+                    }
+                }
+            }
+            let t = now();
+            for lane in 0..2 {
+                while self.waiting[lane].front().is_some_and(|(at, _)| *at <= t) {
+                    let (_, packet) = self.waiting[lane].pop_front().expect("checked above");
+                    if self.devices[1 - lane].send(&packet).is_err() {
+                        write_errors += 1;
+                    }
+                }
+            }
+            *self.shared.counts.lock().unwrap_or_else(|e| e.into_inner()) =
+                [self.lanes[0].counts, self.lanes[1].counts];
+            *self.shared.write_errors.lock().unwrap_or_else(|e| e.into_inner()) = write_errors;
+            let next = self.waiting.iter().filter_map(|w| w.front().map(|(at, _)| *at)).min();
+            let wait = next.map_or(IDLE_NS, |at| at.saturating_sub(now()));
+            if wait > SPIN_NS {
+                self.sleep(wait - SPIN_NS);
+            }
+            // Closer than that: loop at once, reading arrivals while the departure comes.
+        }
+    }
+
+    /// Sleeps up to `ns`, or until a device has a packet.
+    fn sleep(&self, ns: u64) {
+        let mut fds = [
+            libc::pollfd { fd: self.devices[0].as_raw_fd(), events: libc::POLLIN, revents: 0 },
+            libc::pollfd { fd: self.devices[1].as_raw_fd(), events: libc::POLLIN, revents: 0 },
+        ];
+        let timeout = libc::timespec {
+            tv_sec: (ns / 1_000_000_000) as libc::time_t,
+            tv_nsec: (ns % 1_000_000_000) as libc::c_long,
+        };
+        // SAFETY: two valid pollfds, a valid timespec, no signal mask change.
+        unsafe { libc::ppoll(fds.as_mut_ptr(), 2, &timeout, std::ptr::null()) };
+    }
+}

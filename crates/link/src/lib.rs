@@ -1,0 +1,25 @@
+//! An emulated network link between a client and a server on this machine, in the spirit of
+//! Mahimahi's delay and link shells: two network namespaces the run makes, joined through TUN
+//! devices by a forwarder that holds each packet until its time, so every round trip pays — the
+//! TCP handshake, TLS flights, HTTP/2 SETTINGS, window updates and retransmissions alike.
+//!
+//! - [`LinkSpec`]: what the link does (`rtt=40ms,bandwidth=20mbit,loss=0.01`), parsed once;
+//! - [`Link`]: the namespaces, devices and forwarder; removed when dropped;
+//! - [`route::check_target`]: the one way past the loopback rule (198.18.0.0/15, over our link);
+//! - [`cleanup`]: nothing left behind, even by a killed run;
+//! - [`probe::ping_pong`]: what the link really costs, measured with real sockets.
+
+pub mod cleanup;
+pub mod device;
+pub mod forwarder;
+pub mod lane;
+mod link;
+pub mod namespace;
+pub mod probe;
+mod rng;
+pub mod route;
+pub mod spec;
+mod units;
+
+pub use link::{Link, LinkStats, CLIENT_ADDR, SERVER_ADDR};
+pub use spec::{LaneSpec, LinkSpec, QueueLimit};

@@ -1,0 +1,134 @@
+//! Named network namespaces, made the way `ip netns add` makes them (a namespace bind-mounted on
+//! /run/netns/NAME), so `ip netns list` shows them and `ip netns exec NAME CMD` runs a command in
+//! one. Work inside a namespace runs on a thread that joined it: a thread's namespace is its own,
+//! so the rest of callbench stays where it is.
+
+use nix::mount::{mount, MsFlags};
+use nix::sched::{setns, unshare, CloneFlags};
+use std::fs::File;
+use std::os::fd::{AsFd, AsRawFd, RawFd};
+use std::path::{Path, PathBuf};
+
+pub use crate::cleanup::{remove_path, RUN_DIR};
+
+/// A named network namespace, removed when dropped if this process made it.
+#[derive(Debug)]
+pub struct Namespace {
+    pub name: String,
+    file: File,
+    owned: bool,
+}
+
+impl Namespace {
+    /// Makes a new, empty namespace (only a loopback interface, down) named `name`.
+    pub fn create(name: &str) -> Result<Namespace, String> {
+        let path = Path::new(RUN_DIR).join(name);
+        std::fs::create_dir_all(RUN_DIR).map_err(|e| format!("cannot create {RUN_DIR}: {e}"))?;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+        let made = std::thread::scope(|s| {
+            s.spawn(|| -> Result<(), String> {
+                unshare(CloneFlags::CLONE_NEWNET).map_err(|e| match e {
+                    nix::errno::Errno::EPERM => {
+                        "an emulated network needs root (CAP_SYS_ADMIN and CAP_NET_ADMIN): run callbench as root"
+                            .to_string()
+                    }
+                    e => format!("cannot make a network namespace: {e}"),
+                })?;
+                mount(Some("/proc/thread-self/ns/net"), &path, None::<&str>, MsFlags::MS_BIND, None::<&str>)
+                    .map_err(|e| format!("cannot mount network namespace {name}: {e}"))
+            })
+            .join()
+            .unwrap_or_else(|_| Err("namespace thread panicked".into()))
+        });
+        if let Err(e) = made {
+            let _ = std::fs::remove_file(&path);
+            return Err(e);
+        }
+        let file = File::open(&path).map_err(|e| {
+            remove_path(&path);
+            format!("cannot open network namespace {name}: {e}")
+        })?;
+        crate::cleanup::register(&path);
+        Ok(Namespace { name: name.to_string(), file, owned: true })
+    }
+
+    /// An existing namespace of /run/netns (not removed when dropped).
+    pub fn open(name: &str) -> Result<Namespace, String> {
+        let path = Path::new(RUN_DIR).join(name);
+        let file = File::open(&path).map_err(|e| format!("no network namespace {name}: {e}"))?;
+        Ok(Namespace { name: name.to_string(), file, owned: false })
+    }
+
+    pub fn path(&self) -> PathBuf {
+        Path::new(RUN_DIR).join(&self.name)
+    }
+
+    /// The namespace's file descriptor (for `setns` in a child before exec).
+    pub fn fd(&self) -> RawFd {
+        self.file.as_raw_fd()
+    }
+
+    /// The namespace's identity (the inode `ls -i /proc/PID/ns/net` shows).
+    pub fn inode(&self) -> Result<u64, String> {
+        use std::os::unix::fs::MetadataExt;
+        self.file.metadata().map(|m| m.ino()).map_err(|e| format!("cannot stat {}: {e}", self.name))
+    }
+
+    /// Runs `work` on a thread inside the namespace and returns what it gave.
+    pub fn run<T: Send>(&self, work: impl FnOnce() -> Result<T, String> + Send) -> Result<T, String> {
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                setns(self.file.as_fd(), CloneFlags::CLONE_NEWNET)
+                    .map_err(|e| format!("cannot enter network namespace {}: {e}", self.name))?;
+                work()
+            })
+            .join()
+            .unwrap_or_else(|_| Err(format!("a thread in network namespace {} panicked", self.name)))
+        })
+    }
+
+    /// Moves the calling thread into the namespace until the guard is dropped (sockets it opens
+    /// meanwhile belong to the namespace, and stay there).
+    pub fn enter(&self) -> Result<Entered, String> {
+        let home =
+            File::open("/proc/thread-self/ns/net").map_err(|e| format!("cannot read this thread's namespace: {e}"))?;
+        setns(self.file.as_fd(), CloneFlags::CLONE_NEWNET)
+            .map_err(|e| format!("cannot enter network namespace {}: {e}", self.name))?;
+        Ok(Entered { home })
+    }
+}
+
+impl Drop for Namespace {
+    fn drop(&mut self) {
+        if self.owned {
+            let path = self.path();
+            remove_path(&path);
+            crate::cleanup::unregister(&path);
+        }
+    }
+}
+
+/// A thread inside a namespace; back home when dropped.
+pub struct Entered {
+    home: File,
+}
+
+impl Drop for Entered {
+    fn drop(&mut self) {
+        // The home namespace exists as long as this process does: going back cannot fail for lack
+        // of it, and a thread left in the link's namespace would send its sockets there.
+        setns(self.home.as_fd(), CloneFlags::CLONE_NEWNET).expect("cannot return to this thread's network namespace");
+    }
+}
+
+/// The inode of the calling thread's network namespace.
+pub fn current_inode() -> Result<u64, String> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/thread-self/ns/net")
+        .map(|m| m.ino())
+        .map_err(|e| format!("cannot read this thread's namespace: {e}"))
+}

@@ -1,0 +1,124 @@
+//! The one way past the loopback rule: an address of 198.18.0.0/15 (RFC 2544's benchmarking
+//! range) that is the far end of an emulated link callbench made. Checked before the first packet:
+//! the calling thread must be in a namespace of a live callbench run, and the kernel's route to the
+//! address must leave through that namespace's link interface — so nothing is sent anywhere else.
+
+use crate::device::{index_of, with_netlink, IFNAME};
+use futures_util::TryStreamExt;
+use rtnetlink::packet_route::route::RouteAttribute;
+use rtnetlink::RouteMessageBuilder;
+use std::net::{IpAddr, Ipv4Addr};
+
+/// 198.18.0.0/15, the range the links' addresses come from.
+pub fn in_benchmark_range(ip: IpAddr) -> bool {
+    match ip.to_canonical() {
+        IpAddr::V4(v4) => (u32::from(v4) & 0xFFFE_0000) == u32::from(Ipv4Addr::new(198, 18, 0, 0)),
+        IpAddr::V6(_) => false,
+    }
+}
+
+/// The rule for every target callbench sends load or checks to: this machine's loopback, or the
+/// far end of an emulated link callbench made (checked by [`check_target`]); anything else only
+/// with `allow_remote` (`--allow-remote`). Decided before the first packet.
+pub fn allowed(ip: IpAddr, allow_remote: bool) -> Result<(), String> {
+    if allow_remote || ip.to_canonical().is_loopback() {
+        Ok(())
+    } else if in_benchmark_range(ip) {
+        check_target(ip)
+    } else {
+        Err("only loopback targets (127.0.0.0/8, ::1) and the far end of an emulated link (198.18.0.0/15, \
+             from inside it) are allowed without --allow-remote"
+            .into())
+    }
+}
+
+/// Ok when packets to `ip` from the calling thread go over a callbench link and nowhere else.
+pub fn check_target(ip: IpAddr) -> Result<(), String> {
+    let IpAddr::V4(v4) = ip.to_canonical() else {
+        return Err(format!("{ip} is not on an emulated link (links use 198.18.0.0/15)"));
+    };
+    if !in_benchmark_range(ip) {
+        return Err(format!("{ip} is not on an emulated link (links use 198.18.0.0/15)"));
+    }
+    let here = crate::namespace::current_inode()?;
+    if !namespace_is_a_live_link(here) {
+        return Err(format!(
+            "{ip} is only reachable across an emulated link, and this command does not run in one: run it \
+             across the link (`callbench serve NAME --network SPEC -- COMMAND`, or `ip netns exec` on the \
+             client namespace that serve prints)"
+        ));
+    }
+    // A thread made here shares this thread's namespace, and runs netlink on a runtime of its own.
+    std::thread::scope(|s| {
+        s.spawn(|| with_netlink(|handle| async move { route_leaves_over_link(&handle, v4).await }))
+            .join()
+            .unwrap_or_else(|_| Err("the route check panicked".into()))
+    })
+}
+
+/// Whether namespace `inode` is one of /run/netns/callbench-* whose run is still alive.
+fn namespace_is_a_live_link(inode: u64) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(entries) = std::fs::read_dir(crate::namespace::RUN_DIR) else { return false };
+    entries.flatten().any(|e| {
+        e.file_name().to_string_lossy().starts_with(crate::cleanup::PREFIX)
+            && std::fs::metadata(e.path()).map(|m| m.ino() == inode).unwrap_or(false)
+    })
+}
+
+async fn route_leaves_over_link(handle: &rtnetlink::Handle, ip: Ipv4Addr) -> Result<(), String> {
+    let link = index_of(handle, IFNAME).await.map_err(|_| format!("this namespace has no {IFNAME} interface"))?;
+    let query = RouteMessageBuilder::<Ipv4Addr>::new().destination_prefix(ip, 32).build();
+    let mut answers = handle.route().get(query).execute();
+    let route = answers
+        .try_next()
+        .await
+        .map_err(|e| format!("no route to {ip}: {e}"))?
+        .ok_or_else(|| format!("no route to {ip}"))?;
+    let out = route.attributes.iter().find_map(|a| match a {
+        RouteAttribute::Oif(index) => Some(*index),
+        _ => None,
+    });
+    match out {
+        Some(index) if index == link => Ok(()),
+        Some(index) => {
+            Err(format!("the route to {ip} leaves through interface {index}, not the link ({IFNAME}): refused"))
+        }
+        None => Err(format!("the route to {ip} names no interface: refused")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_benchmark_range_is_198_18_slash_15() {
+        for ip in ["198.18.0.1", "198.19.255.254", "::ffff:198.18.0.2"] {
+            assert!(in_benchmark_range(ip.parse().unwrap()), "{ip}");
+        }
+        for ip in ["198.17.255.255", "198.20.0.0", "127.0.0.1", "10.0.0.1", "::1"] {
+            assert!(!in_benchmark_range(ip.parse().unwrap()), "{ip}");
+        }
+    }
+
+    #[test]
+    fn loopback_passes_and_the_rest_needs_allow_remote() {
+        for ip in ["127.0.0.1", "127.3.2.1", "::1", "::ffff:127.0.0.1"] {
+            assert_eq!(allowed(ip.parse().unwrap(), false), Ok(()), "{ip}");
+        }
+        for ip in ["10.0.0.1", "0.0.0.0", "192.0.2.1", "2001:db8::1", "198.18.0.2"] {
+            assert!(allowed(ip.parse().unwrap(), false).is_err(), "{ip}");
+            assert_eq!(allowed(ip.parse().unwrap(), true), Ok(()), "{ip}");
+        }
+        assert!(allowed("10.0.0.1".parse().unwrap(), false).unwrap_err().contains("--allow-remote"));
+    }
+
+    #[test]
+    fn outside_a_link_nothing_in_the_range_is_accepted() {
+        // This test runs in the machine's own namespace, which no callbench run made.
+        let err = check_target("198.18.0.2".parse().unwrap()).unwrap_err();
+        assert!(err.contains("across"), "{err}");
+        assert!(check_target("10.0.0.1".parse().unwrap()).is_err());
+    }
+}

@@ -1,0 +1,196 @@
+//! The values of a link spec: durations, bandwidths (bits per second, as tc writes them),
+//! probabilities, queue sizes and MTUs — each checked, each error one line naming the setting.
+
+use std::time::Duration;
+
+/// How much may wait for a bandwidth-limited lane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueLimit {
+    Packets(u32),
+    Bytes(u64),
+}
+
+impl Default for QueueLimit {
+    /// 1000 packets: a Linux interface's default transmit queue (and netem's default limit).
+    fn default() -> Self {
+        QueueLimit::Packets(1000)
+    }
+}
+
+/// `40ms`, `1.5ms`, `250us`, `0.2s`, or `0`; never negative, at most `max`.
+pub fn duration(key: &str, text: &str, max: Duration) -> Result<Duration, String> {
+    let t = text.trim();
+    if t.starts_with('-') {
+        return Err(format!("{key} must not be negative (got {text:?})"));
+    }
+    let (number, scale) = if let Some(n) = t.strip_suffix("us").or_else(|| t.strip_suffix("µs")) {
+        (n, 1e-6)
+    } else if let Some(n) = t.strip_suffix("ms") {
+        (n, 1e-3)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1.0)
+    } else if t.parse::<f64>() == Ok(0.0) {
+        (t, 0.0)
+    } else {
+        return Err(format!("{key}={text:?} needs a unit: us, ms or s (e.g. {key}=40ms)"));
+    };
+    let value: f64 = number.trim().parse().map_err(|_| format!("bad {key} {text:?} (e.g. {key}=40ms)"))?;
+    if !value.is_finite() || value < 0.0 {
+        return Err(format!("{key} must not be negative (got {text:?})"));
+    }
+    let d = Duration::from_secs_f64(value * scale);
+    if d > max {
+        return Err(format!("{key}={text} is too long: at most {}", show_duration(max)));
+    }
+    Ok(d)
+}
+
+/// Bits per second: `20mbit`, `500kbit`, `1gbit`, `64000bit` (k, m, g are powers of 1000).
+pub fn bandwidth(key: &str, text: &str) -> Result<u64, String> {
+    let t = text.trim().to_ascii_lowercase();
+    let hint = || format!("bad {key} {text:?}: bits per second as 20mbit, 500kbit or 1gbit");
+    if t.ends_with("bps") || t.ends_with("b/s") {
+        return Err(format!("{} (write mbit for megabits per second; bps is ambiguous)", hint()));
+    }
+    if t.parse::<f64>().is_ok_and(|v| v <= 0.0) {
+        return Err(format!("{key} must be above zero (got {text:?}); leave it out for no limit"));
+    }
+    let (number, scale) = [("gbit", 1e9), ("mbit", 1e6), ("kbit", 1e3), ("bit", 1.0)]
+        .iter()
+        .find_map(|(unit, scale)| t.strip_suffix(unit).map(|n| (n.to_string(), *scale)))
+        .ok_or_else(hint)?;
+    let value: f64 = number.trim().parse().map_err(|_| hint())?;
+    if !value.is_finite() || value <= 0.0 {
+        return Err(format!("{key} must be above zero (got {text:?}); leave it out for no limit"));
+    }
+    let bits = value * scale;
+    if !(1000.0..=1e12).contains(&bits) {
+        return Err(format!("{key}={text} is out of range: from 1kbit to 1000gbit"));
+    }
+    Ok(bits.round() as u64)
+}
+
+/// `0.01` or `1%`: at least 0 and below 1.
+pub fn probability(key: &str, text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let value = match t.strip_suffix('%') {
+        Some(n) => n.trim().parse::<f64>().map(|p| p / 100.0),
+        None => t.parse::<f64>(),
+    }
+    .map_err(|_| format!("bad {key} {text:?}: a probability such as 0.01 or 1%"))?;
+    if !(0.0..1.0).contains(&value) {
+        return Err(format!("{key} must be at least 0 and below 1 (got {text:?})"));
+    }
+    Ok(value)
+}
+
+/// `1000` (packets) or `64kB`, `1MB`, `256KiB`, `30000B` (bytes).
+pub fn queue(text: &str) -> Result<QueueLimit, String> {
+    let t = text.trim();
+    let hint = || format!("bad queue {text:?}: packets (1000) or bytes (64kB, 256KiB, 1MB)");
+    if let Ok(packets) = t.parse::<u64>() {
+        if packets == 0 || packets > 1_000_000 {
+            return Err(format!("queue must be at least 1 packet and at most 1000000 (got {text:?})"));
+        }
+        return Ok(QueueLimit::Packets(packets as u32));
+    }
+    let (number, scale) = [("KiB", 1024.0), ("MiB", 1048576.0), ("kB", 1e3), ("KB", 1e3), ("MB", 1e6), ("B", 1.0)]
+        .iter()
+        .find_map(|(unit, scale)| t.strip_suffix(unit).map(|n| (n, *scale)))
+        .ok_or_else(hint)?;
+    let value: f64 = number.trim().parse().map_err(|_| hint())?;
+    if !value.is_finite() || value <= 0.0 || value * scale > 1e10 {
+        return Err(hint());
+    }
+    Ok(QueueLimit::Bytes((value * scale).round() as u64))
+}
+
+/// 576 to 9000 bytes.
+pub fn mtu(text: &str) -> Result<u16, String> {
+    match text.trim().parse::<u16>() {
+        Ok(m) if (576..=9000).contains(&m) => Ok(m),
+        _ => Err(format!("bad mtu {text:?}: 576 to 9000 bytes")),
+    }
+}
+
+pub fn show_duration(d: Duration) -> String {
+    let us = d.as_nanos() as f64 / 1e3;
+    if us == 0.0 {
+        "0".into()
+    } else if us < 1000.0 {
+        format!("{}us", trim(us))
+    } else if us < 1e6 {
+        format!("{}ms", trim(us / 1e3))
+    } else {
+        format!("{}s", trim(us / 1e6))
+    }
+}
+
+pub fn show_bandwidth(bits: u64) -> String {
+    let b = bits as f64;
+    if b >= 1e9 && (b / 1e9).fract() == 0.0 || b >= 1e10 {
+        format!("{}gbit", trim(b / 1e9))
+    } else if b >= 1e6 {
+        format!("{}mbit", trim(b / 1e6))
+    } else if b >= 1e3 {
+        format!("{}kbit", trim(b / 1e3))
+    } else {
+        format!("{bits}bit")
+    }
+}
+
+pub fn show_queue(q: QueueLimit) -> String {
+    match q {
+        QueueLimit::Packets(p) => p.to_string(),
+        QueueLimit::Bytes(b) => format!("{b}B"),
+    }
+}
+
+/// A number without trailing zeros (up to 3 decimals).
+fn trim(x: f64) -> String {
+    let s = format!("{x:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        let max = Duration::from_secs(10);
+        assert_eq!(duration("rtt", "40ms", max), Ok(Duration::from_millis(40)));
+        assert_eq!(duration("rtt", "1.5ms", max), Ok(Duration::from_micros(1500)));
+        assert_eq!(duration("rtt", "250us", max), Ok(Duration::from_micros(250)));
+        assert_eq!(duration("rtt", "0", max), Ok(Duration::ZERO));
+        assert_eq!(duration("rtt", "0.1s", max), Ok(Duration::from_millis(100)));
+        assert_eq!(show_duration(Duration::from_micros(1500)), "1.5ms");
+        assert_eq!(show_duration(Duration::from_micros(250)), "250us");
+        assert_eq!(show_duration(Duration::from_secs(2)), "2s");
+    }
+
+    #[test]
+    fn bandwidths_are_bits_per_second() {
+        assert_eq!(bandwidth("b", "20mbit"), Ok(20_000_000));
+        assert_eq!(bandwidth("b", "1.5Mbit"), Ok(1_500_000));
+        assert_eq!(bandwidth("b", "1gbit"), Ok(1_000_000_000));
+        assert_eq!(bandwidth("b", "64000bit"), Ok(64_000));
+        assert!(bandwidth("b", "10").is_err());
+        assert!(bandwidth("b", "100bit").is_err());
+        for bits in [20_000_000, 1_500_000, 1_000_000_000, 64_000, 2_500_000_000] {
+            assert_eq!(bandwidth("b", &show_bandwidth(bits)), Ok(bits), "{}", show_bandwidth(bits));
+        }
+    }
+
+    #[test]
+    fn probabilities_and_queues() {
+        assert_eq!(probability("loss", "1%"), Ok(0.01));
+        assert_eq!(probability("loss", "0"), Ok(0.0));
+        assert!(probability("loss", "1").is_err());
+        assert_eq!(queue("100"), Ok(QueueLimit::Packets(100)));
+        assert_eq!(queue("64kB"), Ok(QueueLimit::Bytes(64_000)));
+        assert_eq!(queue("256KiB"), Ok(QueueLimit::Bytes(262_144)));
+        assert!(queue("lots").is_err());
+        assert_eq!(mtu("1500"), Ok(1500));
+    }
+}

@@ -1,0 +1,85 @@
+//! The link does what its spec says, measured with real sockets across real namespaces and TUN
+//! devices (root needed, as for every link). Each expectation is the configured value plus the
+//! link's own cost, measured in the same test at `rtt=0`: these tests check the link's arithmetic
+//! against the kernel's TCP, not how fast this machine is.
+
+use callbench_link::probe::ping_pong;
+use callbench_link::{Link, LinkSpec, SERVER_ADDR};
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::time::{Duration, Instant};
+
+fn link(spec: &str) -> Link {
+    Link::create(&LinkSpec::parse(spec).unwrap(), &[]).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Within 3% of `expected`, or 150 µs, whichever is larger (the accuracy bound).
+fn close(measured_us: f64, expected_us: f64) -> bool {
+    (measured_us - expected_us).abs() <= (0.03 * expected_us).max(150.0)
+}
+
+#[test]
+fn round_trips_and_connects_take_the_configured_rtt() {
+    let link = link("rtt=0");
+    let base = ping_pong(&link, 200).unwrap();
+    let base_us = base.median_us();
+    assert!(base_us < 2_000.0, "the link alone costs {base_us:.0} µs a round trip");
+    for (rtt_ms, round_trips) in [(1u64, 100), (10, 40), (40, 15), (100, 7)] {
+        link.set_spec(&LinkSpec::parse(&format!("rtt={rtt_ms}ms")).unwrap());
+        let p = ping_pong(&link, round_trips).unwrap();
+        let expected = rtt_ms as f64 * 1000.0 + base_us;
+        let median = p.median_us();
+        assert!(close(median, expected), "rtt={rtt_ms}ms: median round trip {median:.0} µs, expected {expected:.0}");
+        // A connect is SYN out, SYN-ACK back: one round trip.
+        assert!(
+            close(p.connect_us, expected),
+            "rtt={rtt_ms}ms: connect took {:.0} µs, expected {expected:.0}",
+            p.connect_us
+        );
+    }
+}
+
+#[test]
+fn a_megabyte_takes_what_the_bandwidth_says() {
+    const BYTES: usize = 1 << 20;
+    const BITS_PER_S: f64 = 10e6;
+    let link = link("rtt=0,bandwidth=10mbit");
+    let listener = link.server.run(|| TcpListener::bind((SERVER_ADDR, 0)).map_err(|e| e.to_string())).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let sink = std::thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        let mut body = vec![0u8; BYTES];
+        s.read_exact(&mut body).unwrap();
+        s.write_all(b"k").unwrap();
+    });
+    let mut stream = link.client.run(|| TcpStream::connect((SERVER_ADDR, port)).map_err(|e| e.to_string())).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let before = link.stats();
+    let started = Instant::now();
+    stream.write_all(&vec![7u8; BYTES]).unwrap();
+    let mut ack = [0u8; 1];
+    stream.read_exact(&mut ack).unwrap();
+    let took = started.elapsed().as_secs_f64();
+    sink.join().unwrap();
+    // What the lane carried, headers included, is what the bandwidth is spent on.
+    let carried = link.stats().since(&before).up.bytes;
+    assert!(carried as usize > BYTES, "only {carried} bytes crossed for a {BYTES}-byte body");
+    let expected = carried as f64 * 8.0 / BITS_PER_S;
+    assert!(
+        (took - expected).abs() <= 0.05 * expected,
+        "{BYTES} bytes ({carried} on the wire) took {took:.3} s at 10 Mbit/s, expected {expected:.3} s"
+    );
+    assert_eq!(link.stats().up.queue_drops, 0, "a 1000-packet queue holds a megabyte");
+}
+
+#[test]
+fn loss_drops_that_share_of_packets_and_tcp_still_delivers() {
+    let link = link("loss=0.05,seed=3");
+    let p = ping_pong(&link, 150).unwrap();
+    assert_eq!(p.round_trips_us.len(), 150);
+    let s = link.stats();
+    let (sent, lost) = (s.up.packets + s.down.packets, s.up.lost + s.down.lost);
+    let share = lost as f64 / sent as f64;
+    assert!((0.015..0.10).contains(&share), "{lost} of {sent} packets lost at loss=0.05");
+}

@@ -1,0 +1,74 @@
+//! Nothing a link made outlives it: dropped, it leaves no namespace; a run killed with SIGKILL
+//! (no handler runs) leaves only its namespaces' names, and the next link made removes them.
+
+use callbench_link::{Link, LinkSpec};
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// callbench's namespaces now (`ip netns list` reads the same directory).
+fn ours() -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir("/run/netns") else { return vec![] };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .filter(|n| n.starts_with("callbench-"))
+        .collect();
+    names.sort();
+    names
+}
+
+fn with_pid(pid: u32) -> Vec<String> {
+    ours().into_iter().filter(|n| n.starts_with(&format!("callbench-{pid}."))).collect()
+}
+
+#[test]
+fn a_dropped_link_leaves_nothing() {
+    let link = Link::create(&LinkSpec::transparent(), &[]).unwrap();
+    let names = [link.client.name.clone(), link.server.name.clone()];
+    assert!(names.iter().all(|n| ours().contains(n)), "{names:?} not in {:?}", ours());
+    drop(link);
+    assert!(names.iter().all(|n| !ours().contains(n)), "{names:?} left in {:?}", ours());
+}
+
+/// Not a test on its own: the process the next test starts and kills.
+#[test]
+#[ignore]
+fn hold_a_link_until_killed() {
+    if std::env::var_os("CALLBENCH_LINK_HOLD").is_none() {
+        return;
+    }
+    let link = Link::create(&LinkSpec::parse("rtt=10ms").unwrap(), &[]).unwrap();
+    println!("holding {}", link.client.name);
+    // Bounded: the killer has a minute to act.
+    std::thread::sleep(Duration::from_secs(60));
+}
+
+#[test]
+fn a_killed_run_is_cleaned_up_by_the_next() {
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "hold_a_link_until_killed", "--ignored", "--nocapture", "--test-threads=1"])
+        .env("CALLBENCH_LINK_HOLD", "1")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let started = Instant::now();
+    let held = loop {
+        let line = lines.next().expect("the holder ended before making its link").unwrap();
+        // libtest may print "test NAME ... " on the same line first.
+        if let Some((_, name)) = line.split_once("holding ") {
+            break name.trim().to_string();
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "no link made");
+    };
+    let pid = child.id();
+    assert!(with_pid(pid).contains(&held));
+    assert_eq!(with_pid(pid).len(), 2, "client and server namespaces: {:?}", with_pid(pid));
+    child.kill().unwrap(); // SIGKILL: no handler, no drop
+    child.wait().unwrap();
+    // (Another test's link may already have removed them; the next link must, in any case.)
+    let next = Link::create(&LinkSpec::transparent(), &[]).unwrap();
+    assert!(with_pid(pid).is_empty(), "left behind: {:?}", with_pid(pid));
+    drop(next);
+}
