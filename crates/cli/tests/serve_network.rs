@@ -8,7 +8,15 @@ mod common;
 use common::{load_fails, run_cmd, Running};
 use serde_json::Value;
 use std::process::Command;
+use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
+
+/// One link at a time: a second link's forwarder and server would share the cores with the one
+/// being timed.
+fn alone() -> MutexGuard<'static, ()> {
+    static ONE: Mutex<()> = Mutex::new(());
+    ONE.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// callbench's network namespaces now (what `ip netns list` shows).
 fn namespaces() -> Vec<String> {
@@ -48,6 +56,7 @@ fn median_across(spec: &str, calls: &str) -> f64 {
 
 #[test]
 fn load_across_a_link_pays_its_round_trip() {
+    let _alone = alone();
     // The same calls at rtt=0 and rtt=10ms: the difference is the link's delay, within 3% or 150 µs
     // (latency histograms count whole microseconds).
     let base = median_across("rtt=0", "300");
@@ -68,6 +77,7 @@ fn the_far_end_is_refused_outside_a_link() {
 
 #[test]
 fn bad_network_specs_are_one_line_errors() {
+    let _alone = alone();
     for (spec, needle) in
         [("rtt=-1", "rtt"), ("bandwidth=0", "bandwidth"), ("loss=2", "loss"), ("colour=red", "unknown")]
     {
@@ -80,6 +90,7 @@ fn bad_network_specs_are_one_line_errors() {
 
 #[test]
 fn ctrl_c_removes_the_link_and_stops_the_server() {
+    let _alone = alone();
     let serving = Running::command("serve", &["rust-actix", "--no-build", "--network", "rtt=5ms"]);
     let pid = serving.guard.id();
     // Ready is announced once the server answered across the link; its namespaces exist by then.
@@ -94,6 +105,8 @@ fn ctrl_c_removes_the_link_and_stops_the_server() {
     assert_eq!(run.code, Some(130), "{}", run.all());
     assert!(of(pid).is_empty(), "left behind: {:?}", of(pid));
     for child in children {
-        assert!(!std::path::Path::new(&format!("/proc/{child}")).exists(), "server {child} outlived serve");
+        // Gone, or dead and waiting for init to reap it (a zombie runs nothing).
+        let alive = std::fs::read_to_string(format!("/proc/{child}/stat")).is_ok_and(|s| !s.contains(") Z "));
+        assert!(!alive, "server {child} outlived serve");
     }
 }
