@@ -31,7 +31,8 @@ fn a_dropped_link_leaves_nothing() {
     assert!(names.iter().all(|n| !ours().contains(n)), "{names:?} left in {:?}", ours());
 }
 
-/// Not a test on its own: the process the next test starts and kills.
+/// Not a test on its own (hence ignored, and a no-op without CALLBENCH_LINK_HOLD): the process
+/// the next test starts, by running this test binary, and kills with SIGKILL.
 #[test]
 #[ignore]
 fn hold_a_link_until_killed() {
@@ -40,8 +41,8 @@ fn hold_a_link_until_killed() {
     }
     let link = Link::create(&LinkSpec::parse("rtt=10ms").unwrap(), &[]).unwrap();
     println!("holding {}", link.client.name);
-    // Bounded: the killer has a minute to act.
-    std::thread::sleep(Duration::from_secs(60));
+    // Held until the killer acts; if it ends first, its end of stdin closes and this returns.
+    let _ = std::io::stdin().read_line(&mut String::new());
 }
 
 #[test]
@@ -49,6 +50,7 @@ fn a_killed_run_is_cleaned_up_by_the_next() {
     let mut child = Command::new(std::env::current_exe().unwrap())
         .args(["--exact", "hold_a_link_until_killed", "--ignored", "--nocapture", "--test-threads=1"])
         .env("CALLBENCH_LINK_HOLD", "1")
+        .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
