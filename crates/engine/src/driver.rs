@@ -4,7 +4,7 @@
 use crate::clock::Clock;
 use crate::guard::Guard;
 use crate::pacer::{Next, Pacer};
-use crate::record::{ByteCounts, CallRecord, ErrorKind};
+use crate::record::{ByteCounts, CallRecord, Connect, ErrorKind};
 use crate::sink::Sink;
 use crate::stop::{Admission, Stop};
 use crate::target::{Reply, Target, WireTotals};
@@ -314,14 +314,14 @@ async fn worker<T: Target, P: Pacer, S: Sink>(shared: Arc<Shared<T, P>>, slot: u
 /// How many times one call is sent again when the server did not process it.
 const MAX_RETRIES: u32 = 3;
 
-/// Connects if the slot has no connection, then calls; gives the reply and the connect time (if a
-/// connection was opened for this call). A call the server did not process is sent again (on a new
+/// Connects if the slot has no connection, then calls; gives the reply and the connection's
+/// opening (if one was opened for this call). A call the server did not process is sent again (on a new
 /// connection when its own is gone), at most [`MAX_RETRIES`] times.
 async fn one_call<T: Target, P>(
     shared: &Shared<T, P>,
     slot: usize,
     conn: &mut Option<T::Conn>,
-) -> (Reply, Option<Duration>) {
+) -> (Reply, Option<Connect>) {
     let mut connect = None;
     let mut retries = 0;
     loop {
@@ -332,9 +332,9 @@ async fn one_call<T: Target, P>(
             let before = shared.clock.now();
             match shared.target.connect(slot).await {
                 Ok(c) => {
-                    if c.opened {
+                    if let Some(handshake) = c.opened {
                         shared.connections.fetch_add(1, Ordering::Relaxed);
-                        connect = connect.or(Some(shared.clock.now() - before));
+                        connect = connect.or(Some(Connect { total: shared.clock.now() - before, handshake }));
                     }
                     *conn = Some(c.conn);
                 }

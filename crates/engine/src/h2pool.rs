@@ -4,7 +4,7 @@
 
 use crate::h2client::Connection;
 use crate::net::Endpoint;
-use crate::record::ErrorKind;
+use crate::record::{ErrorKind, Handshake};
 use crate::target::Connected;
 use bytes::Bytes;
 use h2::client::SendRequest;
@@ -31,23 +31,24 @@ impl H2Pool {
 
     pub async fn get(&self, slot: usize) -> Result<Connected<H2Handle>, ErrorKind> {
         if self.fresh_each_call {
-            return Ok(Connected::new(self.open().await?));
+            let (handle, handshake) = self.open().await?;
+            return Ok(Connected::new(handle, handshake));
         }
         let mut shared = self.slots[slot % self.slots.len()].lock().await;
         if let Some(handle) = shared.as_ref().filter(|h| h.is_usable()) {
-            return Ok(Connected { conn: handle.clone(), opened: false });
+            return Ok(Connected::existing(handle.clone()));
         }
-        let handle = self.open().await?;
+        let (handle, handshake) = self.open().await?;
         *shared = Some(handle.clone());
-        Ok(Connected::new(handle))
+        Ok(Connected::new(handle, handshake))
     }
 
-    async fn open(&self) -> Result<H2Handle, ErrorKind> {
-        let stream = self.endpoint.connect().await?;
+    async fn open(&self) -> Result<(H2Handle, Handshake), ErrorKind> {
+        let (stream, handshake) = self.endpoint.connect().await?;
         if self.endpoint.is_tls() && stream.alpn() != Some(b"h2") {
             return Err(ErrorKind::Connect); // the server did not agree to HTTP/2
         }
-        Ok(Connection::start_counted(stream, self.goaways.clone()))
+        Ok((Connection::start_counted(stream, self.goaways.clone()), handshake))
     }
 
     /// Connections the server ended with GOAWAY so far.
@@ -58,7 +59,7 @@ impl H2Pool {
 
 /// Opens one HTTP/2 connection outside any run (probes, reflection), with the reason if it fails.
 pub async fn probe(endpoint: &Endpoint) -> Result<SendRequest<Bytes>, String> {
-    let stream = endpoint.connect_uncounted().await?;
+    let (stream, _) = endpoint.connect_uncounted().await?;
     if endpoint.is_tls() && stream.alpn() != Some(b"h2") {
         return Err(format!("{} did not accept HTTP/2 (ALPN h2) over TLS", endpoint.authority()));
     }

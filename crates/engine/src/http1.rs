@@ -241,9 +241,9 @@ impl Target for Http1 {
     type Conn = Http1Conn;
 
     async fn connect(&self, _slot: usize) -> Result<Connected<Http1Conn>, ErrorKind> {
-        let stream = self.endpoint.connect().await?;
+        let (stream, handshake) = self.endpoint.connect().await?;
         let buf = BytesMut::with_capacity(16 * 1024);
-        Ok(Connected::new(Http1Conn { stream, buf, answered: 0, read_any: false }))
+        Ok(Connected::new(Http1Conn { stream, buf, answered: 0, read_any: false }, handshake))
     }
 
     fn reusable(&self, conn: &mut Http1Conn) -> bool {

@@ -108,7 +108,7 @@ impl Target for InProc {
     type Conn = ();
 
     async fn connect(&self, _slot: usize) -> Result<Connected<()>, ErrorKind> {
-        Ok(Connected { conn: (), opened: false }) // nothing to open
+        Ok(Connected::existing(())) // nothing to open
     }
 
     async fn call(&self, _: &mut ()) -> Reply {

@@ -41,6 +41,21 @@ pub struct ByteCounts {
     pub received: u64,
 }
 
+/// Opening a connection, phase by phase (as curl's `-w` time_connect and time_appconnect): the
+/// TCP handshake, then the TLS handshake on a TLS connection.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Handshake {
+    pub tcp: Duration,
+    pub tls: Option<Duration>,
+}
+
+/// A connection opened for a call: all it took (HTTP/2's preface included), and its handshakes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Connect {
+    pub total: Duration,
+    pub handshake: Handshake,
+}
+
 /// One call. Times are offsets from the run's start, all read from one monotonic clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct CallRecord {
@@ -51,8 +66,8 @@ pub struct CallRecord {
     /// When the call actually started (before opening a connection, if it needed one).
     pub start: Duration,
     pub end: Duration,
-    /// Time spent opening a connection for this call, if it opened one.
-    pub connect: Option<Duration>,
+    /// The connection opened for this call, if it opened one.
+    pub connect: Option<Connect>,
     pub outcome: Outcome,
     pub bytes: ByteCounts,
 }

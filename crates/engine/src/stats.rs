@@ -2,7 +2,7 @@
 //! shape of callbench's JSON output.
 
 use crate::driver::RunInfo;
-use crate::record::{CallRecord, ErrorKind, Outcome};
+use crate::record::{CallRecord, Connect, ErrorKind, Outcome};
 use crate::sink::Sink;
 use crate::stop::Stop;
 use hdrhistogram::Histogram;
@@ -36,6 +36,8 @@ pub struct Stats {
     /// Time to open a connection, for calls that opened one (warm-up included: connections are
     /// mostly opened then).
     pub connect_us: Histogram<u64>,
+    /// Measured calls that opened their connection, phase by phase.
+    pub cold: ColdPhases,
     pub ok: u64,
     pub errors: BTreeMap<ErrorKind, u64>,
     pub late_starts: u64,
@@ -48,6 +50,58 @@ pub struct Stats {
     pub last_end: Duration,
     pub payload_sent: u64,
     pub payload_received: u64,
+}
+
+/// The calls that opened their own connection, split as curl's `-w` splits a transfer: the TCP
+/// handshake (time_connect), the TLS handshake (time_appconnect − time_connect), and the rest up to
+/// the answer's end (HTTP/2's preface, the request and its answer).
+#[derive(Debug, Clone)]
+pub struct ColdPhases {
+    pub tcp_us: Histogram<u64>,
+    pub tls_us: Histogram<u64>,
+    pub rest_us: Histogram<u64>,
+}
+
+impl ColdPhases {
+    fn new() -> Self {
+        ColdPhases { tcp_us: histogram(), tls_us: histogram(), rest_us: histogram() }
+    }
+
+    fn add(&mut self, r: &CallRecord, connect: Connect) {
+        let tcp = connect.handshake.tcp;
+        let tls = connect.handshake.tls.unwrap_or_default();
+        self.tcp_us.saturating_record(micros(tcp));
+        if connect.handshake.tls.is_some() {
+            self.tls_us.saturating_record(micros(tls));
+        }
+        self.rest_us.saturating_record(micros(r.latency_uncorrected().saturating_sub(tcp + tls)));
+    }
+
+    fn merge(&mut self, other: &ColdPhases) {
+        self.tcp_us.add(&other.tcp_us).expect("same bounds");
+        self.tls_us.add(&other.tls_us).expect("same bounds");
+        self.rest_us.add(&other.rest_us).expect("same bounds");
+    }
+
+    fn summary(&self) -> Option<ColdSummary> {
+        Some(ColdSummary {
+            calls: self.tcp_us.len(),
+            tcp_connect_us: percentiles(&self.tcp_us)?,
+            tls_handshake_us: percentiles(&self.tls_us),
+            rest_us: percentiles(&self.rest_us)?,
+        })
+    }
+}
+
+/// [`ColdPhases`] as percentiles (µs).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ColdSummary {
+    /// Measured calls that opened a connection.
+    pub calls: u64,
+    pub tcp_connect_us: Percentiles,
+    pub tls_handshake_us: Option<Percentiles>,
+    /// From the end of the handshakes to the end of the answer.
+    pub rest_us: Percentiles,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -98,6 +152,8 @@ pub struct Summary {
     pub latency_us: Option<Percentiles>,
     pub latency_uncorrected_us: Option<Percentiles>,
     pub connect_us: Option<Percentiles>,
+    /// Measured calls that opened their connection, phase by phase.
+    pub cold_calls: Option<ColdSummary>,
     pub connections_opened: u64,
     /// Connections the server ended gracefully (HTTP/2 GOAWAY): not errors.
     pub goaways: u64,
@@ -135,6 +191,7 @@ impl Stats {
             latency_us: histogram(),
             latency_uncorrected_us: histogram(),
             connect_us: histogram(),
+            cold: ColdPhases::new(),
             ok: 0,
             errors: BTreeMap::new(),
             late_starts: 0,
@@ -198,6 +255,7 @@ impl Stats {
             latency_us: percentiles(&self.latency_us),
             latency_uncorrected_us: percentiles(&self.latency_uncorrected_us),
             connect_us: percentiles(&self.connect_us),
+            cold_calls: self.cold.summary(),
             connections_opened: run.connections_opened,
             wire_bytes_per_call: PerCall {
                 sent: per_call(run.wire.sent as f64),
@@ -222,10 +280,13 @@ impl Stats {
 impl Sink for Stats {
     fn add(&mut self, r: &CallRecord) {
         if let Some(connect) = r.connect {
-            self.connect_us.saturating_record(micros(connect));
+            self.connect_us.saturating_record(micros(connect.total));
         }
         if self.stop.in_warmup(r.intended) {
             return;
+        }
+        if let Some(connect) = r.connect.filter(|_| r.outcome.is_ok()) {
+            self.cold.add(r, connect);
         }
         self.latency_us.saturating_record(micros(r.latency()));
         self.latency_uncorrected_us.saturating_record(micros(r.latency_uncorrected()));
@@ -246,6 +307,7 @@ impl Sink for Stats {
         self.latency_us.add(&other.latency_us).expect("same bounds");
         self.latency_uncorrected_us.add(&other.latency_uncorrected_us).expect("same bounds");
         self.connect_us.add(&other.connect_us).expect("same bounds");
+        self.cold.merge(&other.cold);
         self.ok += other.ok;
         for (kind, n) in other.errors {
             *self.errors.entry(kind).or_default() += n;
@@ -280,7 +342,7 @@ pub fn percentiles(h: &Histogram<u64>) -> Option<Percentiles> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::ByteCounts;
+    use crate::record::{ByteCounts, Handshake};
     use crate::target::WireTotals;
 
     const MS: fn(u64) -> Duration = Duration::from_millis;
@@ -330,7 +392,7 @@ mod tests {
     fn warmup_excluded_late_starts_and_rates() {
         let mut s = Stats::new(Stop::after(MS(1000)).with_warmup(MS(100)), MS(1));
         let mut warm = record(50, 50, 60, Outcome::Ok);
-        warm.connect = Some(MS(3));
+        warm.connect = Some(Connect { total: MS(3), handshake: Handshake { tcp: MS(2), tls: None } });
         s.add(&warm);
         s.add(&record(100, 100, 101, Outcome::Ok));
         s.add(&record(200, 205, 206, Outcome::Ok)); // 5 ms late
@@ -345,6 +407,30 @@ mod tests {
         assert_eq!(sum.latency_us.unwrap().max, s.latency_us.highest_equivalent(6_000));
         assert!(sum.latency_uncorrected_us.unwrap().max < 1_001);
         assert_eq!(sum.connect_us.unwrap().max, s.connect_us.highest_equivalent(3_000));
+        assert_eq!(sum.cold_calls, None, "a warm-up call's connection is no measured call's phase");
+    }
+
+    #[test]
+    fn cold_calls_split_into_handshakes_and_the_rest() {
+        let mut s = Stats::new(Stop::after_calls(10), MS(1));
+        let handshake = |tls| Handshake { tcp: MS(10), tls };
+        for (tls, end) in [(Some(MS(20)), 40), (Some(MS(22)), 42)] {
+            let mut r = record(0, 0, end, Outcome::Ok);
+            r.connect = Some(Connect { total: MS(32), handshake: handshake(tls) });
+            s.add(&r);
+        }
+        s.add(&record(0, 0, 5, Outcome::Ok)); // a call on a kept connection: not cold
+        let cold = s.summary(&info(100, None)).cold_calls.unwrap();
+        assert_eq!(cold.calls, 2);
+        assert_eq!(cold.tcp_connect_us.p50, s.cold.tcp_us.highest_equivalent(10_000));
+        assert_eq!(cold.tls_handshake_us.unwrap().max, s.cold.tls_us.highest_equivalent(22_000));
+        assert_eq!(cold.rest_us.max, s.cold.rest_us.highest_equivalent(10_000), "40 - 10 - 20 and 42 - 10 - 22");
+        let mut plain = Stats::new(Stop::after_calls(10), MS(1));
+        let mut r = record(0, 0, 15, Outcome::Ok);
+        r.connect = Some(Connect { total: MS(10), handshake: handshake(None) });
+        plain.add(&r);
+        let cold = plain.summary(&info(100, None)).cold_calls.unwrap();
+        assert_eq!((cold.tls_handshake_us, cold.rest_us.max), (None, plain.cold.rest_us.highest_equivalent(5_000)));
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! What the driver calls. Each protocol (HTTP/1.1, HTTP/2, gRPC, in-process) is one implementation.
 
-use crate::record::{ByteCounts, ErrorKind, Outcome};
+use crate::record::{ByteCounts, ErrorKind, Handshake, Outcome};
 use std::future::Future;
 
 /// What one call on an open connection gave.
@@ -37,16 +37,22 @@ impl Reply {
     }
 }
 
-/// A slot's connection, and whether getting it opened one (a handle on an already open HTTP/2
-/// connection opens none).
+/// A slot's connection, and the handshakes if getting it opened one (a handle on an already open
+/// HTTP/2 connection opens none).
 pub struct Connected<C> {
     pub conn: C,
-    pub opened: bool,
+    pub opened: Option<Handshake>,
 }
 
 impl<C> Connected<C> {
-    pub fn new(conn: C) -> Self {
-        Connected { conn, opened: true }
+    /// A connection opened now.
+    pub fn new(conn: C, handshake: Handshake) -> Self {
+        Connected { conn, opened: Some(handshake) }
+    }
+
+    /// A connection (or handle) that was already open.
+    pub fn existing(conn: C) -> Self {
+        Connected { conn, opened: None }
     }
 }
 

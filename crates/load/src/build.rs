@@ -197,7 +197,7 @@ async fn build_http(
         Ok(Built { target: AnyTarget::Http2(Arc::new(target)), protocol: "h2", tls, concurrency, connections, call })
     } else {
         let endpoint = endpoint(spec, tls, host, port, &[b"http/1.1"]).await?;
-        drop(endpoint.connect_uncounted().await?);
+        drop(endpoint.connect_uncounted().await?.0);
         let (concurrency, connections) = one_call_per_connection(spec)?;
         let target = Http1::new(endpoint, &request, expect, spec.new_connection_per_call);
         Ok(Built {

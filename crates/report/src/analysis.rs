@@ -41,6 +41,11 @@ pub fn summarise(cell: &mut Cell, headline: &str, floor: f64, client_cpus: usize
         _ => median("client_cpu_cores"),
     };
     cell.bottleneck = bottleneck(client_used, client_cpus, median("server_cpu_cores"), server_cpus);
+    // The emulated link's forwarder shares the client's CPUs: when it saturated its core, the
+    // link, not the client's calls, was the limit.
+    if median("link_forwarder_cores").is_some_and(|busy| busy >= BUSY) {
+        cell.bottleneck = "link".into();
+    }
 }
 
 /// `server`, `client`, `both` or `neither` from the CPU each side used (in cores).

@@ -198,6 +198,9 @@ pub struct Cell {
     pub reruns: u32,
     /// File of the raw HDR histograms (one interval-log line per run), relative to the results folder.
     pub hdr_file: Option<String>,
+    /// The emulated link between client and server, when there was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<NetworkRecord>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -251,6 +254,44 @@ pub struct RunMetrics {
     /// Set when the interference passed the limits: the reason, with the figure.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub disturbed: Option<String>,
+    /// The measured calls that opened their own connection, phase by phase.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cold: Option<ColdCalls>,
+    /// The emulated link over the run, when the cell ran across one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<LinkUse>,
+}
+
+/// Calls that opened their own connection, split as curl's `-w` splits a transfer: medians (µs)
+/// of the TCP handshake, the TLS handshake, and the rest up to the answer's end.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct ColdCalls {
+    pub calls: u64,
+    pub tcp_connect_p50_us: f64,
+    pub tls_handshake_p50_us: Option<f64>,
+    pub rest_p50_us: f64,
+}
+
+/// What the emulated link's forwarder did during one run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct LinkUse {
+    /// The forwarder thread's CPU time over the run's wall time (1.0: its core was saturated).
+    pub forwarder_cores: f64,
+    pub packets: u64,
+    /// Packets the link dropped: its loss, and its full queue.
+    pub lost: u64,
+    pub queue_drops: u64,
+}
+
+/// The emulated link a cell ran across: its spec, and round trips measured on it with a TCP
+/// ping-pong before the cell (the link's own at RTT 0: what it adds besides its delay).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NetworkRecord {
+    /// As a suite writes it: `rtt=40ms,bandwidth=20mbit`.
+    pub spec: String,
+    pub rtt_us: f64,
+    pub measured_rtt_us: f64,
+    pub own_rtt_us: f64,
 }
 
 /// What else used the CPUs the client and the server were pinned to during one measured window,
@@ -336,6 +377,10 @@ pub const METRICS: &[(&str, &str, bool)] = &[
     ("connections_opened", "", false),
     ("duration_s", "s", false),
     ("wall_us_per_call", "µs", false),
+    ("cold_tcp_connect_p50_us", "µs", false),
+    ("cold_tls_handshake_p50_us", "µs", false),
+    ("cold_rest_p50_us", "µs", false),
+    ("link_forwarder_cores", "cores", false),
 ];
 
 /// Metrics that are counts, not timings: compared as exact numbers, never through an interval.
@@ -372,6 +417,10 @@ impl RunMetrics {
                 let calls = self.calls_ok + self.calls_errors;
                 (calls > 0).then(|| self.duration_s * 1e6 / calls as f64)
             }
+            "cold_tcp_connect_p50_us" => self.cold.map(|c| c.tcp_connect_p50_us),
+            "cold_tls_handshake_p50_us" => self.cold.and_then(|c| c.tls_handshake_p50_us),
+            "cold_rest_p50_us" => self.cold.map(|c| c.rest_p50_us),
+            "link_forwarder_cores" => self.link.map(|l| l.forwarder_cores),
             _ => None,
         }
         .filter(|v| v.is_finite())

@@ -38,6 +38,7 @@ fn bottlenecks(r: &Results, exp: &Experiment) -> Option<String> {
         "server" => "the server's core was busy",
         "client" => "callbench's core was busy",
         "both" => "both cores were busy",
+        "link" => "the emulated link's forwarder was busy",
         _ => "neither core was busy: latency-bound or paced",
     };
     let parts: Vec<String> =

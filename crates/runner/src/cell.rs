@@ -9,6 +9,7 @@ use crate::options::Options;
 use crate::plan::CellPlan;
 use crate::repetition::{self, Measured};
 use crate::store::Store;
+use callbench_link::LinkSpec;
 use callbench_report::analysis;
 use callbench_report::model::{Cell, CellStatus, Results};
 use callbench_servers::manifest::Protocol;
@@ -86,7 +87,13 @@ pub async fn measure_once(
     }
     let server_cpus: &[usize] = if p.server.is_inproc() { &[] } else { &o.server_cpus };
     let sides = Sides { client: &o.client_cpus, server: server_cpus };
-    let outcome = repetition::run(&spec, group, Some(&sides), o.cancel.clone()).await;
+    let link = fleet.link().filter(|_| !p.server.is_inproc());
+    let before =
+        link.map(|l| crate::network::before_run(l, &p.fields.network.clone().unwrap_or_else(LinkSpec::transparent)));
+    let mut outcome = repetition::run(&spec, group, Some(&sides), o.cancel.clone()).await;
+    if let (Some(link), Some(before), Ok(m)) = (link, before, outcome.as_mut()) {
+        m.metrics.link = Some(crate::network::use_since(link, &before));
+    }
     if !p.server.is_inproc() {
         if let Some(crash) = fleet.check_alive(&p.server.name, &p.mode(), &mut results.servers) {
             return Err(CellError::ServerDied(crash));
@@ -186,6 +193,7 @@ pub fn new_cell(p: &CellPlan, rate: Option<f64>) -> Cell {
         disturbed: None,
         reruns: 0,
         hdr_file: None,
+        network: None,
     }
 }
 

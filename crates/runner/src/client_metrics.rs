@@ -3,7 +3,7 @@
 //! the run. The server's side (CPU, memory, interference) is added by the repetition.
 
 use callbench_engine::{Percentiles, RunInfo, Summary};
-use callbench_report::model::{Latency, RunMetrics};
+use callbench_report::model::{ColdCalls, Latency, RunMetrics};
 use std::time::Duration;
 
 /// The client's figures of one run; `warmup` is the spec's (the engine's CPU counters start there).
@@ -31,6 +31,12 @@ pub fn from_summary(s: &Summary, info: &RunInfo, warmup: Duration) -> RunMetrics
         payload_received_per_call: s.payload_bytes_per_call.received,
         client_cpu_us_per_call: s.client_cpu_us_per_call,
         client_cpu_cores: info.client_cpu.as_secs_f64() / wall,
+        cold: s.cold_calls.map(|c| ColdCalls {
+            calls: c.calls,
+            tcp_connect_p50_us: c.tcp_connect_us.p50 as f64,
+            tls_handshake_p50_us: c.tls_handshake_us.map(|t| t.p50 as f64),
+            rest_p50_us: c.rest_us.p50 as f64,
+        }),
         ..RunMetrics::default()
     }
 }

@@ -11,6 +11,7 @@ use crate::progress::{server_warmup_key, Progress};
 use crate::repetition::{self, Measured};
 use crate::store::Store;
 use crate::suite::{ExperimentKind, ExperimentSpec, Suite};
+use callbench_link::{Link, LinkSpec};
 use callbench_report::analysis;
 use callbench_report::model::{Cell, CellStatus, Experiment, Reference, Results};
 use callbench_servers::manifest::Protocol;
@@ -53,8 +54,19 @@ pub async fn run(
         _ => Vec::new(),
     };
     let python = crate::python::interpreter(repo);
-    let mut cx = Context { repo, spec, o, fleet: Fleet::new(repo, o.server_cpus.clone()), programs, python };
+    // Across an emulated link: servers in its server namespace, this thread (the engine's
+    // sockets, verify, Python callers) on its client side until the experiment ends.
+    let link = match plans.iter().any(|p| p.fields.network.is_some()) {
+        true => Some(Link::create(&LinkSpec::transparent(), &o.client_cpus)?),
+        false => None,
+    };
+    let _client_side = link.as_ref().map(|l| l.client.enter()).transpose()?;
+    let fleet = Fleet::new(repo, o.server_cpus.clone()).behind(link.as_ref());
+    let mut cx = Context { repo, spec, o, fleet, programs, python };
     let cells = prepare_cells(&mut cx, plans, results, progress).await;
+    if let Some(link) = &link {
+        crate::network::measure_links(link, &cells, results)?;
+    }
     store.write_results(results)?;
     let outcome = rounds(&mut cx, &cells, results, store, progress).await;
     cx.fleet.stop_all();

@@ -3,6 +3,7 @@
 //! server is recorded and restarted for the next cell), and stopped at the end — or on Ctrl-C,
 //! or with callbench itself (PR_SET_PDEATHSIG).
 
+use callbench_link::{Link, SERVER_ADDR};
 use callbench_report::model::{ServerRecord, VerifyRecord};
 use callbench_servers::manifest::{self, Manifest, Protocol};
 use callbench_servers::process::{ServerProcess, StartOptions};
@@ -31,6 +32,8 @@ impl Running {
 pub struct Fleet<'a> {
     repo: &'a Repo,
     cpus: Vec<usize>,
+    /// The emulated link the servers sit behind (in its server namespace, at its far address).
+    link: Option<&'a Link>,
     /// Keyed by (server name, mode).
     running: BTreeMap<(String, String), Running>,
     /// Servers that cannot be measured in this run (failed start or verify), with the reason.
@@ -43,7 +46,17 @@ impl<'a> Fleet<'a> {
     }
 
     pub fn new(repo: &'a Repo, cpus: Vec<usize>) -> Self {
-        Fleet { repo, cpus, running: BTreeMap::new(), refused: BTreeMap::new() }
+        Fleet { repo, cpus, link: None, running: BTreeMap::new(), refused: BTreeMap::new() }
+    }
+
+    /// Servers started from now on sit behind `link`; the caller runs on its client side.
+    pub fn behind(mut self, link: Option<&'a Link>) -> Self {
+        self.link = link;
+        self
+    }
+
+    pub fn link(&self) -> Option<&'a Link> {
+        self.link
     }
 
     /// The running server for (name, mode): started and verified now if needed. Errors say why it
@@ -85,12 +98,16 @@ impl<'a> Fleet<'a> {
         if !records.iter().any(|r| r.name == name) {
             records.push(server_record(self.repo, &manifest));
         }
-        let options = StartOptions {
+        let mut options = StartOptions {
             workers: self.cpus.len().max(1),
             mode: mode.to_string(),
             cpus: (!self.cpus.is_empty()).then(|| self.cpus.clone()),
             ..StartOptions::default()
         };
+        if let Some(link) = self.link {
+            options.host = SERVER_ADDR.to_string();
+            options.netns = Some(link.server.fd());
+        }
         let mut process = ServerProcess::start(self.repo, &manifest, &options).map_err(|e| format!("{e:#}"))?;
         probe::wait_ready(&mut process, manifest.protocol, Duration::from_secs(60))
             .await

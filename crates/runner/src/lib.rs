@@ -10,6 +10,7 @@ pub mod fleet;
 pub mod interference;
 pub mod measure;
 pub mod mechanism;
+pub mod network;
 pub mod options;
 pub mod pinning;
 pub mod plan;

@@ -104,7 +104,9 @@ pub fn cells(suite: &Suite, e: &ExperimentSpec) -> Result<Vec<CellPlan>, String>
         if let (Some(sweep), Some(value)) = (&e.sweep, value) {
             fields.set(&sweep.param, value)?;
             suffix = format!("/{}={}", sweep.param, value_text(value));
-            x = value.as_integer().map(|v| v as f64).or(value.as_float());
+            // A duration (a swept rtt) is charted in milliseconds.
+            let millis = value.as_str().and_then(|t| parse::duration(t).ok()).map(|d| d.as_secs_f64() * 1e3);
+            x = value.as_integer().map(|v| v as f64).or(value.as_float()).or(millis);
         }
         for workload in &e.workloads {
             for (server, kind) in &servers {
@@ -250,6 +252,7 @@ impl CellPlan {
         put("ntimes", f.ntimes.map(|v| json!(v)));
         put("user_id", f.user_id.map(|v| json!(v)));
         put("mode", Some(json!(self.mode())));
+        put("network", f.network.as_ref().map(|n| json!(n.to_string())));
         p
     }
 

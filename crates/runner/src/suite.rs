@@ -1,6 +1,7 @@
 //! Suite files (`suites/*.toml`): experiments, each a set of cells — servers × workloads × the
 //! values of one swept parameter — measured with the same load settings. Unknown keys are errors.
 
+use callbench_link::LinkSpec;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -145,6 +146,9 @@ pub struct LoadFields {
     pub warmup_iterations: Option<u64>,
     pub start: Option<String>,
     pub password: Option<String>,
+    /// An emulated link between client and server: `{ rtt = "40ms", bandwidth = "20mbit" }` or
+    /// `"rtt=40ms,bandwidth=20mbit"`; a sweep over one of its keys (`rtt`, `loss`...) changes it.
+    pub network: Option<LinkSpec>,
 }
 
 impl LoadFields {
@@ -173,12 +177,22 @@ impl LoadFields {
             iterations,
             warmup_iterations,
             start,
-            password
+            password,
+            network
         )
     }
 
     /// Sets the swept parameter to `value`.
     pub fn set(&mut self, param: &str, value: &toml::Value) -> Result<(), String> {
+        if LinkSpec::is_key(param) {
+            let text = match value {
+                toml::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            let base = self.network.clone().unwrap_or_else(LinkSpec::transparent);
+            self.network = Some(base.with(param, &text).map_err(|e| format!("sweep {param}: {e}"))?);
+            return Ok(());
+        }
         let int = || value.as_integer().filter(|v| *v >= 0).ok_or(format!("sweep {param}: {value} is not a count"));
         let boolean = || value.as_bool().ok_or(format!("sweep {param}: {value} is not true/false"));
         let text = || value.as_str().map(str::to_string).ok_or(format!("sweep {param}: {value} is not a string"));
@@ -321,6 +335,29 @@ mod tests {
             assert!(e.contains(expected), "{e}");
             assert!(!e.contains('\n'), "{e}");
         }
+    }
+
+    #[test]
+    fn a_network_is_a_table_or_a_spec_and_its_keys_can_be_swept() {
+        let text = "name='x'\n[[experiment]]\nid='a'\ntitle='t'\nservers=['rust-axum']\nworkloads=['auth']\n\
+                    network={ rtt='40ms', bandwidth='20mbit', loss=0.0 }\nsweep={param='rtt',values=['10ms','100ms']}";
+        let suite = Suite::parse(text).unwrap();
+        let e = &suite.experiments[0];
+        assert_eq!(e.load.network, Some(LinkSpec::parse("rtt=40ms,bandwidth=20mbit").unwrap()));
+        let mut fields = e.load.clone();
+        fields.set("rtt", &toml::Value::String("100ms".into())).unwrap();
+        assert_eq!(fields.network, Some(LinkSpec::parse("rtt=100ms,bandwidth=20mbit").unwrap()));
+        let mut plain = LoadFields::default();
+        plain.set("loss", &toml::Value::Float(0.01)).unwrap();
+        assert_eq!(plain.network, Some(LinkSpec::parse("loss=0.01").unwrap()));
+        for (bad, expected) in [("network='rtt=-1ms'", "rtt"), ("network={ speed='1' }", "speed")] {
+            let text = format!("name='x'\n[[experiment]]\nid='a'\ntitle='t'\nservers=['x']\nworkloads=['auth']\n{bad}");
+            let e = Suite::parse(&text).unwrap_err();
+            assert!(e.contains(expected) && !e.contains('\n'), "{e}");
+        }
+        let sweep = "name='x'\n[[experiment]]\nid='a'\ntitle='t'\nservers=['x']\nworkloads=['auth']\n\
+                     sweep={param='loss',values=[2.0]}";
+        assert!(Suite::parse(sweep).unwrap_err().contains("loss"));
     }
 
     #[test]

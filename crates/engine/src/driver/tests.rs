@@ -3,7 +3,7 @@
 use super::*;
 use crate::pacer::{Arrivals, Closed, Open};
 use crate::rate::RateShape;
-use crate::record::Outcome;
+use crate::record::{Handshake, Outcome};
 use crate::target::Connected;
 
 const MS: fn(u64) -> Duration = Duration::from_millis;
@@ -27,7 +27,7 @@ impl Target for Fake {
         if self.refuse {
             Err(ErrorKind::Connect)
         } else {
-            Ok(Connected::new(()))
+            Ok(Connected::new((), Handshake::default()))
         }
     }
     async fn call(&self, _: &mut ()) -> Reply {
@@ -160,7 +160,7 @@ struct Wired(AtomicU64);
 impl Target for Wired {
     type Conn = ();
     async fn connect(&self, _slot: usize) -> Result<Connected<()>, ErrorKind> {
-        Ok(Connected::new(()))
+        Ok(Connected::new((), Handshake::default()))
     }
     async fn call(&self, _: &mut ()) -> Reply {
         tokio::time::sleep(MS(10)).await;
@@ -241,7 +241,7 @@ impl Target for Flaky {
     type Conn = u64;
     async fn connect(&self, _slot: usize) -> Result<Connected<u64>, ErrorKind> {
         tokio::time::sleep(MS(1)).await;
-        Ok(Connected::new(0))
+        Ok(Connected::new(0, Handshake::default()))
     }
     async fn call(&self, conn: &mut u64) -> Reply {
         *conn += 1;
@@ -269,7 +269,7 @@ async fn a_call_the_server_did_not_process_is_sent_again_from_its_first_intended
     assert_eq!(r.len(), 3);
     assert!(r.iter().all(|r| r.outcome.is_ok()), "{r:?}");
     assert_eq!((r[1].intended, r[1].latency()), (MS(10), MS(5)));
-    assert_eq!(r[1].connect, Some(MS(1)));
+    assert_eq!(r[1].connect.map(|c| c.total), Some(MS(1)));
     assert_eq!((info.retries, info.connections_opened), (1, 2));
 }
 

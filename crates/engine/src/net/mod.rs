@@ -4,7 +4,7 @@
 pub mod counted;
 pub mod tls;
 
-use crate::record::ErrorKind;
+use crate::record::{ErrorKind, Handshake};
 use crate::target::WireTotals;
 use counted::{Counted, WireCounter};
 use rustls::pki_types::ServerName;
@@ -13,6 +13,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Instant;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio_rustls::client::TlsStream;
@@ -96,29 +97,35 @@ impl Endpoint {
         self.counter.totals()
     }
 
-    /// A counted connection (its bytes add to [`Endpoint::wire`]).
-    pub async fn connect(&self) -> Result<Stream, ErrorKind> {
+    /// A counted connection (its bytes add to [`Endpoint::wire`]), and how long its handshakes took.
+    pub async fn connect(&self) -> Result<(Stream, Handshake), ErrorKind> {
         self.connect_counted(self.counter.clone()).await.map_err(|_| ErrorKind::Connect)
     }
 
     /// A connection whose bytes are not counted (probes before a run), with the reason if it fails.
-    pub async fn connect_uncounted(&self) -> Result<Stream, String> {
+    pub async fn connect_uncounted(&self) -> Result<(Stream, Handshake), String> {
         self.connect_counted(Arc::default()).await
     }
 
-    async fn connect_counted(&self, counter: Arc<WireCounter>) -> Result<Stream, String> {
+    async fn connect_counted(&self, counter: Arc<WireCounter>) -> Result<(Stream, Handshake), String> {
         let mut last = String::new();
         for addr in &self.addrs {
+            let started = Instant::now();
             match TcpStream::connect(addr).await {
                 Ok(tcp) => {
+                    let connected = Instant::now();
+                    let tcp_time = connected - started;
                     let _ = tcp.set_nodelay(true);
                     let counted = Counted::new(tcp, counter);
                     return match &self.tls {
-                        None => Ok(Stream::Plain(counted)),
+                        None => Ok((Stream::Plain(counted), Handshake { tcp: tcp_time, tls: None })),
                         Some((connector, name)) => connector
                             .connect(name.clone(), counted)
                             .await
-                            .map(|tls| Stream::Tls(Box::new(tls)))
+                            .map(|tls| {
+                                let handshake = Handshake { tcp: tcp_time, tls: Some(connected.elapsed()) };
+                                (Stream::Tls(Box::new(tls)), handshake)
+                            })
                             .map_err(|e| format!("TLS handshake with {addr} failed: {e}")),
                     };
                 }
@@ -225,7 +232,8 @@ mod tests {
             let (mut s, _) = listener.accept().await.unwrap();
             s.write_all(b"hi").await.unwrap();
         });
-        let mut stream = endpoint.connect().await.unwrap();
+        let (mut stream, handshake) = endpoint.connect().await.unwrap();
+        assert_eq!(handshake.tls, None);
         accept.await.unwrap();
         let mut buf = [0u8; 2];
         tokio::io::AsyncReadExt::read_exact(&mut stream, &mut buf).await.unwrap();

@@ -96,6 +96,7 @@ fn results(p50s: &[(&str, &[f64])]) -> Results {
                 disturbed: None,
                 reruns: 0,
                 hdr_file: None,
+                network: None,
             };
             crate::analysis::summarise(&mut cell, "latency_p50_us", 0.0, 1, 1);
             cell

@@ -135,6 +135,7 @@ pub fn cell(spec: CellSpec) -> Cell {
         disturbed: None,
         reruns: 0,
         hdr_file: (median_p50.is_some()).then(|| format!("hdr/{}.hlog", id.replace('/', "_"))),
+        network: None,
     };
     let headline = headline(&cell.experiment);
     analysis::summarise(&mut cell, headline, 0.0, 1, 1);

@@ -162,6 +162,17 @@ pub fn text(r: &LoadReport) -> String {
             ended += &format!("; {} retries (calls the server had not processed, sent again)", s.retries);
         }
         let _ = writeln!(out, "Connections  {} opened{connect}{ended}", s.connections_opened);
+        if let Some(cold) = &s.cold_calls {
+            let tls =
+                cold.tls_handshake_us.map_or(String::new(), |t| format!(", TLS handshake {}", micros(t.p50 as f64)));
+            let _ = writeln!(
+                out,
+                "Cold calls   {} opened their connection (p50): TCP connect {}{tls}, then the call {}",
+                cold.calls,
+                micros(cold.tcp_connect_us.p50 as f64),
+                micros(cold.rest_us.p50 as f64)
+            );
+        }
         let _ = writeln!(
             out,
             "Bytes/call   wire: sent {}, received {}; payload: sent {}, received {}",
@@ -211,7 +222,8 @@ const CSV_COLUMNS: &str = "target,call,protocol,tls,model,concurrency,connection
 throughput_per_s,latency_p50_us,latency_p90_us,latency_p95_us,latency_p99_us,latency_p99_9_us,latency_max_us,\
 latency_mean_us,latency_uncorrected_p50_us,latency_uncorrected_p99_us,connections_opened,connect_p50_us,\
 wire_sent_per_call,wire_received_per_call,payload_sent_per_call,payload_received_per_call,client_cpu_us_per_call,\
-rate_requested,rate_achieved,late_starts,interrupted,goaways,retries,planned_s,not_started,rate_kept";
+rate_requested,rate_achieved,late_starts,interrupted,goaways,retries,planned_s,not_started,rate_kept,\
+cold_calls,cold_tcp_connect_p50_us,cold_tls_handshake_p50_us,cold_rest_p50_us";
 
 fn csv_field(text: &str) -> String {
     if text.contains([',', '"', '\n']) {
@@ -263,6 +275,10 @@ pub fn csv(r: &LoadReport) -> String {
         format!("{:.6}", s.planned_s),
         s.rate.map_or(String::new(), |r| r.not_started.to_string()),
         s.rate.map_or(String::new(), |r| r.kept.to_string()),
+        opt(s.cold_calls.map(|c| c.calls)),
+        opt(s.cold_calls.map(|c| c.tcp_connect_us.p50)),
+        opt(s.cold_calls.and_then(|c| c.tls_handshake_us.map(|t| t.p50))),
+        opt(s.cold_calls.map(|c| c.rest_us.p50)),
     ];
     format!("{CSV_COLUMNS}\n{}\n", fields.join(","))
 }
