@@ -69,7 +69,11 @@ def test_ctrl_c_leaves_a_valid_partial_file_and_no_server(tmp_path):
     orphans = Orphans()
     p = subprocess.Popen([*CMD, "--only", "pyo3,grpcio", "--experiments", "noop,step", "--scale", "0.05",
                           "-k", str(rounds), "--no-build", "--out", str(tmp_path)],
-                         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         # Ctrl-C as a terminal gives it: a test run started in the background (nohup,
+                         # `cmd &` in a script) hands its children SIGINT ignored, and Python then keeps
+                         # it ignored instead of raising KeyboardInterrupt.
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     watchdog = threading.Timer(300, p.kill)
     watchdog.start()
     try:
