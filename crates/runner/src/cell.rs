@@ -75,10 +75,10 @@ pub async fn measure_once(
     } else {
         // A server that died since the cell's last repetition ends the cell (the next cell
         // restarts it): the cell's runs must all come from one process.
-        if let Some(crash) = fleet.check_alive(&p.server.name, &p.mode(), &mut results.servers) {
+        if let Some(crash) = fleet.check_alive(&p.server.name, &p.mode(), p.server.tls, &mut results.servers) {
             return Err(CellError::ServerDied(crash));
         }
-        let running = fleet.ensure(&p.server.name, &p.mode(), &mut results.servers).await?;
+        let running = fleet.ensure(&p.server.name, &p.mode(), p.server.tls, &mut results.servers).await?;
         (Some(running.addr()), Some(running.group()), running.protocol == Protocol::Grpc)
     };
     let mut spec = p.load_spec(addr, grpc, rate)?;
@@ -95,7 +95,7 @@ pub async fn measure_once(
         m.metrics.link = Some(crate::network::use_since(link, &before));
     }
     if !p.server.is_inproc() {
-        if let Some(crash) = fleet.check_alive(&p.server.name, &p.mode(), &mut results.servers) {
+        if let Some(crash) = fleet.check_alive(&p.server.name, &p.mode(), p.server.tls, &mut results.servers) {
             return Err(CellError::ServerDied(crash));
         }
     }
@@ -132,17 +132,17 @@ pub async fn measure_python(
         let outcome = crate::python::measure(repo, python, p, m, None, &o.client_cpus, o.cancel.clone()).await;
         return Ok(judged(outcome, &before, &[], &sides)?);
     };
-    if let Some(crash) = fleet.check_alive(server, &p.mode(), &mut results.servers) {
+    if let Some(crash) = fleet.check_alive(server, &p.mode(), false, &mut results.servers) {
         return Err(CellError::ServerDied(crash));
     }
-    let running = fleet.ensure(server, &p.mode(), &mut results.servers).await?;
+    let running = fleet.ensure(server, &p.mode(), false, &mut results.servers).await?;
     let wire = crate::python::Wire { addr: running.addr(), pid: running.group() };
     let pids = crate::measure::group_pids(running.group());
     let sides = Sides { client: &o.client_cpus, server: &o.server_cpus };
     let before = interference::snapshot(&pids);
     let outcome = crate::python::measure(repo, python, p, m, Some(wire), &o.client_cpus, o.cancel.clone()).await;
     let outcome = judged(outcome, &before, &pids, &sides);
-    if let Some(crash) = fleet.check_alive(server, &p.mode(), &mut results.servers) {
+    if let Some(crash) = fleet.check_alive(server, &p.mode(), false, &mut results.servers) {
         return Err(CellError::ServerDied(crash));
     }
     Ok(outcome?)

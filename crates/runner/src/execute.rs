@@ -73,7 +73,7 @@ pub fn prepare(repo: &Repo, suite: &Suite, build: bool) -> Result<(), String> {
                 ExperimentKind::Python => {
                     let m = crate::mechanism::Mechanism::parse(text)?;
                     match m.server.clone() {
-                        Some(name) => (plan::ServerSpec { name, http2: false }, Some(m)),
+                        Some(name) => (plan::ServerSpec { name, http2: false, tls: false }, Some(m)),
                         None => continue,
                     }
                 }

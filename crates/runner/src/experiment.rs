@@ -141,7 +141,7 @@ async fn prepare_cells(
                     }
                     cell.transport = m.transport().into();
                     if let Some(server) = &m.server {
-                        if let Err(reason) = cx.fleet.ensure(server, &p.mode(), &mut results.servers).await {
+                        if let Err(reason) = cx.fleet.ensure(server, &p.mode(), false, &mut results.servers).await {
                             (cell.status, cell.error) = (CellStatus::NotMeasured, Some(reason));
                         }
                     }
@@ -162,6 +162,9 @@ async fn prepare_cells(
         if cell.transport.is_empty() {
             let protocol = results.servers.iter().find(|s| s.name == p.server.name).map(|s| s.protocol.as_str());
             cell.transport = if protocol == Some("grpc") { "grpc" } else { "rest-h1" }.into();
+        }
+        if p.server.tls {
+            cell.transport += "+tls";
         }
         let index = results.cells.len();
         results.cells.push(cell);
@@ -190,7 +193,7 @@ async fn start_server(
     results: &mut Results,
     progress: &mut Progress,
 ) -> Result<(), String> {
-    let running = cx.fleet.ensure(&p.server.name, &p.mode(), &mut results.servers).await?;
+    let running = cx.fleet.ensure(&p.server.name, &p.mode(), p.server.tls, &mut results.servers).await?;
     let key = (p.server.label(), p.mode());
     if let (Some(warmup), false) = (&cx.spec.server_warmup, warmed.contains(&key)) {
         let (addr, grpc) = (running.addr(), running.protocol == Protocol::Grpc);

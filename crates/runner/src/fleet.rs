@@ -34,10 +34,10 @@ pub struct Fleet<'a> {
     cpus: Vec<usize>,
     /// The emulated link the servers sit behind (in its server namespace, at its far address).
     link: Option<&'a Link>,
-    /// Keyed by (server name, mode).
-    running: BTreeMap<(String, String), Running>,
+    /// Keyed by (server name, mode, TLS).
+    running: BTreeMap<(String, String, bool), Running>,
     /// Servers that cannot be measured in this run (failed start or verify), with the reason.
-    refused: BTreeMap<(String, String), String>,
+    refused: BTreeMap<(String, String, bool), String>,
 }
 
 impl<'a> Fleet<'a> {
@@ -65,9 +65,10 @@ impl<'a> Fleet<'a> {
         &mut self,
         name: &str,
         mode: &str,
+        tls: bool,
         records: &mut Vec<ServerRecord>,
     ) -> Result<&Running, String> {
-        let key = (name.to_string(), mode.to_string());
+        let key = (name.to_string(), mode.to_string(), tls);
         if let Some(reason) = self.refused.get(&key) {
             return Err(reason.clone());
         }
@@ -79,7 +80,7 @@ impl<'a> Fleet<'a> {
             }
         }
         if !self.running.contains_key(&key) {
-            match self.start(name, mode, records).await {
+            match self.start(name, mode, tls, records).await {
                 Ok(running) => {
                     self.running.insert(key.clone(), running);
                 }
@@ -93,8 +94,17 @@ impl<'a> Fleet<'a> {
         Ok(&self.running[&key])
     }
 
-    async fn start(&self, name: &str, mode: &str, records: &mut Vec<ServerRecord>) -> Result<Running, String> {
+    async fn start(
+        &self,
+        name: &str,
+        mode: &str,
+        tls: bool,
+        records: &mut Vec<ServerRecord>,
+    ) -> Result<Running, String> {
         let manifest = manifest::find(self.repo, name).map_err(|e| format!("{e:#}"))?;
+        if tls {
+            manifest.tls_args()?;
+        }
         if !records.iter().any(|r| r.name == name) {
             records.push(server_record(self.repo, &manifest));
         }
@@ -102,6 +112,7 @@ impl<'a> Fleet<'a> {
             workers: self.cpus.len().max(1),
             mode: mode.to_string(),
             cpus: (!self.cpus.is_empty()).then(|| self.cpus.clone()),
+            tls,
             ..StartOptions::default()
         };
         if let Some(link) = self.link {
@@ -109,6 +120,11 @@ impl<'a> Fleet<'a> {
             options.netns = Some(link.server.fd());
         }
         let mut process = ServerProcess::start(self.repo, &manifest, &options).map_err(|e| format!("{e:#}"))?;
+        // The port may have served the other kind before, in this run.
+        match tls {
+            true => callbench_verify::dial::speaks_tls(process.addr),
+            false => callbench_verify::dial::plain(process.addr),
+        }
         probe::wait_ready(&mut process, manifest.protocol, Duration::from_secs(60))
             .await
             .map_err(|e| format!("{name} did not start: {}", one_line(&format!("{e:#}"))))?;
@@ -146,8 +162,8 @@ impl<'a> Fleet<'a> {
     }
 
     /// Checks that (name, mode) is still alive; if not, records the crash and says so.
-    pub fn check_alive(&mut self, name: &str, mode: &str, records: &mut [ServerRecord]) -> Option<String> {
-        let key = (name.to_string(), mode.to_string());
+    pub fn check_alive(&mut self, name: &str, mode: &str, tls: bool, records: &mut [ServerRecord]) -> Option<String> {
+        let key = (name.to_string(), mode.to_string(), tls);
         let running = self.running.get_mut(&key)?;
         let status = running.process.exited()?;
         let tail = running.process.output_tail();

@@ -13,25 +13,26 @@ use std::time::Duration;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerSpec {
     pub name: String,
-    /// REST over HTTP/2 with prior knowledge (h2c) instead of HTTP/1.1.
+    /// REST over HTTP/2 with prior knowledge (h2c) instead of HTTP/1.1 (over TLS: h2 by ALPN).
     pub http2: bool,
+    /// Over TLS (the server started with its manifest's `[tls]` arguments).
+    pub tls: bool,
 }
 
 impl ServerSpec {
     pub fn parse(text: &str) -> Result<ServerSpec, String> {
         let mut parts = text.split('+');
         let name = parts.next().unwrap_or_default().to_string();
-        let mut spec = ServerSpec { name, http2: false };
+        let mut spec = ServerSpec { name, http2: false, tls: false };
         for flag in parts {
             match flag {
                 "h2" => spec.http2 = true,
-                "tls" => {
-                    return Err(format!(
-                    "'{text}': TLS cells are not measured by run yet (use callbench load with https:// or grpcs://)"
-                ))
-                }
-                other => return Err(format!("'{text}': unknown server option '+{other}' (known: +h2)")),
+                "tls" => spec.tls = true,
+                other => return Err(format!("'{text}': unknown server option '+{other}' (known: +h2, +tls)")),
             }
+        }
+        if spec.tls && spec.name == "inproc" {
+            return Err(format!("'{text}': an in-process call has no connection to encrypt"));
         }
         if spec.name.is_empty() {
             return Err(format!("'{text}' names no server"));
@@ -44,11 +45,14 @@ impl ServerSpec {
     }
 
     pub fn label(&self) -> String {
+        let mut label = self.name.clone();
         if self.http2 {
-            format!("{}+h2", self.name)
-        } else {
-            self.name.clone()
+            label += "+h2";
         }
+        if self.tls {
+            label += "+tls";
+        }
+        label
     }
 }
 
@@ -91,7 +95,8 @@ pub fn cells(suite: &Suite, e: &ExperimentSpec) -> Result<Vec<CellPlan>, String>
         .iter()
         .map(|s| match python {
             // A Python caller's label names its server after '+': not a server option.
-            true => Mechanism::parse(s).map(|m| (ServerSpec { name: m.label(), http2: false }, CellKind::Python(m))),
+            true => Mechanism::parse(s)
+                .map(|m| (ServerSpec { name: m.label(), http2: false, tls: false }, CellKind::Python(m))),
             false if e.kind == ExperimentKind::Processing => ServerSpec::parse(s).map(|x| (x, CellKind::Processing)),
             false => ServerSpec::parse(s).map(|x| (x, CellKind::Load)),
         })
@@ -160,9 +165,11 @@ impl CellPlan {
         let mut spec = LoadSpec {
             target: match (addr, grpc) {
                 (None, _) => format!("inproc:{}", self.workload),
-                (Some(a), true) => format!("grpc://{a}"),
-                (Some(a), false) => format!("http://{a}"),
+                (Some(a), true) => format!("{}://{a}", if self.server.tls { "grpcs" } else { "grpc" }),
+                (Some(a), false) => format!("{}://{a}", if self.server.tls { "https" } else { "http" }),
             },
+            // The reference servers' certificates are self-signed, made at their start.
+            insecure: self.server.tls,
             workload: addr.map(|_| self.workload.clone()),
             http2: self.server.http2,
             // Unset with --connections/--streams: the engine derives it (HTTP/2: connections × streams).
@@ -234,6 +241,7 @@ impl CellPlan {
         };
         put("server", Some(json!(self.server.name)));
         put("http2", Some(json!(self.server.http2)));
+        put("tls", self.server.tls.then(|| json!(true)));
         put(
             "concurrency",
             f.concurrency.or((f.connections.is_none() && f.streams.is_none()).then_some(1)).map(|v| json!(v)),

@@ -49,6 +49,10 @@ pub struct Manifest {
     /// (`[[deviation]]`): verify reports them as declared deviations, not failures.
     #[serde(default, rename = "deviation")]
     pub deviations: Vec<Deviation>,
+    /// How the server serves TLS (`[tls] args = ["--tls"]`, added to its start command); absent:
+    /// it cannot, and its TLS cells say so.
+    #[serde(default)]
+    pub tls: Option<TlsSupport>,
     /// The folder that holds server.toml (set after loading).
     #[serde(skip)]
     pub dir: PathBuf,
@@ -74,6 +78,14 @@ pub struct Command {
     pub command: Vec<String>,
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TlsSupport {
+    /// Arguments that make the server serve TLS (a fresh self-signed certificate, TLS 1.2 and 1.3,
+    /// ALPN as its framework does it) instead of plaintext.
+    pub args: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -116,6 +128,14 @@ impl Manifest {
     /// The argv to start this server, placeholders filled in.
     pub fn start_argv(&self, repo: &Repo, values: &Placeholders) -> Vec<String> {
         self.start.command.iter().map(|arg| self.fill(repo, arg, Some(values))).collect()
+    }
+
+    /// The arguments that make it serve TLS, or why it cannot.
+    pub fn tls_args(&self) -> Result<&[String], String> {
+        match &self.tls {
+            Some(t) => Ok(&t.args),
+            None => Err(format!("{} cannot serve TLS (its server.toml has no [tls])", self.name)),
+        }
     }
 
     pub fn build_argv(&self, repo: &Repo) -> Option<Vec<String>> {

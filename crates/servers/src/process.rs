@@ -49,6 +49,8 @@ pub struct StartOptions {
     /// The network namespace the server runs in (an open /run/netns file, e.g. an emulated link's
     /// server side); None: callbench's own.
     pub netns: Option<RawFd>,
+    /// Serve TLS (the manifest's `[tls]` arguments added).
+    pub tls: bool,
 }
 
 impl Default for StartOptions {
@@ -61,6 +63,7 @@ impl Default for StartOptions {
             cpus: None,
             echo_output: false,
             netns: None,
+            tls: false,
         }
     }
 }
@@ -91,7 +94,10 @@ impl ServerProcess {
             mode: options.mode.clone(),
             users: repo.users_file()?,
         };
-        let argv = manifest.start_argv(repo, &values);
+        let mut argv = manifest.start_argv(repo, &values);
+        if options.tls {
+            argv.extend(manifest.tls_args().map_err(|e| anyhow::anyhow!(e))?.iter().cloned());
+        }
         let mut command = Command::new(&argv[0]);
         command
             .args(&argv[1..])

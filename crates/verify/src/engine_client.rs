@@ -41,12 +41,8 @@ impl Why {
     }
 }
 
-fn endpoint(addr: SocketAddr) -> Result<Endpoint> {
-    let host = match addr {
-        SocketAddr::V4(a) => a.ip().to_string(),
-        SocketAddr::V6(a) => format!("[{}]", a.ip()),
-    };
-    Endpoint::new(&host, addr.port(), vec![addr], None).map_err(|e| anyhow!(e))
+fn endpoint(addr: SocketAddr, alpn: &[u8]) -> Result<Endpoint> {
+    crate::dial::endpoint(addr, &[alpn]).map_err(|e| anyhow!(e))
 }
 
 /// One call on a fresh connection of `target`.
@@ -77,7 +73,7 @@ async fn rest(addr: SocketAddr, case: &RestCase, headers: Vec<(String, String)>,
     };
     let request = HttpRequest { method: case.method.clone(), path: case.path.clone(), headers, body, gzip: false };
     let expect = Expect { status: vec![case.expect.status], body: Some(check) };
-    let target = Http1::new(endpoint(addr)?, &request, expect, true);
+    let target = Http1::new(endpoint(addr, b"http/1.1")?, &request, expect, true);
     match call_once(&target).await? {
         Outcome::Ok => Ok(()),
         Outcome::Error(ErrorKind::HttpStatus(status)) => bail!("status {status} (expected {})", case.expect.status),
@@ -106,7 +102,7 @@ async fn grpc(addr: SocketAddr, case: &GrpcCase) -> Result<()> {
         }) as BodyCheck
     });
     let call = GrpcCall { path, message: message.to_vec(), metadata: Vec::new(), gzip: false, check };
-    let target = Grpc::new(endpoint(addr)?, 1, false, call).map_err(|e| anyhow!(e))?;
+    let target = Grpc::new(endpoint(addr, b"h2")?, 1, false, call).map_err(|e| anyhow!(e))?;
     let code = match call_once(&target).await? {
         Outcome::Ok => Some(0),
         Outcome::Error(ErrorKind::GrpcStatus(code)) => Some(code),

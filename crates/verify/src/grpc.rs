@@ -36,11 +36,7 @@ pub fn code_name(code: i32) -> &'static str {
 
 impl GrpcConn {
     pub async fn connect(addr: SocketAddr) -> Result<GrpcConn> {
-        let stream = tokio::time::timeout(Duration::from_secs(5), tokio::net::TcpStream::connect(addr))
-            .await
-            .context("connect timed out")?
-            .with_context(|| format!("cannot connect to {addr}"))?;
-        stream.set_nodelay(true)?;
+        let stream = crate::dial::connect(addr, &[b"h2"]).await?;
         let (sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
             .max_frame_size(1 << 20)
             .initial_stream_window_size(8 << 20)
@@ -79,7 +75,7 @@ impl GrpcConn {
         frame.put_slice(message);
         let mut request = hyper::Request::builder()
             .method("POST")
-            .uri(format!("http://{}{path}", self.addr))
+            .uri(format!("{}://{}{path}", if crate::dial::is_tls(self.addr) { "https" } else { "http" }, self.addr))
             .header("content-type", content_type)
             .header("te", "trailers");
         for (name, value) in headers {

@@ -3,6 +3,7 @@
 
 use anyhow::{Context, Result};
 use bytes::Bytes;
+use callbench_engine::net::Stream;
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
@@ -12,7 +13,6 @@ use std::pin::Pin;
 use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::TcpStream;
 
 pub struct Http1Conn {
     addr: SocketAddr,
@@ -24,7 +24,7 @@ pub struct Http1Conn {
 /// one, RFC 9112 §9.6); hyper would fail on the write and drop that answer, which is still in the
 /// socket: this way it goes on to read it. A server that closed without answering still fails
 /// the call, as hyper then reads the end of the stream instead of an answer.
-struct EarlyAnswers(TcpStream);
+struct EarlyAnswers(Stream);
 
 impl AsyncRead for EarlyAnswers {
     fn poll_read(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
@@ -63,11 +63,7 @@ pub struct HttpReply {
 
 impl Http1Conn {
     pub async fn connect(addr: SocketAddr) -> Result<Http1Conn> {
-        let stream = tokio::time::timeout(Duration::from_secs(5), TcpStream::connect(addr))
-            .await
-            .context("connect timed out")?
-            .with_context(|| format!("cannot connect to {addr}"))?;
-        stream.set_nodelay(true)?;
+        let stream = crate::dial::connect(addr, &[b"http/1.1"]).await?;
         let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(EarlyAnswers(stream))).await?;
         tokio::spawn(async move {
             let _ = connection.await;

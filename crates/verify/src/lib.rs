@@ -4,6 +4,7 @@
 
 pub mod body;
 pub mod check;
+pub mod dial;
 pub mod engine_client;
 pub mod flood;
 pub mod grpc;
@@ -31,6 +32,8 @@ pub struct VerifyOptions {
     pub modes: Vec<String>,
     pub workers: usize,
     pub ready_timeout: Duration,
+    /// Start named servers with TLS and verify them over it.
+    pub tls: bool,
 }
 
 impl Default for VerifyOptions {
@@ -41,6 +44,7 @@ impl Default for VerifyOptions {
             modes: vec!["preloaded".into(), "per-request".into()],
             workers: 1,
             ready_timeout: Duration::from_secs(60),
+            tls: false,
         }
     }
 }
@@ -137,8 +141,12 @@ pub async fn verify_address(protocol: Protocol, addr: SocketAddr, options: &Veri
 pub async fn verify_server(repo: &Repo, manifest: &Manifest, options: &VerifyOptions) -> Result<Report> {
     let mut report = Report::default();
     for (i, mode) in options.modes.iter().enumerate() {
-        let start = StartOptions { workers: options.workers, mode: mode.clone(), ..StartOptions::default() };
+        let start =
+            StartOptions { workers: options.workers, mode: mode.clone(), tls: options.tls, ..StartOptions::default() };
         let mut server = ServerProcess::start(repo, manifest, &start)?;
+        if options.tls {
+            dial::speaks_tls(server.addr);
+        }
         probe::wait_ready(&mut server, manifest.protocol, options.ready_timeout).await?;
         // The first mode gets every vector and the flood; later modes re-check auth, the workload they change.
         let workload = if i == 0 { None } else { Some("auth") };
@@ -154,6 +162,7 @@ pub async fn verify_server(repo: &Repo, manifest: &Manifest, options: &VerifyOpt
             report.steps.push(flood_step(manifest.protocol, server.addr, Some(&mut server), options).await);
         }
         let status = server.stop(Duration::from_secs(5));
+        dial::plain(server.addr);
         let clean = status.is_some_and(|s| s.success() || s.code().is_none() && s.signal_is_term());
         report.steps.push(Step {
             title: format!("stop, mode {mode}"),
@@ -233,18 +242,21 @@ impl SignalIsTerm for std::process::ExitStatus {
 
 /// Parses `http://host:port` or `grpc://host:port` into a protocol and address.
 pub fn parse_address(target: &str) -> Result<(Protocol, SocketAddr)> {
-    let (protocol, rest) = if let Some(rest) = target.strip_prefix("http://") {
-        (Protocol::Rest, rest)
-    } else if let Some(rest) = target.strip_prefix("grpc://") {
-        (Protocol::Grpc, rest)
-    } else {
-        anyhow::bail!("'{target}' is neither a server name nor http://host:port or grpc://host:port");
+    let schemes = [("http://", Protocol::Rest, false), ("https://", Protocol::Rest, true)];
+    let schemes = schemes.into_iter().chain([("grpc://", Protocol::Grpc, false), ("grpcs://", Protocol::Grpc, true)]);
+    let Some((rest, protocol, tls)) =
+        schemes.into_iter().find_map(|(s, p, tls)| Some((target.strip_prefix(s)?, p, tls)))
+    else {
+        anyhow::bail!("'{target}' is neither a server name nor http(s)://host:port or grpc(s)://host:port");
     };
     let hostport = rest.trim_end_matches('/');
     let addr = std::net::ToSocketAddrs::to_socket_addrs(hostport)
         .with_context(|| format!("cannot resolve '{hostport}'"))?
         .next()
         .with_context(|| format!("'{hostport}' resolves to no address"))?;
+    if tls {
+        dial::speaks_tls(addr);
+    }
     Ok((protocol, addr))
 }
 

@@ -35,6 +35,9 @@ pub struct Args {
     /// delay[_up|_down], jitter, bandwidth[_up|_down], queue, loss[_up|_down], seed, mtu). Needs root.
     #[arg(long, value_name = "SPEC")]
     network: Option<String>,
+    /// Serve TLS (a fresh self-signed certificate; clients need --insecure, curl -k).
+    #[arg(long)]
+    tls: bool,
     /// With --network: a command to run on the link's client side (CALLBENCH_TARGET holds the
     /// server's URL); serve stops when it ends and exits with its code.
     #[arg(last = true, value_name = "COMMAND", requires = "network")]
@@ -63,9 +66,13 @@ pub async fn run(args: Args) -> Result<i32> {
         // With a command across the link, stdout is the command's alone.
         echo_output: args.command.is_empty(),
         netns: link.as_ref().map(|l| l.server.fd()),
+        tls: args.tls,
     };
     let mut server = ServerProcess::start(&repo, &manifest, &options)?;
-    let url = format!("{}://{}", scheme(&manifest), server.addr);
+    let url = format!("{}://{}", scheme(&manifest, args.tls), server.addr);
+    if args.tls {
+        callbench_verify::dial::speaks_tls(server.addr);
+    }
     let Some(link) = link else {
         probe::wait_ready(&mut server, manifest.protocol, Duration::from_secs(60)).await?;
         eprintln!("callbench: {} ready at {url} (Ctrl-C stops it)", manifest.name);
@@ -116,10 +123,12 @@ pub async fn run(args: Args) -> Result<i32> {
     Ok(code)
 }
 
-fn scheme(manifest: &Manifest) -> &'static str {
-    match manifest.protocol {
-        manifest::Protocol::Rest => "http",
-        manifest::Protocol::Grpc => "grpc",
+fn scheme(manifest: &Manifest, tls: bool) -> &'static str {
+    match (manifest.protocol, tls) {
+        (manifest::Protocol::Rest, false) => "http",
+        (manifest::Protocol::Rest, true) => "https",
+        (manifest::Protocol::Grpc, false) => "grpc",
+        (manifest::Protocol::Grpc, true) => "grpcs",
     }
 }
 

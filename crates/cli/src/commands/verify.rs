@@ -33,6 +33,9 @@ pub struct Args {
     /// Allow an address outside 127.0.0.0/8 and ::1 (and an emulated link's far end).
     #[arg(long)]
     allow_remote: bool,
+    /// Start the server with TLS and verify it over TLS (an address: write https:// or grpcs://).
+    #[arg(long)]
+    tls: bool,
     /// Print failures only.
     #[arg(short, long)]
     quiet: bool,
@@ -48,6 +51,7 @@ pub async fn run(args: Args) -> Result<i32> {
         },
         workers: args.workers as usize,
         ready_timeout: Duration::from_secs(args.ready_timeout),
+        tls: args.tls,
     };
     let mut total = Report::default();
     if let Some(target) = args.target.as_deref().filter(|t| t.contains("://")) {
@@ -70,6 +74,13 @@ pub async fn run(args: Args) -> Result<i32> {
             }
         }
         for server in &servers {
+            if args.tls && server.tls.is_none() {
+                println!("{}: not verified: {}", server.name, server.tls_args().unwrap_err());
+                if args.target.is_some() {
+                    bail!("{}", server.tls_args().unwrap_err());
+                }
+                continue;
+            }
             let report = callbench_verify::verify_server(&repo, server, &options).await?;
             print_report(&server.name, &report, args.quiet);
             total.steps.extend(report.steps);
