@@ -65,7 +65,10 @@ pub async fn run(
     let mut cx = Context { repo, spec, o, fleet, programs, python };
     let cells = prepare_cells(&mut cx, plans, results, progress).await;
     if let Some(link) = &link {
-        crate::network::measure_links(link, &cells, results)?;
+        // A cell of the experiment without a network of its own runs across the bare link.
+        let specs =
+            cells.iter().map(|c| (c.index, c.plan.fields.network.clone().unwrap_or_else(LinkSpec::transparent)));
+        crate::network::measure_links(link, specs, results)?;
     }
     store.write_results(results)?;
     let outcome = rounds(&mut cx, &cells, results, store, progress).await;

@@ -2,7 +2,6 @@
 //! across it (and across the bare link at RTT 0: what the link adds besides its delay); before
 //! each run, the link set to the cell's spec; after it, what the forwarder did meanwhile.
 
-use crate::cell::PlannedCell;
 use callbench_link::probe::ping_pong;
 use callbench_link::{Link, LinkSpec, LinkStats};
 use callbench_report::model::{LinkUse, NetworkRecord, Results};
@@ -11,13 +10,17 @@ use callbench_report::model::{LinkUse, NetworkRecord, Results};
 const OWN_ROUND_TRIPS: usize = 50;
 const CELL_ROUND_TRIPS: usize = 10;
 
-/// Fills every cell's `network` record: its spec and the round trips measured on it.
-pub fn measure_links(link: &Link, cells: &[PlannedCell], results: &mut Results) -> Result<(), String> {
+/// Fills the `network` record of every cell (its index in `results.cells`, and the link it runs
+/// across): its spec and the round trips measured on it.
+pub fn measure_links(
+    link: &Link,
+    cells: impl IntoIterator<Item = (usize, LinkSpec)>,
+    results: &mut Results,
+) -> Result<(), String> {
     link.set_spec(&LinkSpec::transparent());
     let own_rtt_us = ping_pong(link, OWN_ROUND_TRIPS)?.median_us();
     let mut measured: Vec<(LinkSpec, f64)> = Vec::new();
-    for c in cells {
-        let spec = spec_of(c);
+    for (index, spec) in cells {
         let measured_rtt_us = match measured.iter().find(|(s, _)| *s == spec) {
             Some((_, rtt)) => *rtt,
             None => {
@@ -27,7 +30,7 @@ pub fn measure_links(link: &Link, cells: &[PlannedCell], results: &mut Results) 
                 rtt
             }
         };
-        results.cells[c.index].network = Some(NetworkRecord {
+        results.cells[index].network = Some(NetworkRecord {
             spec: spec.to_string(),
             rtt_us: spec.rtt().as_secs_f64() * 1e6,
             measured_rtt_us,
@@ -36,11 +39,6 @@ pub fn measure_links(link: &Link, cells: &[PlannedCell], results: &mut Results) 
     }
     link.set_spec(&LinkSpec::transparent());
     Ok(())
-}
-
-/// The link a cell runs across (a cell of a network experiment without its own: a bare link).
-pub fn spec_of(c: &PlannedCell) -> LinkSpec {
-    c.plan.fields.network.clone().unwrap_or_else(LinkSpec::transparent)
 }
 
 /// Sets the link to the cell's spec for a run; the stats to compare the run's end with.

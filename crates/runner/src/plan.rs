@@ -241,7 +241,7 @@ impl CellPlan {
         };
         put("server", Some(json!(self.server.name)));
         put("http2", Some(json!(self.server.http2)));
-        put("tls", self.server.tls.then(|| json!(true)));
+        put("tls", self.server.tls.then_some(json!(true)));
         put(
             "concurrency",
             f.concurrency.or((f.connections.is_none() && f.streams.is_none()).then_some(1)).map(|v| json!(v)),
