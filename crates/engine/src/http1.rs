@@ -12,8 +12,8 @@ use crate::request::{gunzip, Expect, HttpRequest};
 use crate::target::{Connected, Reply, Target, WireTotals};
 use bytes::{Buf, Bytes, BytesMut};
 use std::pin::Pin;
-use std::task::{Context, Waker};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt, ReadBuf};
+use std::task::{Context, Poll, Waker};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
 
 /// An answer's head is refused beyond this size (as most servers refuse requests).
 const MAX_HEAD: usize = 64 * 1024;
@@ -166,6 +166,50 @@ impl Http1Conn {
         }
     }
 
+    /// Writes (and flushes) the request, watching for an answer whenever the socket is full: a server may answer
+    /// and stop reading before a large body's end (RFC 9112 §9.6), and a client that only wrote
+    /// would then wait on the full socket for ever. True when all was written; false when the
+    /// answer began first (its first bytes are in the buffer). A request that fits in the socket's
+    /// buffer (nearly every one) is written at once and never reads.
+    async fn send(&mut self, request: &[u8]) -> std::io::Result<bool> {
+        let mut written = 0;
+        std::future::poll_fn(|cx| loop {
+            if written < request.len() {
+                match Pin::new(&mut self.stream).poll_write(cx, &request[written..]) {
+                    Poll::Ready(Ok(0)) => return Poll::Ready(Err(std::io::ErrorKind::WriteZero.into())),
+                    Poll::Ready(Ok(n)) => {
+                        written += n;
+                        continue;
+                    }
+                    Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                    Poll::Pending => {}
+                }
+            } else {
+                // TLS: the last records can still be in the session when the socket was full.
+                match Pin::new(&mut self.stream).poll_flush(cx) {
+                    Poll::Ready(Ok(())) => return Poll::Ready(Ok(true)),
+                    Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                    Poll::Pending => {}
+                }
+            }
+            let mut early = [0u8; 16 * 1024];
+            let mut read = ReadBuf::new(&mut early);
+            return match Pin::new(&mut self.stream).poll_read(cx, &mut read) {
+                Poll::Ready(Ok(())) if read.filled().is_empty() => {
+                    Poll::Ready(Err(std::io::ErrorKind::BrokenPipe.into()))
+                }
+                Poll::Ready(Ok(())) => {
+                    self.buf.extend_from_slice(read.filled());
+                    self.read_any = true;
+                    Poll::Ready(Ok(false))
+                }
+                Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
+                Poll::Pending => Poll::Pending,
+            };
+        })
+        .await
+    }
+
     /// Whether the server closed this idle connection (FIN, reset, TLS close_notify) or wrote on
     /// it unasked (a 408 before closing): one poll that never waits. On Linux it costs no system
     /// call when nothing arrived, as tokio then knows the socket has nothing to read.
@@ -253,8 +297,17 @@ impl Target for Http1 {
     async fn call(&self, conn: &mut Http1Conn) -> Reply {
         let mut bytes = ByteCounts { sent: self.payload_sent, received: 0 };
         let keep_body = self.expect.body.is_some();
-        let (head, body, size) = match conn.stream.write_all(&self.request).await {
-            Ok(()) => {
+        let (head, body, size) = match conn.send(&self.request).await {
+            // The server answered before the whole request was sent (a 413 for a body it will not
+            // read): the answer is the call's, the connection ends with the unsent rest.
+            Ok(false) => match conn.answer(self.head_request, keep_body).await {
+                Ok((mut head, body, size)) => {
+                    head.close = true;
+                    (head, body, size)
+                }
+                Err(kind) => return Reply::broken(kind, bytes),
+            },
+            Ok(true) => {
                 conn.read_any = !conn.buf.is_empty();
                 match conn.answer(self.head_request, keep_body).await {
                     Ok(answer) => answer,

@@ -144,7 +144,12 @@ fn multiplexed(spec: &LoadSpec) -> Result<(usize, usize), String> {
 async fn endpoint(spec: &LoadSpec, tls: bool, host: &str, port: u16, alpn: &[&[u8]]) -> Result<Endpoint, String> {
     let addrs = net::resolve(host, port, |ip| callbench_link::route::allowed(ip, spec.allow_remote)).await?;
     let config = if tls {
-        let options = tls::TlsOptions { insecure: spec.insecure, ca_file: spec.ca_file.clone() };
+        let options = tls::TlsOptions {
+            insecure: spec.insecure,
+            ca_file: spec.ca_file.clone(),
+            version: spec.tls_version,
+            resume: spec.tls_resume,
+        };
         Some(tls::client_config(&options, alpn)?)
     } else {
         None

@@ -97,6 +97,12 @@ pub struct LoadSpec {
     /// TLS: also trust this CA certificate (PEM)
     #[arg(long = "cacert")]
     pub ca_file: Option<PathBuf>,
+    /// TLS: offer only this version, 1.2 (a two-round-trip handshake) or 1.3 [default: both]
+    #[arg(long)]
+    pub tls_version: Option<callbench_engine::net::tls::TlsVersion>,
+    /// TLS: resume sessions across connections (a returning client's shorter handshake) [default: a full handshake per connection]
+    #[arg(long)]
+    pub tls_resume: bool,
     /// A call taking longer fails as a timeout (0: never)
     #[arg(long, value_parser = parse::duration, default_value = "20s")]
     pub timeout: Duration,

@@ -7,6 +7,7 @@ pub mod comparisons;
 mod machine;
 mod record;
 pub mod references;
+mod setup;
 
 use crate::format;
 use crate::model::Results;
@@ -31,6 +32,7 @@ pub fn report(r: &Results) -> Vec<Block> {
     blocks.push(Block::Paragraph(overview(r)));
     for exp in &r.experiments {
         blocks.extend(cells::experiment(r, exp));
+        blocks.extend(setup::section(r, exp));
     }
     blocks.extend(orphan_cells(r));
     blocks.extend(references::table(r));

@@ -16,6 +16,7 @@ pub fn sentences(r: &Results) -> Vec<String> {
     for exp in &r.experiments {
         out.extend(findings::sentences(r, exp));
         out.extend(bottlenecks(r, exp));
+        out.extend(round_trips(r, exp));
     }
     out.extend(trust(r));
     out.extend(references(r));
@@ -44,6 +45,32 @@ fn bottlenecks(r: &Results, exp: &Experiment) -> Option<String> {
     let parts: Vec<String> =
         counts.iter().map(|(side, n)| format!("{side} in {n} of {total} cells ({})", meaning(side))).collect();
     Some(format!("{}: bottleneck {}.", exp.title, parts.join(", ")))
+}
+
+/// `Cold TLS calls, across rtt=40ms: a call cost 3.0 round trips (rust-actix+tls), 2.1 (rust-tonic+tls).`
+/// — at the experiment's longest delay, where round trips explain the most.
+fn round_trips(r: &Results, exp: &Experiment) -> Option<String> {
+    let across: Vec<(&Cell, f64)> = r
+        .cells
+        .iter()
+        .filter(|c| c.experiment == exp.id)
+        .filter_map(|c| Some((c, crate::setup::round_trip_us(c)?)))
+        .filter(|(c, _)| c.summary.contains_key("latency_p50_us"))
+        .collect();
+    let longest = across.iter().map(|(c, _)| c.network.as_ref().map_or(0.0, |n| n.rtt_us)).fold(0.0, f64::max);
+    let at_longest: Vec<&(&Cell, f64)> =
+        across.iter().filter(|(c, _)| c.network.as_ref().is_some_and(|n| n.rtt_us == longest)).collect();
+    let (first, _) = at_longest.first()?;
+    let parts: Vec<String> = at_longest
+        .iter()
+        .map(|(c, rtt)| {
+            let kind = if crate::setup::is_cold(c) { "cold" } else { "kept connection" };
+            let p50 = c.summary["latency_p50_us"].median;
+            format!("{} ({}, {kind})", crate::setup::in_round_trips(p50, *rtt), crate::names::series(r, c))
+        })
+        .collect();
+    let spec = first.network.as_ref().map_or(String::new(), |n| n.spec.clone());
+    Some(format!("{}, across {spec}: a call cost {} round trips.", exp.title, parts.join(", ")))
 }
 
 /// Noisy and disturbed cells, and what the steadiness probe warned of.

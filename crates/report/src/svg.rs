@@ -1,9 +1,10 @@
 //! Inline SVG charts, drawn on the server side (no JavaScript, no external resource): per
 //! experiment, the headline metric (and throughput) as bars with 95% whiskers, the sweep as lines,
-//! the latency percentile spectrum on the nines scale, and the CPU per call of both sides.
+//! connection set-up phase by phase (stacked), the latency percentile spectrum on the nines
+//! scale, and the CPU per call of both sides.
 //!
 //! Stable class names for tests and styles: `chart` on every `<svg>` (with `data-kind`: `headline`,
-//! `throughput`, `rate`, `sweep`, `spectrum`, `cpu`), `bar`, `whisker`, `series` (lines),
+//! `throughput`, `rate`, `sweep`, `setup`, `spectrum`, `cpu`), `bar`, `whisker`, `series` (lines),
 //! `point`, `missing` (a cell without a figure), `legend`, `axis`.
 
 mod bars;
@@ -14,6 +15,7 @@ mod headline;
 mod lines;
 mod palette;
 pub mod scale;
+mod setup;
 mod spectrum;
 mod sweep;
 
@@ -43,6 +45,7 @@ pub fn experiment_charts_with(r: &Results, exp: &Experiment, palette: &Palette) 
     if exp.headline != "throughput_per_s" {
         charts.extend(headline::bars(&ctx, "throughput_per_s"));
     }
+    charts.extend(setup::chart(&ctx));
     charts.extend(spectrum::chart(&ctx));
     charts.extend(cpu::chart(&ctx));
     charts

@@ -182,6 +182,7 @@ impl CellPlan {
             connections: f.connections,
             streams: f.streams,
             new_connection_per_call: f.new_connection_per_call.unwrap_or(false),
+            tls_version: f.tls_version.as_deref().map(str::parse).transpose()?,
             gzip: f.gzip.unwrap_or(false),
             ..LoadSpec::default()
         };
@@ -255,6 +256,7 @@ impl CellPlan {
         put("connections", f.connections.map(|v| json!(v)));
         put("streams", f.streams.map(|v| json!(v)));
         put("new_connection_per_call", f.new_connection_per_call.map(|v| json!(v)));
+        put("tls_version", f.tls_version.as_ref().map(|v| json!(v)));
         put("gzip", f.gzip.map(|v| json!(v)));
         put("payload_size", f.payload_size.map(|v| json!(v)));
         put("ntimes", f.ntimes.map(|v| json!(v)));

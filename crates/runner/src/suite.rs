@@ -133,6 +133,8 @@ pub struct LoadFields {
     pub connections: Option<usize>,
     pub streams: Option<usize>,
     pub new_connection_per_call: Option<bool>,
+    /// TLS cells: the only version the client offers, "1.2" or "1.3" (default: both; 1.3 wins).
+    pub tls_version: Option<String>,
     pub gzip: Option<bool>,
     pub payload_size: Option<usize>,
     pub ntimes: Option<u32>,
@@ -168,6 +170,7 @@ impl LoadFields {
             connections,
             streams,
             new_connection_per_call,
+            tls_version,
             gzip,
             payload_size,
             ntimes,
@@ -208,6 +211,12 @@ impl LoadFields {
             "gzip" => self.gzip = Some(boolean()?),
             "poisson" => self.poisson = Some(boolean()?),
             "new_connection_per_call" => self.new_connection_per_call = Some(boolean()?),
+            "tls_version" => {
+                // 1.2 unquoted is a TOML float.
+                let v = value.as_float().map(|f| format!("{f:.1}")).map_or_else(text, Ok)?;
+                check_tls_version(&v).map_err(|e| format!("sweep {param}: {e}"))?;
+                self.tls_version = Some(v);
+            }
             "mode" => self.mode = Some(text()?),
             "duration" => self.duration = Some(text()?),
             "iterations" => self.iterations = Some(int()? as u64),
@@ -284,6 +293,9 @@ impl Suite {
                     return Err(format!("experiment '{}': start '{s}' must be warm or cold", e.id));
                 }
             }
+            if let Some(v) = e.load.tls_version.as_deref().or(self.defaults.tls_version.as_deref()) {
+                check_tls_version(v).map_err(|m| format!("experiment '{}': tls_version: {m}", e.id))?;
+            }
             if let Some(sweep) = &e.sweep {
                 if sweep.values.is_empty() {
                     return Err(format!("experiment '{}': the sweep has no values", e.id));
@@ -301,6 +313,10 @@ impl Suite {
         }
         Ok(())
     }
+}
+
+fn check_tls_version(v: &str) -> Result<(), String> {
+    v.parse::<callbench_load::TlsVersion>().map(|_| ())
 }
 
 /// toml's messages span lines (with a caret under the error); keep the facts on one line.

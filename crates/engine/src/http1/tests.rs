@@ -227,3 +227,34 @@ async fn an_answer_sent_before_the_body_was_read_is_the_calls() {
     assert!(reply.outcome.is_ok(), "{reply:?}");
     assert!(!reply.keep_connection, "the server closed it");
 }
+
+/// A server that answers 413 after the head and then neither reads nor closes (as a TLS server
+/// waiting for the client's close_notify does): the client sees the answer while its write waits
+/// on the full socket, stops sending, and does not wait for ever.
+#[tokio::test]
+async fn an_early_answer_on_a_connection_left_open_ends_the_write() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (done, finished) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(async move {
+        let (mut s, _) = listener.accept().await.unwrap();
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1];
+        while !head.ends_with(b"\r\n\r\n") && s.read(&mut byte).await.unwrap_or(0) == 1 {
+            head.push(byte[0]);
+        }
+        let answer = b"HTTP/1.1 413 Payload Too Large\r\nContent-Length: 8\r\n\r\ntoo big!";
+        s.write_all(answer).await.unwrap();
+        let _ = finished.await; // open, unread, until the test ends
+    });
+    let mut request = post("");
+    // Far more than both sockets' buffers hold.
+    request.body = Bytes::from(vec![b'x'; 64 << 20]);
+    let expect = Expect { status: vec![413], body: Some(Box::new(|b: &[u8]| b == b"too big!")) };
+    let target = Http1::new(endpoint(addr), &request, expect, false);
+    let mut conn = target.connect(0).await.unwrap().conn;
+    let reply = tokio::time::timeout(Duration::from_secs(60), target.call(&mut conn)).await.expect("the call ended");
+    assert!(reply.outcome.is_ok(), "{reply:?}");
+    assert!(!reply.keep_connection, "the rest of the request was never sent");
+    drop(done);
+}

@@ -14,13 +14,51 @@ pub struct TlsOptions {
     pub insecure: bool,
     /// Extra trusted CA certificates (PEM).
     pub ca_file: Option<std::path::PathBuf>,
+    /// Offer only this TLS version; None: 1.3 and 1.2, as browsers do (the server picks, 1.3 when
+    /// it can).
+    pub version: Option<TlsVersion>,
+    /// Resume sessions across connections (tickets, session ids): the shorter handshake of a
+    /// returning client. Off: every connection a full handshake, as a new client's.
+    pub resume: bool,
+}
+
+/// A TLS version the client can be held to: 1.2's handshake takes two round trips, 1.3's one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TlsVersion {
+    V1_2,
+    V1_3,
+}
+
+impl std::str::FromStr for TlsVersion {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "1.2" => Ok(TlsVersion::V1_2),
+            "1.3" => Ok(TlsVersion::V1_3),
+            _ => Err(format!("unknown TLS version {s:?}: 1.2 or 1.3")),
+        }
+    }
+}
+
+impl std::fmt::Display for TlsVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TlsVersion::V1_2 => "1.2",
+            TlsVersion::V1_3 => "1.3",
+        })
+    }
 }
 
 /// A client config offering `alpn` (e.g. `h2` or `http/1.1`).
 pub fn client_config(options: &TlsOptions, alpn: &[&[u8]]) -> Result<Arc<ClientConfig>, String> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let versions: &[&rustls::SupportedProtocolVersion] = match options.version {
+        None => rustls::DEFAULT_VERSIONS,
+        Some(TlsVersion::V1_2) => &[&rustls::version::TLS12],
+        Some(TlsVersion::V1_3) => &[&rustls::version::TLS13],
+    };
     let builder = ClientConfig::builder_with_provider(provider.clone())
-        .with_safe_default_protocol_versions()
+        .with_protocol_versions(versions)
         .map_err(|e| format!("TLS set-up failed: {e}"))?;
     let mut config = if options.insecure {
         builder
@@ -37,6 +75,9 @@ pub fn client_config(options: &TlsOptions, alpn: &[&[u8]]) -> Result<Arc<ClientC
         builder.with_root_certificates(roots).with_no_client_auth()
     };
     config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
+    if !options.resume {
+        config.resumption = rustls::client::Resumption::disabled();
+    }
     Ok(Arc::new(config))
 }
 
