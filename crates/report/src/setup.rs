@@ -60,7 +60,14 @@ pub fn shown_for(cells: &[&Cell]) -> bool {
 /// `rust-actix+tls, auth, rtt=40ms: a cold call took 121 ms, 3.0 round trips of 40.2 ms (TCP
 /// connect 1.0, TLS handshake 1.0, the request 1.0).`
 pub fn sentence(r: &Results, cell: &Cell) -> Option<String> {
-    describe(names::cell_title(r, cell), cell)
+    let exp = r.experiment(&cell.experiment);
+    // A sweep over a key of the link (rtt, loss...) is in the link's spec, said after the title.
+    let swept_link = exp.and_then(|e| e.sweep.as_deref()).is_some_and(|p| !cell.params.contains_key(p));
+    let title = match cell.network.is_some() && swept_link {
+        true => format!("{}, {}", names::series(r, cell), cell.workload),
+        false => names::cell_title(r, cell),
+    };
+    describe(title, cell)
 }
 
 /// The sentence after the cell's title.

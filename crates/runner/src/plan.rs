@@ -110,7 +110,12 @@ pub fn cells(suite: &Suite, e: &ExperimentSpec) -> Result<Vec<CellPlan>, String>
             fields.set(&sweep.param, value)?;
             suffix = format!("/{}={}", sweep.param, value_text(value));
             // A duration (a swept rtt) is charted in milliseconds.
-            let millis = value.as_str().and_then(|t| parse::duration(t).ok()).map(|d| d.as_secs_f64() * 1e3);
+            // Only a string with a unit: "1.2" (a TLS version) is not 1.2 s.
+            let millis = value
+                .as_str()
+                .filter(|t| t.ends_with(|c: char| c.is_ascii_alphabetic()))
+                .and_then(|t| parse::duration(t).ok())
+                .map(|d| d.as_secs_f64() * 1e3);
             x = value.as_integer().map(|v| v as f64).or(value.as_float()).or(millis);
         }
         for workload in &e.workloads {
