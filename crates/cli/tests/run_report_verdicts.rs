@@ -58,7 +58,14 @@ fn the_report_of_a_real_run_has_one_rule_for_every_verdict() {
         assert!(bytes.is_some(), "the wire bytes column: {row}");
     }
     assert!(!md.contains(" 0 µs"), "a latency under the histograms' resolution reads as such: {md}");
-    assert!(md.contains(" ns"), "in-process time per call in nanoseconds: {md}");
+    // Under a microsecond, in nanoseconds (the in-process call is, unless the machine is slow).
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path("results/results.json")).unwrap()).unwrap();
+    let inproc = results["cells"].as_array().unwrap().iter().find(|c| c["id"] == "sequential/students/inproc");
+    let per_call = inproc.and_then(|c| c["summary"]["wall_us_per_call"]["median"].as_f64()).expect("inproc measured");
+    if per_call < 1.0 {
+        assert!(md.contains(" ns"), "in-process time per call ({per_call} µs) in nanoseconds: {md}");
+    }
     let found = md.find("## What this run found").expect("a summary");
     assert!(found < md.find("| server").unwrap(), "the summary first");
     assert!(run.stdout.contains("What this run found"), "and at the end of the terminal output: {}", run.stdout);
