@@ -28,6 +28,15 @@ async fn read_request(s: &mut TcpStream) -> Option<Vec<u8>> {
     Some(req)
 }
 
+/// Reads a request's head only, leaving its body unread.
+async fn read_head(s: &mut TcpStream) {
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") && s.read(&mut byte).await.unwrap_or(0) == 1 {
+        head.push(byte[0]);
+    }
+}
+
 fn endpoint(addr: std::net::SocketAddr) -> Endpoint {
     Endpoint::new("127.0.0.1", addr.port(), vec![addr], None).unwrap()
 }
@@ -209,11 +218,7 @@ async fn an_answer_sent_before_the_body_was_read_is_the_calls() {
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {
         let (mut s, _) = listener.accept().await.unwrap();
-        let mut head = Vec::new();
-        let mut byte = [0u8; 1];
-        while !head.ends_with(b"\r\n\r\n") && s.read(&mut byte).await.unwrap_or(0) == 1 {
-            head.push(byte[0]);
-        }
+        read_head(&mut s).await;
         let answer = b"HTTP/1.1 413 Payload Too Large\r\nContent-Length: 8\r\nConnection: close\r\n\r\ntoo big!";
         s.write_all(answer).await.unwrap();
         drop(s); // closed with the body unread: the client's next writes get a reset
@@ -238,11 +243,7 @@ async fn an_early_answer_on_a_connection_left_open_ends_the_write() {
     let (done, finished) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(async move {
         let (mut s, _) = listener.accept().await.unwrap();
-        let mut head = Vec::new();
-        let mut byte = [0u8; 1];
-        while !head.ends_with(b"\r\n\r\n") && s.read(&mut byte).await.unwrap_or(0) == 1 {
-            head.push(byte[0]);
-        }
+        read_head(&mut s).await;
         let answer = b"HTTP/1.1 413 Payload Too Large\r\nContent-Length: 8\r\n\r\ntoo big!";
         s.write_all(answer).await.unwrap();
         let _ = finished.await; // open, unread, until the test ends
