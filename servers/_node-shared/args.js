@@ -4,7 +4,7 @@
 const { parseArgs } = require('node:util');
 const { MODES } = require('./workloads/auth');
 
-const USAGE = 'usage: [--host 127.0.0.1] [--port 8080] [--workers 1] [--mode preloaded|per-request] [--users users.json]';
+const USAGE = 'usage: [--host 127.0.0.1] [--port 8080] [--workers 1] [--mode preloaded|per-request] [--users users.json] [--tls]';
 
 /** Parses the flags; exits with a one-line message on bad ones. */
 function serveArgs(argv = process.argv.slice(2)) {
@@ -18,6 +18,7 @@ function serveArgs(argv = process.argv.slice(2)) {
         workers: { type: 'string', default: '1' },
         mode: { type: 'string', default: 'preloaded' },
         users: { type: 'string', default: 'users.json' },
+        tls: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }));
@@ -33,7 +34,7 @@ function serveArgs(argv = process.argv.slice(2)) {
   if (!MODES.includes(values.mode)) {
     fail(`unknown mode '${values.mode}' (expected preloaded or per-request)`);
   }
-  return { host: values.host, port, workers, mode: values.mode, users: values.users };
+  return { host: values.host, port, workers, mode: values.mode, users: values.users, tls: values.tls };
 }
 
 function integer(name, text, min, max) {

@@ -4,6 +4,7 @@
 
 const cluster = require('node:cluster');
 const { fail } = require('./args');
+const { selfSigned } = require('./tls');
 
 /** How long open calls get to finish on SIGINT/SIGTERM. */
 const STOP_GRACE_MS = 900;
@@ -12,8 +13,12 @@ const STOP_GRACE_MS = 900;
  * `start(args)` binds args.host:args.port, serves, and resolves to `{ port, close }` (close: async, stops it).
  * With --workers N > 1 this process becomes the cluster primary: it only forks, watches and stops the N
  * workers, which run `start` themselves (the primary accepts connections and hands them out round-robin).
+ * With --tls, `args.pem` is the certificate and key to serve (`{ cert, key }`, one for every process).
  */
 async function serve(args, start) {
+  if (args.tls) {
+    args.pem = selfSigned();
+  }
   if (args.workers === 1) {
     const server = await startOrExit(args, start);
     announce(args.host, server.port);

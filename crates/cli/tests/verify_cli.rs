@@ -17,11 +17,15 @@ fn text(output: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
 }
 
-fn verify_passes(server: &str) {
-    // One server at a time, as a user runs verify: sixteen at once on two cores (JVMs starting, floods)
-    // starved php-fpm's stop past the contract's 5 s on a CI machine.
+/// One server at a time, as a user runs verify: sixteen at once on two cores (JVMs starting, floods)
+/// starved php-fpm's stop past the contract's 5 s on a CI machine.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+    TURN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn verify_passes(server: &str) {
+    let _turn = one_at_a_time();
     let output = callbench(&["verify", server, "--no-build", "--flood", "1000"]);
     let all = text(&output);
     assert!(output.status.success(), "verify {server} failed:\n{all}");
@@ -160,6 +164,54 @@ fn java_grpc_passes_every_vector() {
 #[test]
 fn php_fpm_passes_every_vector() {
     verify_passes("php-fpm");
+}
+
+/// `verify --tls`: the server started with its manifest's `[tls]` arguments serves every vector over TLS (its
+/// own TLS stack, a certificate it made at start), the load engine's client included; one mode, a short flood.
+fn verify_passes_over_tls(server: &str) {
+    let _turn = one_at_a_time();
+    let output = callbench(&["verify", server, "--no-build", "--tls", "--mode", "preloaded", "--flood", "200"]);
+    let all = text(&output);
+    assert!(output.status.success(), "verify {server} --tls failed:\n{all}");
+    assert!(all.contains(", 0 failed"), "{all}");
+    for step in ["vectors, mode preloaded", "vectors through the load engine's client", "flood of bad input"] {
+        assert!(all.contains(step), "no '{step}' in:\n{all}");
+    }
+}
+
+#[test]
+fn python_fastapi_serves_tls() {
+    verify_passes_over_tls("python-fastapi");
+}
+
+#[test]
+fn python_grpcio_serves_tls() {
+    verify_passes_over_tls("python-grpcio");
+}
+
+#[test]
+fn node_fastify_serves_tls() {
+    verify_passes_over_tls("node-fastify");
+}
+
+#[test]
+fn node_grpcjs_serves_tls() {
+    verify_passes_over_tls("node-grpcjs");
+}
+
+#[test]
+fn java_spring_serves_tls() {
+    verify_passes_over_tls("java-spring");
+}
+
+#[test]
+fn java_grpc_serves_tls() {
+    verify_passes_over_tls("java-grpc");
+}
+
+#[test]
+fn php_fpm_serves_tls() {
+    verify_passes_over_tls("php-fpm");
 }
 
 /// Servers that cannot run here are listed as unsupported, with the reason, and refused by verify.

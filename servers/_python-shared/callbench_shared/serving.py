@@ -14,6 +14,7 @@ class ServeArgs:
     workers: int
     mode: Mode
     users: str
+    tls: bool = False
 
     def open_users(self) -> UserStore:
         """Opens the users file in the chosen mode, or exits with a one-line message."""
@@ -31,11 +32,14 @@ def parse_args(description: str, version: str) -> ServeArgs:
     parser.add_argument("--mode", type=Mode, default=Mode.PRELOADED, choices=list(Mode),
                         help="how auth finds users: preloaded, or per-request (read and parsed every call)")
     parser.add_argument("--users", default="users.json", help="the users file written by `callbench gen-users`")
+    parser.add_argument("--tls", action="store_true",
+                        help="serve TLS 1.2/1.3 with a self-signed certificate for localhost made at start "
+                             "(SHA-256 fingerprint on stderr)")
     parser.add_argument("--version", action="version", version=version)
     args = parser.parse_args()
     if not 1 <= args.workers <= 1024:
         parser.error("--workers must be in 1..1024")
-    return ServeArgs(args.host, args.port, args.workers, args.mode, args.users)
+    return ServeArgs(args.host, args.port, args.workers, args.mode, args.users, args.tls)
 
 
 def host_port(host: str, port: int) -> str:

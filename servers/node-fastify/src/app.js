@@ -8,8 +8,10 @@ const { strictJsonBodies } = require('./body');
 const { errorHandler, notFoundHandler } = require('./errors');
 const { routes } = require('./routes');
 
-async function buildApp(users) {
+/** `pem` (`{ cert, key }`, or none): serve HTTPS with node's TLS, HTTP/1.1 only (ALPN http/1.1), as without TLS. */
+async function buildApp(users, pem) {
   const app = fastify({
+    ...(pem ? { https: { cert: pem.cert, key: pem.key } } : {}),
     logger: false, // no access log
     bodyLimit: MAX_BODY_BYTES, // exactly 4 MiB passes, more is 413 (also the inflated size of a gzip body)
     // fastify's ajv coerces types ("2012" -> 2012, 1 -> [1]) and fills defaults; the contract wants a

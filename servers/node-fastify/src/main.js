@@ -6,14 +6,14 @@ const { serve } = require('../../_node-shared/serve');
 const { UserStore } = require('../../_node-shared/workloads/auth');
 const { buildApp } = require('./app');
 
-async function start({ host, port, mode, users }) {
+async function start({ host, port, mode, users, pem }) {
   let store;
   try {
     store = UserStore.open(users, mode);
   } catch (e) {
     fail(`cannot read users file ${users}: ${e.message} (write it with \`callbench gen-users\`)`);
   }
-  const app = await buildApp(store);
+  const app = await buildApp(store, pem);
   await app.listen({ host, port });
   return { port: app.server.address().port, close: () => app.close() };
 }

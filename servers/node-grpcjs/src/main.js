@@ -6,14 +6,14 @@ const { serve } = require('../../_node-shared/serve');
 const { UserStore } = require('../../_node-shared/workloads/auth');
 const { startServer } = require('./server');
 
-async function start({ host, port, mode, users }) {
+async function start({ host, port, mode, users, pem }) {
   let store;
   try {
     store = UserStore.open(users, mode);
   } catch (e) {
     fail(`cannot read users file ${users}: ${e.message} (write it with \`callbench gen-users\`)`);
   }
-  const { server, port: boundPort } = await startServer(host, port, store);
+  const { server, port: boundPort } = await startServer(host, port, store, pem);
   // tryShutdown lets open calls finish; serve() gives it under a second before exiting anyway.
   return { port: boundPort, close: () => new Promise((resolve) => server.tryShutdown(() => resolve())) };
 }

@@ -11,11 +11,11 @@ const { contractServices } = require('./services');
 require('./reply-gzip'); // grpc-js cannot compress replies by itself
 
 /**
- * Builds and binds the server; resolves to the bound port. Requests compressed with gzip or deflate are
+ * Builds and binds the server (over TLS with `pem`); resolves to the bound port. Requests compressed with gzip or deflate are
  * inflated (within the same 4 MiB limit) by grpc-js itself; replies are gzip-compressed for clients that
  * accept it by reply-gzip.js.
  */
-async function startServer(host, port, users) {
+async function startServer(host, port, users, pem) {
   const contract = loadContract();
   const server = new grpc.Server({
     // grpc-js's default too; a bigger message is RESOURCE_EXHAUSTED, exactly 4 MiB passes.
@@ -38,9 +38,18 @@ async function startServer(host, port, users) {
 
   const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
   const boundPort = await new Promise((resolve, reject) => {
-    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
+    server.bindAsync(address, credentials(pem), (err, p) => (err ? reject(err) : resolve(p)));
   });
   return { server, port: boundPort };
+}
+
+/** Plaintext (h2c), or with `pem` node's TLS (TLS 1.2 and 1.3, ALPN h2); client certificates are not asked for. */
+function credentials(pem) {
+  if (!pem) {
+    return grpc.ServerCredentials.createInsecure();
+  }
+  const keyCert = { private_key: Buffer.from(pem.key), cert_chain: Buffer.from(pem.cert) };
+  return grpc.ServerCredentials.createSsl(null, [keyCert], false);
 }
 
 module.exports = { startServer };

@@ -1,7 +1,7 @@
 <?php
 // Starts the callbench PHP server the way PHP runs in production on Debian: php-fpm behind nginx.
 //
-//   php -n -d extension=posix bin/launch.php --host H --port P --workers N --mode M --users PATH
+//   php -n -d extension=posix bin/launch.php --host H --port P --workers N --mode M --users PATH [--tls]
 //   php -n bin/launch.php --version      (the php-fpm that serves)
 //
 // Writes php.ini, the php-fpm pool and the nginx config (and the users as a PHP file) into a fresh temp dir,
@@ -15,12 +15,13 @@ declare(strict_types=1);
 
 require __DIR__ . '/lib/setup.php';
 require __DIR__ . '/lib/supervise.php';
+require __DIR__ . '/lib/tls.php';
 
 exit(main());
 
 function main(): int
 {
-    $opts = getopt('', ['host:', 'port:', 'workers:', 'mode:', 'users:', 'version']);
+    $opts = getopt('', ['host:', 'port:', 'workers:', 'mode:', 'users:', 'tls', 'version']);
     if (isset($opts['version'])) {
         passthru(escapeshellarg(php_fpm_binary()) . ' --version', $code);
         return $code;
@@ -31,7 +32,7 @@ function main(): int
     $mode = $opts['mode'] ?? 'preloaded';
     $users = realpath($opts['users'] ?? 'users.json');
     if ($workers < 1 || !in_array($mode, ['preloaded', 'per-request'], true) || $users === false) {
-        fwrite(STDERR, "usage: launch.php --host H --port P --workers N>=1 --mode preloaded|per-request --users FILE\n");
+        fwrite(STDERR, "usage: launch.php --host H --port P --workers N>=1 --mode preloaded|per-request --users FILE [--tls]\n");
         return 2;
     }
     if ($port === 0) {
@@ -40,7 +41,7 @@ function main(): int
 
     $tmp = make_temp_dir();
     try {
-        $setup = write_setup($tmp, $host, $port, $workers, $mode, $users);
+        $setup = write_setup($tmp, $host, $port, $workers, $mode, $users, isset($opts['tls']));
     } catch (RuntimeException $e) {
         remove_tree($tmp);
         fwrite(STDERR, 'launch.php: ' . $e->getMessage() . "\n");

@@ -10,7 +10,7 @@ import sys
 from importlib.metadata import version
 
 import uvicorn
-from callbench_shared import serving
+from callbench_shared import serving, tls
 from uvicorn.supervisors import Multiprocess
 
 from .app import create_app
@@ -51,6 +51,14 @@ def main() -> None:
         f"callbench-fastapi (FastAPI {version('fastapi')}, uvicorn {version('uvicorn')})",
     )
     args.open_users()  # a bad users file fails here, once, with a one-line message
+    if args.tls:
+        with tls.PemFiles(tls.self_signed()) as pem:
+            run(args, pem)
+    else:
+        run(args, None)
+
+
+def run(args: serving.ServeArgs, pem: tls.PemFiles | None) -> None:
     config = uvicorn.Config(
         functools.partial(create_app, args.users, args.mode),
         factory=True,
@@ -65,6 +73,12 @@ def main() -> None:
         proxy_headers=False,  # no proxy in front: X-Forwarded-* are not trusted, nor parsed
         # SIGTERM: open calls get at most one second, idle keep-alive connections are closed at once.
         timeout_graceful_shutdown=1,
+        # --tls: every worker loads the files (Python's ssl module: TLS 1.2 and 1.3, no ALPN: uvicorn serves
+        # HTTP/1.1 only). uvicorn's default cipher string ("TLSv1") would leave TLS 1.2 only CBC-SHA1 suites,
+        # which modern clients (rustls) do not offer: the AEAD suites, as the Rust and Go servers serve them.
+        ssl_certfile=pem.cert if pem else None,
+        ssl_keyfile=pem.key if pem else None,
+        ssl_ciphers="ECDHE+AESGCM:ECDHE+CHACHA20",
     )
     sock = config.bind_socket()  # bound once here (port 0 included), shared by the workers
     port = sock.getsockname()[1]

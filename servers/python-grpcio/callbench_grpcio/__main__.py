@@ -6,7 +6,7 @@ One worker: one process, one grpc.aio server. N workers: see workers.py.
 import asyncio
 from importlib.metadata import version
 
-from callbench_shared import serving
+from callbench_shared import serving, tls
 
 from . import workers
 from .server import serve
@@ -18,11 +18,12 @@ def main() -> None:
         f"callbench-grpcio (grpcio {version('grpcio')}, protobuf {version('protobuf')})",
     )
     users = args.open_users()  # a bad users file fails here, once, with a one-line message
+    pem = tls.self_signed() if args.tls else None  # one certificate, served by every worker
     if args.workers == 1:
         asyncio.run(serve(args, users, args.port, reuse_port=False,
-                          on_ready=lambda port: serving.announce(args.host, port)))
+                          on_ready=lambda port: serving.announce(args.host, port), pem=pem))
     else:
-        workers.run(args)
+        workers.run(args, pem)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ import signal
 from collections.abc import Callable
 
 import grpc
-from callbench_shared import serving
+from callbench_shared import serving, tls
 from callbench_shared.auth import UserStore
 from callbench_shared.limits import MAX_BODY_BYTES
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -31,14 +31,19 @@ def server_options(reuse_port: bool) -> list[tuple[str, int]]:
 
 
 async def serve(args: serving.ServeArgs, users: UserStore, port: int, reuse_port: bool,
-                on_ready: Callable[[int], None]) -> None:
-    """Serves on host:port until SIGINT or SIGTERM; `on_ready(port)` once it accepts calls."""
+                on_ready: Callable[[int], None], pem: tls.Pem | None = None) -> None:
+    """Serves on host:port until SIGINT or SIGTERM (over TLS with `pem`); `on_ready(port)` once it accepts calls."""
     server = grpc.aio.server(options=server_options(reuse_port))
     add_services(server, users)
     await add_health(server)
     reflection.enable_server_reflection(SERVICE_NAMES + (health.SERVICE_NAME, reflection.SERVICE_NAME), server)
     try:
-        bound = server.add_insecure_port(serving.host_port(args.host, port))
+        address = serving.host_port(args.host, port)
+        if pem is None:
+            bound = server.add_insecure_port(address)
+        else:
+            # grpc core's own TLS (BoringSSL): TLS 1.2 and 1.3, ALPN h2.
+            bound = server.add_secure_port(address, grpc.ssl_server_credentials([(pem.key, pem.cert)]))
     except RuntimeError as e:
         serving.fail(f"cannot listen on {serving.host_port(args.host, port)}: {e}")
     await server.start()

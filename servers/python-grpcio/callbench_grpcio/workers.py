@@ -16,7 +16,7 @@ import threading
 import time
 from contextlib import contextmanager
 
-from callbench_shared import serving
+from callbench_shared import serving, tls
 
 from .server import serve
 
@@ -26,14 +26,14 @@ START_TIMEOUT = 60
 STOP_TIMEOUT = 5
 
 
-def run(args: serving.ServeArgs) -> None:
+def run(args: serving.ServeArgs, pem: tls.Pem | None) -> None:
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda signum, frame: stop.set())
     context = multiprocessing.get_context("spawn")
     with reserve_port(args.host, args.port) as port:
         ready = context.SimpleQueue()
-        workers = [context.Process(target=worker, args=(args, port, ready)) for _ in range(args.workers)]
+        workers = [context.Process(target=worker, args=(args, port, ready, pem)) for _ in range(args.workers)]
         for process in workers:
             process.start()
         if wait_ready(workers, ready, stop):
@@ -52,9 +52,9 @@ def run(args: serving.ServeArgs) -> None:
         serving.fail("a worker process ended on its own")
 
 
-def worker(args: serving.ServeArgs, port: int, ready) -> None:
+def worker(args: serving.ServeArgs, port: int, ready, pem: tls.Pem | None) -> None:
     users = args.open_users()
-    asyncio.run(serve(args, users, port, reuse_port=True, on_ready=lambda _: ready.put(os.getpid())))
+    asyncio.run(serve(args, users, port, reuse_port=True, on_ready=lambda _: ready.put(os.getpid()), pem=pem))
 
 
 def wait_ready(workers: list, ready, stop: threading.Event) -> bool:

@@ -17,6 +17,8 @@ final class Setup
         public readonly array $nginx,
         /** the environment of both */
         public readonly array $env,
+        /** nginx serves TLS (--tls) */
+        public readonly bool $tls,
     ) {
     }
 
@@ -26,7 +28,7 @@ final class Setup
     }
 }
 
-function write_setup(string $tmp, string $host, int $port, int $workers, string $mode, string $users): Setup
+function write_setup(string $tmp, string $host, int $port, int $workers, string $mode, string $users, bool $tls): Setup
 {
     $usersPhp = "$tmp/users.php";
     write_users_php($users, $usersPhp); // in both modes: a bad users file fails here, not on a call
@@ -35,10 +37,15 @@ function write_setup(string $tmp, string $host, int $port, int $workers, string 
         'tmp' => $tmp, 'workers' => (string) $workers, 'children' => (string) (2 * $workers),
         'mode' => $mode, 'users' => $users,
         'users_php' => $usersPhp, 'public' => realpath(APP_DIR . '/public'),
-        'listen' => str_contains($host, ':') ? "[$host]:$port" : "$host:$port",
+        'listen' => (str_contains($host, ':') ? "[$host]:$port" : "$host:$port") . ($tls ? ' ssl' : ''),
+        'tls' => '',
         // As root, keep the harness's user instead of dropping to www-data: its files stay readable.
         'user' => $root ? 'user root;' : '',
     ];
+    if ($tls) {
+        make_certificate($tmp);
+        $vars['tls'] = nginx_tls_lines($tmp);
+    }
     write_file("$tmp/php.ini", production_php_ini() . "\n" . file_get_contents(APP_DIR . '/config/php.ini'));
     write_file("$tmp/php-fpm.conf", render(file_get_contents(APP_DIR . '/config/php-fpm.conf'), $vars));
     write_file("$tmp/nginx.conf", render(file_get_contents(APP_DIR . '/config/nginx.conf'), $vars));
@@ -50,7 +57,7 @@ function write_setup(string $tmp, string $host, int $port, int $workers, string 
     }
     $nginx = [nginx_binary(), '-p', $tmp, '-c', "$tmp/nginx.conf", '-e', 'stderr'];
     $env = ['PATH' => getenv('PATH') ?: '/usr/sbin:/usr/bin:/sbin:/bin', 'PHP_INI_SCAN_DIR' => "$tmp/conf.d"];
-    return new Setup($tmp, $host, $port, $fpm, $nginx, $env);
+    return new Setup($tmp, $host, $port, $fpm, $nginx, $env, $tls);
 }
 
 /** The php-fpm of the same PHP version as this php-cli (Debian: /usr/sbin/php-fpm8.2), else any on PATH. */

@@ -28,7 +28,7 @@ function supervise(int $fpmPid, Setup $setup): int
         $deadline = microtime(true) + READY_TIMEOUT_S;
         // nginx writes its pid file once its port is bound: before that, /health may be another server's.
         $nginxBound = fn (): bool => is_file("{$setup->tmp}/nginx.pid");
-        while (!($nginxBound() && can_connect('unix://' . $setup->fpmSocket()) && health_ok($setup->host, $setup->port))) {
+        while (!($nginxBound() && can_connect('unix://' . $setup->fpmSocket()) && health_ok($setup->host, $setup->port, $setup->tls))) {
             match (true) {
                 !$fpmAlive() => throw new RuntimeException('php-fpm did not start (see its messages above)'),
                 !running($nginx) => throw new RuntimeException('nginx did not start (see its messages above)'),
@@ -105,10 +105,12 @@ function can_connect(string $address): bool
 }
 
 /** GET /health through nginx and php-fpm: 200 means both serve. */
-function health_ok(string $host, int $port): bool
+function health_ok(string $host, int $port, bool $tls): bool
 {
-    $address = str_contains($host, ':') ? "tcp://[$host]:$port" : "tcp://$host:$port";
-    $socket = @stream_socket_client($address, $errno, $error, 0.2);
+    $address = ($tls ? 'ssl' : 'tcp') . (str_contains($host, ':') ? "://[$host]:$port" : "://$host:$port");
+    // The certificate is the one made at start: nothing to check it against.
+    $context = stream_context_create(['ssl' => ['verify_peer' => false, 'verify_peer_name' => false]]);
+    $socket = @stream_socket_client($address, $errno, $error, 0.2, STREAM_CLIENT_CONNECT, $context);
     if ($socket === false) {
         return false;
     }

@@ -2,12 +2,18 @@ package dev.callbench.grpc;
 
 import dev.callbench.serve.Lifecycle;
 import dev.callbench.serve.ServeArgs;
+import dev.callbench.serve.Tls;
 import dev.callbench.serve.Versions;
 import dev.callbench.workloads.UserStore;
 import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
@@ -35,13 +41,27 @@ public final class Main {
         }
         UserStore users = args.openUsers();
         Transport transport = Transport.create(args.workers());
-        Server server = Routes.build(transport.serverBuilder(new InetSocketAddress(args.host(), args.port())), users)
-                .build()
-                .start();
+        NettyServerBuilder builder = transport.serverBuilder(new InetSocketAddress(args.host(), args.port()));
+        if (args.tls()) {
+            builder.sslContext(sslContext(Tls.selfSigned()));
+        }
+        Server server = Routes.build(builder, users).build().start();
 
         Lifecycle.exitOnSignal(() -> stop(server, transport));
         Lifecycle.announce((InetSocketAddress) server.getListenSockets().get(0));
         server.awaitTermination();
+    }
+
+    /**
+     * --tls: Netty's TLS as grpc-java configures it (GrpcSslContexts: ALPN h2, HTTP/2's cipher suites; the
+     * OpenSSL provider when netty-tcnative loads, else the JDK's), TLS 1.3 and 1.2.
+     */
+    private static SslContext sslContext(Tls.Pem pem) throws IOException {
+        return GrpcSslContexts.forServer(
+                        new ByteArrayInputStream(pem.cert().getBytes(StandardCharsets.US_ASCII)),
+                        new ByteArrayInputStream(pem.key().getBytes(StandardCharsets.US_ASCII)))
+                .protocols("TLSv1.3", "TLSv1.2")
+                .build();
     }
 
     /** The Netty inside grpc-netty-shaded: its versions file is relocated with its classes. */

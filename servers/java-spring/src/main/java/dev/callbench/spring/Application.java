@@ -3,10 +3,12 @@ package dev.callbench.spring;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.callbench.serve.Lifecycle;
 import dev.callbench.serve.ServeArgs;
+import dev.callbench.serve.Tls;
 import dev.callbench.serve.Versions;
 import dev.callbench.workloads.UserStore;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -47,11 +49,14 @@ public class Application {
         // keep-alive connections in its poller, so a thread is busy only while it serves a call; the calls
         // are CPU-bound, and more threads than cores measured no faster here (see README.md).
         String threads = Integer.toString(args.workers());
-        Map<String, Object> flags = Map.of(
+        Map<String, Object> flags = new HashMap<>(Map.of(
                 "server.address", host.getHostAddress(),
                 "server.port", Integer.toString(args.port()),
                 "server.tomcat.threads.max", threads,
-                "server.tomcat.threads.min-spare", threads);
+                "server.tomcat.threads.min-spare", threads));
+        if (args.tls()) {
+            flags.putAll(tlsProperties(Tls.selfSigned()));
+        }
         app.addInitializers(context -> {
             // First: the flags win over everything, environment variables such as SERVER_PORT included.
             context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("flags", flags));
@@ -64,6 +69,20 @@ public class Application {
         ConfigurableApplicationContext context = app.run();
         int port = ((WebServerApplicationContext) context).getWebServer().getPort();
         Lifecycle.announce(host, port);
+    }
+
+    /**
+     * --tls: Tomcat's own TLS (JSSE) serving the certificate through a Spring Boot SSL bundle, whose PEM
+     * properties take the PEM text itself (no file on disk). TLS 1.3 and 1.2; HTTP/1.1 only (no ALPN), as the
+     * server is without TLS.
+     */
+    private static Map<String, Object> tlsProperties(Tls.Pem pem) {
+        String bundle = "spring.ssl.bundle.pem.callbench.";
+        return Map.of(
+                bundle + "keystore.certificate", pem.cert(),
+                bundle + "keystore.private-key", pem.key(),
+                bundle + "options.enabled-protocols", "TLSv1.3,TLSv1.2",
+                "server.ssl.bundle", "callbench");
     }
 
     private static InetAddress resolve(String host) {

@@ -8,9 +8,10 @@ import java.nio.file.Path;
 /**
  * The flags of the contract's "Serving" section, with the defaults of the Rust servers' serverkit:
  * {@code --host 127.0.0.1 --port 8080 --workers 1 --mode preloaded --users users.json}, plus
- * {@code --version [NAME]} (the server's own versions, for the manifest's [versions]).
+ * {@code --version [NAME]} (the server's own versions, for the manifest's [versions]) and {@code --tls} (serve
+ * TLS with a self-signed certificate made at start, see {@link Tls}).
  */
-public record ServeArgs(String host, int port, int workers, Mode mode, Path users, String version) {
+public record ServeArgs(String host, int port, int workers, Mode mode, Path users, String version, boolean tls) {
 
     /** Parses {@code --flag value} and {@code --flag=value}; exits with a one-line message on bad flags. */
     public static ServeArgs parse(String[] args) {
@@ -20,6 +21,7 @@ public record ServeArgs(String host, int port, int workers, Mode mode, Path user
         Mode mode = Mode.PRELOADED;
         Path users = Path.of("users.json");
         String version = null;
+        boolean tls = false;
         try {
             for (int i = 0; i < args.length; i++) {
                 String flag = args[i];
@@ -36,7 +38,11 @@ public record ServeArgs(String host, int port, int workers, Mode mode, Path user
                     continue;
                 }
                 if (flag.equals("--tls")) {
-                    throw new IllegalArgumentException("--tls is not supported by this server");
+                    if (value != null) {
+                        throw new IllegalArgumentException("--tls takes no value");
+                    }
+                    tls = true;
+                    continue;
                 }
                 if (value == null) {
                     if (i + 1 >= args.length) {
@@ -56,7 +62,7 @@ public record ServeArgs(String host, int port, int workers, Mode mode, Path user
         } catch (IllegalArgumentException e) {
             fail(e.getMessage());
         }
-        return new ServeArgs(host, port, workers, mode, users, version);
+        return new ServeArgs(host, port, workers, mode, users, version, tls);
     }
 
     private static int range(String flag, String value, int min, int max) {
