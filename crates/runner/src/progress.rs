@@ -110,14 +110,19 @@ pub fn server_warmup_key(experiment: &str, server: &str) -> String {
 }
 
 /// What a repetition of `p` should take: its duration and warm-up, or its calls at a guessed pace.
+/// Across an emulated link every call waits at least one round trip of it (a new connection per
+/// call: the TCP handshake's too), shared by the calls in flight at once.
 fn planned_seconds(p: &CellPlan) -> f64 {
     let seconds = |d: &Option<String>| {
         d.as_deref().and_then(|t| callbench_load::parse::duration(t).ok()).map(|d| d.as_secs_f64())
     };
     let warmup = seconds(&p.fields.warmup).unwrap_or(0.0);
+    let rtt = p.fields.network.as_ref().map_or(0.0, |n| n.rtt().as_secs_f64());
+    let round_trips = if p.fields.new_connection_per_call == Some(true) { 2.0 } else { 1.0 };
+    let per_call = (SECONDS_PER_CALL_GUESS + rtt * round_trips) / p.fields.concurrency.unwrap_or(1).max(1) as f64;
     match (seconds(&p.fields.duration), p.fields.calls.or(p.fields.iterations)) {
         (Some(d), _) => d + warmup,
-        (None, Some(calls)) => calls as f64 * SECONDS_PER_CALL_GUESS + warmup,
+        (None, Some(calls)) => calls as f64 * per_call + warmup,
         (None, None) => 1.0 + warmup,
     }
 }
@@ -167,6 +172,36 @@ workloads = ["students"]
         assert_eq!(p.seconds_left(), 2.0 * 3.0 + 2.0 * 3.0);
         p.done("a/students/inproc", Duration::from_millis(1500));
         assert_eq!(p.seconds_left(), 2.0 * 3.0 + 1.5);
+    }
+
+    #[test]
+    fn calls_across_a_link_are_planned_at_a_round_trip_each() {
+        let suite = Suite::parse(
+            r#"
+name = "t"
+repetitions = 1
+[defaults]
+calls = 1000
+network = { rtt = "14ms" }
+[[experiment]]
+id = "kept"
+title = "kept"
+servers = ["rust-actix"]
+workloads = ["cars"]
+[[experiment]]
+id = "four"
+title = "four at once"
+servers = ["rust-actix"]
+workloads = ["cars"]
+concurrency = 4
+"#,
+        )
+        .unwrap();
+        let p = Progress::new(&suite, None, true);
+        let per_call = SECONDS_PER_CALL_GUESS + 0.014;
+        let planned = |id: &str| p.cells[id].planned;
+        assert!((planned("kept/cars/rust-actix") - 1000.0 * per_call).abs() < 1e-9);
+        assert!((planned("four/cars/rust-actix") - 1000.0 * per_call / 4.0).abs() < 1e-9);
     }
 
     #[test]

@@ -125,5 +125,11 @@ fn bar(ctx: &Ctx, cell: &Cell) -> Option<Bar> {
     if ctx.workloads.len() > 1 {
         label.push_str(&format!(", {}", cell.workload));
     }
+    // A swept setting the link's spec does not already show (tls_version, calls, ...) tells bars apart.
+    if let (Some(param), Some(value)) = (ctx.exp.sweep.as_deref(), crate::names::swept_value(Some(ctx.exp), cell)) {
+        if !label.contains(&format!("{param}=")) {
+            label.push_str(&format!(", {param}={value}"));
+        }
+    }
     Some(Bar { label, segments, total_us, rtt_us: setup::round_trip_us(cell) })
 }
