@@ -168,7 +168,8 @@ fn php_fpm_passes_every_vector() {
 
 /// `verify --tls`: the server started with its manifest's `[tls]` arguments serves every vector over TLS (its
 /// own TLS stack, a certificate it made at start), the load engine's client included; one mode, a short flood.
-fn verify_passes_over_tls(server: &str) {
+/// Then, as `callbench serve NAME --tls`, it serves calls over TLS 1.2 as well as 1.3 (`load --tls-version`).
+fn verify_passes_over_tls(server: &str, call_path: &str) {
     let _turn = one_at_a_time();
     let output = callbench(&["verify", server, "--no-build", "--tls", "--mode", "preloaded", "--flood", "200"]);
     let all = text(&output);
@@ -177,41 +178,76 @@ fn verify_passes_over_tls(server: &str) {
     for step in ["vectors, mode preloaded", "vectors through the load engine's client", "flood of bad input"] {
         assert!(all.contains(step), "no '{step}' in:\n{all}");
     }
+    let mut serve = Serve(
+        Command::new(env!("CARGO_BIN_EXE_callbench"))
+            .args(["serve", server, "--no-build", "--tls"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stderr(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("callbench serve runs"),
+    );
+    // `callbench: NAME ready at https://127.0.0.1:PORT (Ctrl-C stops it)`; the end of stderr if it failed.
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(serve.0.stderr.take().unwrap()));
+    let url = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find_map(|l| Some(l.split_once(" ready at ")?.1.split_whitespace().next()?.to_string()));
+    let url = url.unwrap_or_else(|| panic!("serve {server} --tls did not become ready"));
+    std::thread::spawn(move || lines.for_each(drop)); // keep its stderr drained
+    for version in ["1.2", "1.3"] {
+        let target = format!("{url}{call_path}");
+        let load = callbench(&["load", "-q", "-o", "json", "-k", "--tls-version", version, "-n", "50", &target]);
+        let report: serde_json::Value = serde_json::from_slice(&load.stdout)
+            .unwrap_or_else(|e| panic!("load over TLS {version} against {server}: {e}\n{}", text(&load)));
+        assert_eq!(report["calls"]["ok"], 50, "TLS {version} against {server}:\n{report:#}");
+        assert_eq!(report["tls"], true);
+    }
+}
+
+/// `callbench serve`, stopped as a user stops it (SIGTERM: it stops its server) also when a test fails.
+struct Serve(std::process::Child);
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        unsafe { libc::kill(self.0.id() as i32, libc::SIGTERM) };
+        let _ = self.0.wait();
+    }
 }
 
 #[test]
 fn python_fastapi_serves_tls() {
-    verify_passes_over_tls("python-fastapi");
+    verify_passes_over_tls("python-fastapi", "/students");
 }
 
 #[test]
 fn python_grpcio_serves_tls() {
-    verify_passes_over_tls("python-grpcio");
+    verify_passes_over_tls("python-grpcio", "/callbench.v1.Echo/Echo");
 }
 
 #[test]
 fn node_fastify_serves_tls() {
-    verify_passes_over_tls("node-fastify");
+    verify_passes_over_tls("node-fastify", "/students");
 }
 
 #[test]
 fn node_grpcjs_serves_tls() {
-    verify_passes_over_tls("node-grpcjs");
+    verify_passes_over_tls("node-grpcjs", "/callbench.v1.Echo/Echo");
 }
 
 #[test]
 fn java_spring_serves_tls() {
-    verify_passes_over_tls("java-spring");
+    verify_passes_over_tls("java-spring", "/students");
 }
 
 #[test]
 fn java_grpc_serves_tls() {
-    verify_passes_over_tls("java-grpc");
+    verify_passes_over_tls("java-grpc", "/callbench.v1.Echo/Echo");
 }
 
 #[test]
 fn php_fpm_serves_tls() {
-    verify_passes_over_tls("php-fpm");
+    verify_passes_over_tls("php-fpm", "/students");
 }
 
 /// Servers that cannot run here are listed as unsupported, with the reason, and refused by verify.
