@@ -84,8 +84,9 @@ pub fn cell_context(exp: Option<&Experiment>, cell: &Cell) -> String {
 pub fn swept_value(exp: Option<&Experiment>, cell: &Cell) -> Option<String> {
     let sweep = exp?.sweep.as_deref()?;
     match (cell.x, cell.params.get(sweep)) {
+        // As the suite wrote it when it is text (`10ms`, `1.2`): a number alone would lose its unit.
+        (_, Some(serde_json::Value::String(s))) => Some(s.clone()),
         (Some(x), _) => Some(format::swept(x)),
-        (None, Some(serde_json::Value::String(s))) => Some(s.clone()),
         (None, Some(v)) => Some(v.to_string()),
         (None, None) => None,
     }
@@ -112,6 +113,31 @@ mod tests {
         assert_eq!(metric_label("server_cpu_us_per_call"), "server CPU per call");
         assert_eq!(metric_label("something_new"), "something new");
         assert_eq!(metric_title("throughput_per_s", "calls/s"), "throughput (calls/s)");
+    }
+
+    #[test]
+    fn a_swept_value_keeps_the_unit_it_was_written_with() {
+        let exp: Experiment = serde_json::from_value(
+            serde_json::json!({"id": "e", "title": "e", "description": "", "seeds": [], "sweep": "rtt",
+                "headline": "h", "references": []}),
+        )
+        .unwrap();
+        let cell = |x: Option<f64>, params: serde_json::Value| -> Cell {
+            serde_json::from_value(serde_json::json!({
+                "id": "e/auth/a", "experiment": "e", "server": "a", "transport": "rest-h1", "workload": "auth",
+                "params": params, "x": x, "status": "ok", "runs": [], "summary": {}, "spectrum": [],
+                "bottleneck": "", "noisy": false
+            }))
+            .unwrap()
+        };
+        assert_eq!(swept_value(Some(&exp), &cell(Some(10.0), serde_json::json!({"rtt": "10ms"}))).unwrap(), "10ms");
+        // Results written before the value was recorded: the number charted.
+        assert_eq!(swept_value(Some(&exp), &cell(Some(10.0), serde_json::json!({}))).unwrap(), "10");
+        let calls = Experiment { sweep: Some("calls".into()), ..exp.clone() };
+        assert_eq!(
+            swept_value(Some(&calls), &cell(Some(1000.0), serde_json::json!({"calls": 1000}))).unwrap(),
+            "1,000"
+        );
     }
 
     #[test]

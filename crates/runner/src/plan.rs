@@ -68,6 +68,8 @@ pub struct CellPlan {
     pub x: Option<f64>,
     /// The experiment's swept parameter, if any.
     pub sweep: Option<String>,
+    /// Its value in this cell, as the suite wrote it (`10ms`, `1.2`, `1000`).
+    pub swept: Option<String>,
     pub kind: CellKind,
 }
 
@@ -106,8 +108,10 @@ pub fn cells(suite: &Suite, e: &ExperimentSpec) -> Result<Vec<CellPlan>, String>
         let mut fields = base.clone();
         let mut suffix = String::new();
         let mut x = None;
+        let mut swept = None;
         if let (Some(sweep), Some(value)) = (&e.sweep, value) {
             fields.set(&sweep.param, value)?;
+            swept = Some(value_text(value));
             suffix = format!("/{}={}", sweep.param, value_text(value));
             // A duration (a swept rtt) is charted in milliseconds.
             // Only a string with a unit: "1.2" (a TLS version) is not 1.2 s.
@@ -129,6 +133,7 @@ pub fn cells(suite: &Suite, e: &ExperimentSpec) -> Result<Vec<CellPlan>, String>
                     repetitions: fields.repetitions.unwrap_or(suite.repetitions).max(1),
                     x,
                     sweep: e.sweep.as_ref().map(|s| s.param.clone()),
+                    swept: swept.clone(),
                     kind: kind.clone(),
                 });
             }
@@ -268,6 +273,10 @@ impl CellPlan {
         put("user_id", f.user_id.map(|v| json!(v)));
         put("mode", Some(json!(self.mode())));
         put("network", f.network.as_ref().map(|n| json!(n.to_string())));
+        // A swept key of the network (rtt, bandwidth, ...) as written, with its unit: the report shows it.
+        if let (Some(param), Some(text)) = (&self.sweep, &self.swept) {
+            p.entry(param.clone()).or_insert_with(|| json!(text));
+        }
         p
     }
 
@@ -307,5 +316,19 @@ mod tests {
             }
         }
         assert!(count >= 9, "the suites of the issue: {count}");
+    }
+
+    #[test]
+    fn a_swept_network_key_is_recorded_as_written_and_charted_in_milliseconds() {
+        let suite = Suite::parse(
+            "name='t'\n[[experiment]]\nid='e'\ntitle='e'\nservers=['rust-actix']\nworkloads=['auth']\n\
+             calls=10\nnetwork={ bandwidth='20mbit' }\nsweep={ param='rtt', values=['10ms', '1s'] }",
+        )
+        .unwrap();
+        let cells = cells(&suite, &suite.experiments[0]).unwrap();
+        assert_eq!(cells.iter().map(|c| c.x).collect::<Vec<_>>(), [Some(10.0), Some(1000.0)]);
+        let params = cells[0].params(None);
+        assert_eq!(params["rtt"], json!("10ms"));
+        assert_eq!(params["calls"], json!(10)); // a load setting keeps its own record
     }
 }
