@@ -105,6 +105,9 @@ fn a_cold_tls_call_costs_three_round_trips_and_a_warm_one_one() {
     // The report says it in round trips, in words and as a stacked chart.
     let md = std::fs::read_to_string(dir.path("results/report.md")).unwrap();
     assert!(md.contains("connection set-up and round trips"), "{md}");
+    // Three experiments with the section, the phases explained once.
+    assert_eq!(md.matches("A cold call opens its own connection").count(), 1, "{md}");
+    assert_eq!(md.matches("as explained under “Cold TLS calls: connection set-up").count(), 2, "{md}");
     assert!(md.contains("round trips of") && md.contains("TLS handshake 1."), "{md}");
     let html = std::fs::read_to_string(Path::new(&out).join("report.html")).unwrap();
     assert!(html.contains(r#"data-kind="setup""#) && html.contains(r#"data-phase="TLS handshake""#));

@@ -15,9 +15,20 @@ pub fn section(r: &Results, exp: &Experiment) -> Vec<Block> {
     if !setup::shown_for(cells) {
         return vec![];
     }
+    // Explained once, at the first experiment that has the section.
+    let first = r.experiments.iter().find(|e| {
+        let theirs: Vec<&Cell> = r.cells.iter().filter(|c| c.experiment == e.id).collect();
+        setup::shown_for(&theirs)
+    });
+    let explained = match first {
+        Some(e) if e.id != exp.id => {
+            format!("Times and round trips as explained under “{}: connection set-up and round trips” above.", e.title)
+        }
+        _ => EXPLAINED.into(),
+    };
     let mut blocks = vec![
         Block::Subheading(format!("{}: connection set-up and round trips", exp.title)),
-        Block::Paragraph(EXPLAINED.into()),
+        Block::Paragraph(explained),
         Block::Table(table(exp, cells)),
     ];
     let sentences: Vec<String> = cells.iter().filter_map(|c| setup::sentence(r, c)).collect();
