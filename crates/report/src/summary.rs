@@ -47,8 +47,9 @@ fn bottlenecks(r: &Results, exp: &Experiment) -> Option<String> {
     Some(format!("{}: bottleneck {}.", exp.title, parts.join(", ")))
 }
 
-/// `Cold TLS calls, across rtt=40ms: a call cost 3.0 round trips (rust-actix+tls), 2.1 (rust-tonic+tls).`
-/// — at the experiment's longest delay, where round trips explain the most.
+/// `Cold TLS calls, across rtt=40ms: a call cost 3.0 round trips (rust-actix+tls, cold), 2.1 (rust-tonic+tls,
+/// cold).` — at the experiment's longest delay, where round trips explain the most; the cells of one server
+/// and kind of call (a sweep of calls, of payloads) as one range.
 fn round_trips(r: &Results, exp: &Experiment) -> Option<String> {
     let across: Vec<(&Cell, f64)> = r
         .cells
@@ -61,12 +62,24 @@ fn round_trips(r: &Results, exp: &Experiment) -> Option<String> {
     let at_longest: Vec<&(&Cell, f64)> =
         across.iter().filter(|(c, _)| c.network.as_ref().is_some_and(|n| n.rtt_us == longest)).collect();
     let (first, _) = at_longest.first()?;
-    let parts: Vec<String> = at_longest
+    // (series, kind) in order of appearance -> (fewest, most round trips, cells)
+    type Group<'a> = ((String, &'a str), (f64, f64, usize));
+    let mut groups: Vec<Group> = Vec::new();
+    for (c, rtt) in &at_longest {
+        let key = (crate::names::series(r, c), if crate::setup::is_cold(c) { "cold" } else { "kept connection" });
+        let n = c.summary["latency_p50_us"].median / rtt;
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, (lo, hi, count))) => (*lo, *hi, *count) = (lo.min(n), hi.max(n), *count + 1),
+            None => groups.push((key, (n, n, 1))),
+        }
+    }
+    let parts: Vec<String> = groups
         .iter()
-        .map(|(c, rtt)| {
-            let kind = if crate::setup::is_cold(c) { "cold" } else { "kept connection" };
-            let p50 = c.summary["latency_p50_us"].median;
-            format!("{} ({}, {kind})", crate::setup::in_round_trips(p50, *rtt), crate::names::series(r, c))
+        .map(|((series, kind), (lo, hi, count))| {
+            let (lo, hi) = (crate::setup::in_round_trips(*lo, 1.0), crate::setup::in_round_trips(*hi, 1.0));
+            let range = if lo == hi { lo } else { format!("{lo}–{hi}") };
+            let cells = if *count > 1 { format!(", {count} cells") } else { String::new() };
+            format!("{range} ({series}, {kind}{cells})")
         })
         .collect();
     let spec = first.network.as_ref().map_or(String::new(), |n| n.spec.clone());

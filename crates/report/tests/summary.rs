@@ -176,3 +176,31 @@ fn a_busy_machine_reads_as_one_sentence_not_one_per_cell() {
     assert_eq!(busy.len(), 1, "{busy:#?}");
     assert!(busy[0].starts_with("8 of 48 cells were measured while the machine was disturbed, their re-runs too (e.g. sequential/auth/rust-actix: 5 of 5 repetitions disturbed: 84% of the client CPUs used by other processes): sequential/auth/rust-actix, "), "{}", busy[0]);
 }
+
+/// Across a link, "what a call cost in round trips" names each server once: a sweep's cells of one server
+/// (payload sizes here, calls in seed003-network) as one range with their count, not one figure per cell.
+#[test]
+fn round_trips_are_summed_up_per_server_across_a_sweep() {
+    use callbench_report::model::NetworkRecord;
+    let mut r = common::fixture();
+    let exp = r.experiments.iter().find(|e| e.sweep.as_deref() == Some("payload_size")).unwrap().clone();
+    let mut servers = std::collections::BTreeSet::new();
+    for c in r.cells.iter_mut().filter(|c| c.experiment == exp.id && c.server != "inproc") {
+        let Some(p50) = c.summary.get("latency_p50_us").map(|e| e.median) else { continue };
+        // The call took one round trip and a bit more at each payload size.
+        let measured_rtt_us = p50 / 1.04;
+        c.network =
+            Some(NetworkRecord { spec: "rtt=10ms".into(), rtt_us: 10_000.0, measured_rtt_us, own_rtt_us: 50.0 });
+        servers.insert(c.server.clone());
+    }
+    assert!(servers.len() >= 2);
+    let found = sentences(&r);
+    let line = found
+        .iter()
+        .find(|s| s.starts_with(&format!("{}, across rtt=10ms: a call cost ", exp.title)))
+        .unwrap_or_else(|| panic!("no round-trip sentence in {found:#?}"));
+    for server in &servers {
+        assert_eq!(line.matches(&format!("({server}")).count(), 1, "{server} once in: {line}");
+    }
+    assert!(line.contains("1.0 (") && line.contains(" cells)"), "{line}");
+}
