@@ -255,6 +255,10 @@ fn php_fpm_serves_tls() {
 fn unsupported_servers_say_why() {
     let listing = callbench(&["servers"]);
     let text = String::from_utf8_lossy(&listing.stdout).to_string();
+    // Every supported reference server serves TLS, and the listing says so.
+    for line in text.lines().filter(|l| l.contains(" rest ") || l.contains(" grpc ")) {
+        assert_eq!(line.contains(" tls "), !line.contains("(unsupported"), "{line}");
+    }
     for server in ["php-grpc", "csharp-aspnetcore", "csharp-grpc"] {
         assert!(text.contains(server), "{server} not listed:\n{text}");
         let output = callbench(&["verify", server, "--no-build"]);

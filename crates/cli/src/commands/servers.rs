@@ -16,8 +16,10 @@ pub fn run(args: Args) -> Result<i32> {
     let (wn, wl, wf) = (width(&|m| m.name.len()), width(&|m| m.language.len()), width(&|m| m.framework.len()));
     for m in &servers {
         let status = if m.supported { String::new() } else { format!("  (unsupported: {})", m.unsupported_reason) };
+        // `tls`: it serves TLS (`[tls]` in its manifest), so `+tls` cells and `verify --tls` can use it.
+        let tls = if m.tls.is_some() { "tls" } else { "" };
         println!(
-            "{:<wn$} {:<5} {:<wl$} {:<wf$} {}{status}",
+            "{:<wn$} {:<5} {tls:<3} {:<wl$} {:<wf$} {}{status}",
             m.name, m.protocol, m.language, m.framework, m.description
         );
         if args.versions {
