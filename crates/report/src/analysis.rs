@@ -75,7 +75,10 @@ pub fn compare_experiment(results: &Results, experiment: &str) -> Vec<Comparison
         .collect();
     let mut groups: BTreeMap<String, Vec<&Cell>> = BTreeMap::new();
     for cell in &measured {
-        groups.entry(group_key(cell, &["server", "transport", "http2"])).or_default().push(cell);
+        groups
+            .entry(group_key(cell, &["server", "client", "approximated", "transport", "http2"]))
+            .or_default()
+            .push(cell);
     }
     if let Some(param) = exp.sweep.as_deref().filter(|_| measured.iter().all(|c| c.x.is_none())) {
         for cell in &measured {

@@ -260,6 +260,30 @@ pub struct RunMetrics {
     /// The emulated link over the run, when the cell ran across one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub link: Option<LinkUse>,
+    /// A run of another load tool (wrk, ghz...): what it claimed and what was measured around it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peer: Option<PeerRun>,
+}
+
+/// One run of a peer load tool. The run's own figures (calls, throughput, latencies) are the
+/// tool's claims; CPU and memory are measured from outside (wait4 of its process tree), and the
+/// server's own count of the calls it answered is beside them where the server keeps one.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PeerRun {
+    pub tool: String,
+    /// The exact command line it ran with.
+    pub command: String,
+    /// How it ended: `exit code 0`, `killed by signal 15`, and `(stopped past its time limit)`.
+    pub exit: String,
+    /// The latencies it reported, µs by name (`p50`, `p90`, `p95`, `p99`, `max`, `mean`).
+    pub latency_us: BTreeMap<String, f64>,
+    /// The calls the server says it answered during the run (None: the server keeps no count).
+    pub server_answered: Option<u64>,
+    /// The tool's process from start to end, and the largest resident set of its processes.
+    pub wall_s: f64,
+    pub rss_peak_kib: u64,
+    /// Whether bytes on the wire and connections were counted outside the tool (else not measured).
+    pub wire_counted: bool,
 }
 
 /// Calls that opened their own connection, split as curl's `-w` splits a transfer: medians (µs)
@@ -394,13 +418,17 @@ impl RunMetrics {
     /// The value of one of [`METRICS`] in this run (None when the run does not have it).
     pub fn metric(&self, name: &str) -> Option<f64> {
         let lat = |f: fn(&Latency) -> f64| self.latency_us.as_ref().map(f);
+        // A peer tool's latencies are the ones it reported; what it did not count is not there.
+        let claimed = |k: &str| self.peer.as_ref().and_then(|p| p.latency_us.get(k).copied());
+        let uncounted = self.peer.as_ref().is_some_and(|p| !p.wire_counted);
         match name {
             "throughput_per_s" => Some(self.throughput_per_s),
-            "latency_p50_us" => lat(|l| l.p50),
-            "latency_p90_us" => lat(|l| l.p90),
-            "latency_p99_us" => lat(|l| l.p99),
+            "latency_p50_us" => lat(|l| l.p50).or_else(|| claimed("p50")),
+            "latency_p90_us" => lat(|l| l.p90).or_else(|| claimed("p90")),
+            "latency_p99_us" => lat(|l| l.p99).or_else(|| claimed("p99")),
             "latency_p99.9_us" => lat(|l| l.p99_9),
-            "latency_mean_us" => lat(|l| l.mean),
+            "latency_mean_us" => lat(|l| l.mean).or_else(|| claimed("mean")),
+            "wire_sent_per_call" | "wire_received_per_call" | "connections_opened" if uncounted => None,
             "client_cpu_us_per_call" => Some(self.client_cpu_us_per_call),
             "server_cpu_us_per_call" => self.server_cpu_us_per_call,
             "client_cpu_cores" => Some(self.client_cpu_cores),

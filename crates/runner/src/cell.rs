@@ -177,7 +177,7 @@ pub fn new_cell(p: &CellPlan, rate: Option<f64>) -> Cell {
     Cell {
         id: p.id.clone(),
         experiment: p.experiment.clone(),
-        server: p.server.label(),
+        server: p.label(),
         workload: p.workload.clone(),
         transport,
         params: p.params(rate),

@@ -36,6 +36,8 @@ struct Context<'a> {
     programs: Vec<ProgramManifest>,
     /// Python experiments: the interpreter that runs the callers.
     python: PathBuf,
+    /// The results folder: peer tools' files and output go under it.
+    results_dir: PathBuf,
 }
 
 pub async fn run(
@@ -62,7 +64,8 @@ pub async fn run(
     };
     let _client_side = link.as_ref().map(|l| l.client.enter()).transpose()?;
     let fleet = Fleet::new(repo, o.server_cpus.clone()).behind(link.as_ref());
-    let mut cx = Context { repo, spec, o, fleet, programs, python };
+    let results_dir = store.dir.clone();
+    let mut cx = Context { repo, spec, o, fleet, programs, python, results_dir };
     let cells = prepare_cells(&mut cx, plans, results, progress).await;
     if let Some(link) = &link {
         // A cell of the experiment without a network of its own runs across the bare link.
@@ -160,6 +163,11 @@ async fn prepare_cells(
                         (cell.status, cell.error) = (CellStatus::NotMeasured, Some(reason));
                     }
                 }
+                CellKind::Peer(tool) => {
+                    if let Err(reason) = prepare_peer(cx, &p, tool, &mut cell, &mut warmed, results, progress).await {
+                        (cell.status, cell.error) = (CellStatus::NotMeasured, Some(reason));
+                    }
+                }
             },
         }
         if cell.transport.is_empty() {
@@ -174,6 +182,30 @@ async fn prepare_cells(
         cells.push(PlannedCell { plan: p, index, rate: rate.ok().flatten() });
     }
     cells
+}
+
+/// A peer tool's cell: its server started, then whether the tool can make its calls here.
+async fn prepare_peer(
+    cx: &mut Context<'_>,
+    p: &CellPlan,
+    tool: &str,
+    cell: &mut Cell,
+    warmed: &mut BTreeSet<(String, String)>,
+    results: &mut Results,
+    progress: &mut Progress,
+) -> Result<(), String> {
+    let tool = callbench_peers::by_name(tool)?;
+    start_server(cx, p, warmed, results, progress).await?;
+    let protocol = if results.servers.iter().any(|s| s.name == p.server.name && s.protocol == "grpc") {
+        Protocol::Grpc
+    } else {
+        Protocol::Rest
+    };
+    let approximated = crate::peer::check(cx.repo, tool, p, protocol, cx.o)?;
+    if !approximated.is_empty() {
+        cell.params.insert("approximated".into(), serde_json::json!(approximated));
+    }
+    Ok(())
 }
 
 /// A processing cell: its program's record and language (the program runs per repetition).
@@ -308,6 +340,11 @@ async fn measure(cx: &mut Context<'_>, c: &PlannedCell, results: &mut Results) -
         },
         CellKind::Python(m) => cell::measure_python(cx.repo, &cx.python, p, m, &mut cx.fleet, results, cx.o).await,
         CellKind::Load => cell::measure_once(p, c.rate, &mut cx.fleet, results, cx.o).await,
+        CellKind::Peer(tool) => {
+            let tool = callbench_peers::by_name(tool)?;
+            let dir = cx.results_dir.join("peers").join(crate::store::file_safe(&p.id));
+            crate::peer::measure_once(p, tool, c.rate, &mut cx.fleet, results, cx.o, dir).await
+        }
     }
 }
 

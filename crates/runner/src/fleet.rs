@@ -11,15 +11,23 @@ use callbench_servers::repo::Repo;
 use callbench_verify::{probe, run_vectors};
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// A running, verified server.
 pub struct Running {
     pub process: ServerProcess,
     pub protocol: Protocol,
+    /// The file where it counts the calls it answers (servers that keep no count never make it).
+    answered_file: PathBuf,
 }
 
 impl Running {
+    /// The calls it has answered so far, by its own count (None: it keeps none).
+    pub fn answered(&self) -> Option<u64> {
+        callbench_serverkit::answered::read(&self.answered_file)
+    }
+
     pub fn addr(&self) -> SocketAddr {
         self.process.addr
     }
@@ -77,6 +85,7 @@ impl<'a> Fleet<'a> {
                 let message = format!("{name} ({mode}) had exited ({status}) before this cell; restarted");
                 record(records, name, |r| r.failures.push(message.clone()));
                 self.running.remove(&key);
+                let _ = std::fs::remove_file(answered_file(name, mode, tls));
             }
         }
         if !self.running.contains_key(&key) {
@@ -85,6 +94,7 @@ impl<'a> Fleet<'a> {
                     self.running.insert(key.clone(), running);
                 }
                 Err(reason) => {
+                    let _ = std::fs::remove_file(answered_file(name, mode, tls));
                     record(records, name, |r| r.failures.push(reason.clone()));
                     self.refused.insert(key, reason.clone());
                     return Err(reason);
@@ -108,11 +118,14 @@ impl<'a> Fleet<'a> {
         if !records.iter().any(|r| r.name == name) {
             records.push(server_record(self.repo, &manifest));
         }
+        let answered_file = answered_file(name, mode, tls);
+        let _ = std::fs::remove_file(&answered_file);
         let mut options = StartOptions {
             workers: self.cpus.len().max(1),
             mode: mode.to_string(),
             cpus: (!self.cpus.is_empty()).then(|| self.cpus.clone()),
             tls,
+            env: vec![(callbench_serverkit::answered::ENV.into(), answered_file.display().to_string())],
             ..StartOptions::default()
         };
         if let Some(link) = self.link {
@@ -158,7 +171,7 @@ impl<'a> Fleet<'a> {
         if failed > 0 {
             return Err(format!("{name} failed verify ({failed} vectors) in mode {mode}: not measured"));
         }
-        Ok(Running { process, protocol: manifest.protocol })
+        Ok(Running { process, protocol: manifest.protocol, answered_file })
     }
 
     /// Checks that (name, mode) is still alive; if not, records the crash and says so.
@@ -170,6 +183,7 @@ impl<'a> Fleet<'a> {
         let message = format!("{name} ({mode}) died ({status}); last output: {}", one_line(&tail));
         record(records, name, |r| r.failures.push(message.clone()));
         self.running.remove(&key);
+        let _ = std::fs::remove_file(answered_file(name, mode, tls));
         Some(message)
     }
 
@@ -177,6 +191,7 @@ impl<'a> Fleet<'a> {
     pub fn stop_all(&mut self) {
         for (_, mut running) in std::mem::take(&mut self.running) {
             running.process.stop(Duration::from_secs(5));
+            let _ = std::fs::remove_file(&running.answered_file);
         }
     }
 }
@@ -185,6 +200,14 @@ impl Drop for Fleet<'_> {
     fn drop(&mut self) {
         self.stop_all();
     }
+}
+
+/// Where a server started by this process keeps its count of answers: in memory (/dev/shm) where
+/// there is one, one file per server, mode and TLS.
+fn answered_file(name: &str, mode: &str, tls: bool) -> PathBuf {
+    let dir = Path::new("/dev/shm");
+    let dir = if dir.is_dir() { dir.to_path_buf() } else { std::env::temp_dir() };
+    dir.join(format!("callbench-{}-answered-{name}-{mode}{}", std::process::id(), if tls { "-tls" } else { "" }))
 }
 
 fn record(records: &mut [ServerRecord], name: &str, change: impl FnOnce(&mut ServerRecord)) {

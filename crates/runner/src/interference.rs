@@ -80,6 +80,13 @@ pub fn snapshot(server_pids: &[i32]) -> Snapshot {
     }
 }
 
+impl Snapshot {
+    /// The server's CPU time as read at this snapshot.
+    pub fn server_cpu(&self) -> CpuReading {
+        self.server
+    }
+}
+
 /// The client and server CPU sets a window is judged on.
 #[derive(Debug, Clone)]
 pub struct Sides<'a> {

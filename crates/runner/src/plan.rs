@@ -70,6 +70,8 @@ pub struct CellPlan {
     pub sweep: Option<String>,
     /// Its value in this cell, as the suite wrote it (`10ms`, `1.2`, `1000`).
     pub swept: Option<String>,
+    /// The load tool, when the experiment names its `clients` (`callbench`, `wrk`...).
+    pub client: Option<String>,
     pub kind: CellKind,
 }
 
@@ -82,6 +84,8 @@ pub enum CellKind {
     Processing,
     /// A Python caller; `server` is its label (`requests+rust-axum`).
     Python(Mechanism),
+    /// Calls by another load tool (`wrk`, `ghz`...) to `server`.
+    Peer(String),
 }
 
 /// The cells of an experiment, in a stable order: swept value, workload, server.
@@ -103,6 +107,11 @@ pub fn cells(suite: &Suite, e: &ExperimentSpec) -> Result<Vec<CellPlan>, String>
             false => ServerSpec::parse(s).map(|x| (x, CellKind::Load)),
         })
         .collect::<Result<Vec<_>, _>>()?;
+    // Every client gets the same cells; none named: callbench's engine, unlabelled.
+    let clients: Vec<Option<&String>> = match e.clients.is_empty() {
+        true => vec![None],
+        false => e.clients.iter().map(Some).collect(),
+    };
     let mut out = Vec::new();
     for value in values {
         let mut fields = base.clone();
@@ -124,18 +133,27 @@ pub fn cells(suite: &Suite, e: &ExperimentSpec) -> Result<Vec<CellPlan>, String>
         }
         for workload in &e.workloads {
             for (server, kind) in &servers {
-                out.push(CellPlan {
-                    id: format!("{}/{}/{}{}", e.id, workload, server.label(), suffix),
-                    experiment: e.id.clone(),
-                    server: server.clone(),
-                    workload: workload.clone(),
-                    fields: fields.clone(),
-                    repetitions: fields.repetitions.unwrap_or(suite.repetitions).max(1),
-                    x,
-                    sweep: e.sweep.as_ref().map(|s| s.param.clone()),
-                    swept: swept.clone(),
-                    kind: kind.clone(),
-                });
+                for client in &clients {
+                    let kind = match client {
+                        Some(c) if c.as_str() != "callbench" => CellKind::Peer(c.to_string()),
+                        _ => kind.clone(),
+                    };
+                    let mut plan = CellPlan {
+                        id: String::new(),
+                        experiment: e.id.clone(),
+                        server: server.clone(),
+                        workload: workload.clone(),
+                        fields: fields.clone(),
+                        repetitions: fields.repetitions.unwrap_or(suite.repetitions).max(1),
+                        x,
+                        sweep: e.sweep.as_ref().map(|s| s.param.clone()),
+                        swept: swept.clone(),
+                        client: client.cloned(),
+                        kind,
+                    };
+                    plan.id = format!("{}/{}/{}{}", e.id, workload, plan.label(), suffix);
+                    out.push(plan);
+                }
             }
         }
     }
@@ -168,6 +186,15 @@ pub fn resolve_rate(value: &toml::Value, lookup: impl Fn(&str) -> Option<f64>) -
 }
 
 impl CellPlan {
+    /// The cell's series: its server, after its client when the experiment names clients
+    /// (`wrk+rust-actix`, as a Python caller's `requests+rust-axum`).
+    pub fn label(&self) -> String {
+        match &self.client {
+            Some(client) => format!("{client}+{}", self.server.label()),
+            None => self.server.label(),
+        }
+    }
+
     /// The spec of one repetition against `addr` (None for in-process), at `rate` if open loop.
     pub fn load_spec(&self, addr: Option<SocketAddr>, grpc: bool, rate: Option<f64>) -> Result<LoadSpec, String> {
         let f = &self.fields;
@@ -251,6 +278,7 @@ impl CellPlan {
             }
         };
         put("server", Some(json!(self.server.name)));
+        put("client", self.client.as_ref().map(|c| json!(c)));
         put("http2", Some(json!(self.server.http2)));
         put("tls", self.server.tls.then_some(json!(true)));
         put(
@@ -316,6 +344,37 @@ mod tests {
             }
         }
         assert!(count >= 9, "the suites of the issue: {count}");
+    }
+
+    #[test]
+    fn every_client_gets_the_same_cells_labelled_with_its_name() {
+        let suite = Suite::parse(
+            "name='t'\n[[experiment]]\nid='e'\ntitle='e'\nservers=['rust-actix', 'rust-tonic']\nworkloads=['students']\n\
+             duration='1s'\nclients=['callbench', 'wrk']",
+        )
+        .unwrap();
+        let cells = cells(&suite, &suite.experiments[0]).unwrap();
+        let ids: Vec<&str> = cells.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "e/students/callbench+rust-actix",
+                "e/students/wrk+rust-actix",
+                "e/students/callbench+rust-tonic",
+                "e/students/wrk+rust-tonic"
+            ]
+        );
+        assert_eq!((&cells[0].kind, &cells[1].kind), (&CellKind::Load, &CellKind::Peer("wrk".into())));
+        assert_eq!(cells[1].params(None)["client"], json!("wrk"));
+        // Without clients: callbench's engine, and the ids of every suite before clients existed.
+        let plain =
+            Suite::parse("name='t'\n[[experiment]]\nid='e'\ntitle='e'\nservers=['rust-actix']\nworkloads=['auth']")
+                .unwrap();
+        let plain_cells = super::cells(&plain, &plain.experiments[0]).unwrap();
+        assert_eq!(
+            (plain_cells[0].id.as_str(), plain_cells[0].params(None).get("client")),
+            ("e/auth/rust-actix", None)
+        );
     }
 
     #[test]

@@ -36,10 +36,11 @@ pub async fn run(
         let (edges, pids, machine) = (edges.clone(), pids.clone(), sides.is_some());
         plan.load.edges = Some(EdgeHook(Arc::new(move |edge| {
             let reading = (!pids.is_empty()).then(|| measure::read_cpu(&pids));
-            let snapshot = (machine && !matches!(edge, Edge::RunStart)).then(|| interference::snapshot(&pids));
+            let snapshot = machine.then(|| interference::snapshot(&pids));
             let mut e = edges.lock().unwrap_or_else(|p| p.into_inner());
             match edge {
-                Edge::RunStart => e.run_start = reading,
+                // Without a warm-up the window starts with the run: no WindowStart edge comes.
+                Edge::RunStart => (e.run_start, e.machine_at_window) = (reading, snapshot),
                 Edge::WindowStart => (e.window_start, e.machine_at_window) = (reading, snapshot),
                 Edge::End => (e.end, e.machine_at_end) = (reading, snapshot),
             }

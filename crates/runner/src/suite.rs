@@ -57,6 +57,11 @@ pub struct ExperimentSpec {
     pub headline: Option<String>,
     /// `rust-actix`, `rust-actix+h2` (REST over h2c), `rust-tonic`, `...+tls`, `inproc`.
     pub servers: Vec<String>,
+    /// The load tools that make the calls: `callbench` (its engine, the default), or peers
+    /// people use (`wrk`, `ab`, `h2load`, `hey`, `fortio`, `ghz`, `vegeta`, `oha`, `locust`,
+    /// `locust-fast`, `locust-grpc`); every tool gets the same cells.
+    #[serde(default)]
+    pub clients: Vec<String>,
     pub workloads: Vec<String>,
     #[serde(flatten)]
     pub load: LoadFields,
@@ -282,6 +287,7 @@ impl Suite {
                     }
                 }
             }
+            check_clients(self, e).map_err(|m| format!("experiment '{}': {m}", e.id))?;
             if let Some(w) = &e.server_warmup {
                 callbench_load::parse::duration(w).map_err(|m| format!("experiment '{}': server_warmup: {m}", e.id))?;
             }
@@ -313,6 +319,32 @@ impl Suite {
         }
         Ok(())
     }
+}
+
+/// Peer tools make calls to servers over the wire, for a time: only in load experiments, against
+/// servers (not in-process), with a duration.
+fn check_clients(suite: &Suite, e: &ExperimentSpec) -> Result<(), String> {
+    let peers: Vec<&String> = e.clients.iter().filter(|c| c.as_str() != "callbench").collect();
+    if let Some((i, c)) = e.clients.iter().enumerate().find(|(i, c)| e.clients[..*i].contains(c)) {
+        return Err(format!("client '{c}' is named twice (at {i})"));
+    }
+    for c in &peers {
+        callbench_peers::by_name(c)?;
+    }
+    if peers.is_empty() {
+        return Ok(());
+    }
+    if e.kind != ExperimentKind::Load {
+        return Err("clients are for load experiments (calls to servers)".into());
+    }
+    if e.servers.iter().any(|s| s == "inproc") {
+        return Err("a client tool cannot make in-process calls: leave inproc out".into());
+    }
+    let load = e.load.over(&suite.defaults);
+    if load.duration.is_none() || load.calls.is_some() {
+        return Err(format!("{} run for a duration: set duration (not calls)", peers[0]));
+    }
+    Ok(())
 }
 
 fn check_tls_version(v: &str) -> Result<(), String> {
@@ -351,6 +383,29 @@ mod tests {
             assert!(e.contains(expected), "{e}");
             assert!(!e.contains('\n'), "{e}");
         }
+    }
+
+    #[test]
+    fn clients_are_known_tools_that_call_servers_for_a_time() {
+        let suite = |clients: &str, extra: &str| {
+            Suite::parse(&format!(
+                "name='x'\n[[experiment]]\nid='a'\ntitle='t'\nservers=['rust-actix'{extra}]\nworkloads=['students']\n\
+                 duration='1s'\nclients={clients}"
+            ))
+        };
+        assert_eq!(suite("['callbench', 'wrk', 'locust-grpc']", "").unwrap().experiments[0].clients.len(), 3);
+        for (clients, extra, says) in [
+            ("['jmeter']", "", "unknown client 'jmeter'"),
+            ("['wrk', 'wrk']", "", "named twice"),
+            ("['wrk']", ", 'inproc'", "in-process"),
+        ] {
+            let e = suite(clients, extra).unwrap_err();
+            assert!(e.contains(says) && e.starts_with("experiment 'a': "), "{e}");
+        }
+        let by_calls = Suite::parse(
+            "name='x'\n[[experiment]]\nid='a'\ntitle='t'\nservers=['rust-actix']\nworkloads=['auth']\ncalls=10\nclients=['hey']",
+        );
+        assert!(by_calls.unwrap_err().contains("set duration"));
     }
 
     #[test]

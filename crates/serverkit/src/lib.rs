@@ -1,6 +1,7 @@
 //! The flags and start-up steps every Rust reference server shares, so each
 //! server's own code is only its framework's routing and handlers.
 
+pub mod answered;
 mod fail;
 pub mod tls;
 

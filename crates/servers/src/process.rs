@@ -51,6 +51,8 @@ pub struct StartOptions {
     pub netns: Option<RawFd>,
     /// Serve TLS (the manifest's `[tls]` arguments added).
     pub tls: bool,
+    /// More environment for the server (callbench's own settings, e.g. where to keep its count of answers).
+    pub env: Vec<(String, String)>,
 }
 
 impl Default for StartOptions {
@@ -64,6 +66,7 @@ impl Default for StartOptions {
             echo_output: false,
             netns: None,
             tls: false,
+            env: Vec::new(),
         }
     }
 }
@@ -108,6 +111,7 @@ impl ServerProcess {
         for (key, value) in &manifest.start.env {
             command.env(key, manifest.fill(repo, value, Some(&values)));
         }
+        command.envs(options.env.iter().map(|(k, v)| (k, v)));
         let (cpus, netns) = (options.cpus.clone(), options.netns);
         // SAFETY: only async-signal-safe calls between fork and exec.
         unsafe {

@@ -4,6 +4,7 @@ mod errors;
 mod extract;
 mod routes;
 
+use actix_web::dev::Service;
 use actix_web::{web, App, HttpServer};
 use callbench_serverkit::{announce, bind, shutdown_signal, tls, ServeArgs};
 use clap::Parser;
@@ -30,7 +31,19 @@ async fn main() -> std::io::Result<()> {
 
     // Compress: replies gzipped when the client accepts gzip (request bodies are inflated by actix itself).
     let server = HttpServer::new(move || {
-        App::new().wrap(actix_web::middleware::Compress::default()).app_data(users.clone()).configure(routes::config)
+        App::new()
+            .wrap(actix_web::middleware::Compress::default())
+            // Every answer counted for callbench (CALLBENCH_ANSWERED_FILE), beside a load tool's claim.
+            .wrap_fn(|request, service| {
+                let answer = service.call(request);
+                async move {
+                    let answer = answer.await;
+                    callbench_serverkit::answered::count();
+                    answer
+                }
+            })
+            .app_data(users.clone())
+            .configure(routes::config)
     })
     .workers(usize::from(args.workers))
     // A response's last small segment must not wait for the client's delayed ACK (Nagle).

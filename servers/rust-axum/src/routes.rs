@@ -37,6 +37,11 @@ pub fn router(users: Arc<UserStore>) -> Router {
         // inflated (another encoding gets 415), replies are gzipped when the client accepts it.
         .layer(RequestDecompressionLayer::new().gzip(true))
         .layer(CompressionLayer::new().gzip(true))
+        // Every answer counted for callbench (CALLBENCH_ANSWERED_FILE), beside a load tool's claim.
+        .layer(axum::middleware::map_response(|answer: axum::response::Response| async move {
+            callbench_serverkit::answered::count();
+            answer
+        }))
         .with_state(users)
 }
 

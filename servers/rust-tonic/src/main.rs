@@ -71,6 +71,11 @@ async fn serve(args: &ServeArgs, guarded: bool, users: UserStore) {
             .unwrap_or_else(|e| fail(format!("cannot set up TLS: {e}")));
     }
     // The two servers differ in type (the layer is part of it): boxed, they are one.
+    // Every answer counted for callbench (CALLBENCH_ANSWERED_FILE), beside a load tool's claim.
+    let mut builder = builder.layer(tower::util::MapResponseLayer::new(|answer| {
+        serverkit::answered::count();
+        answer
+    }));
     let server: Pin<Box<dyn Future<Output = Result<(), tonic::transport::Error>> + Send>> = if guarded {
         let mut builder = builder.layer(guard::GuardLayer::new(MAX_BODY_BYTES));
         Box::pin(builder.add_routes(routes).serve_with_incoming_shutdown(incoming, shutdown))

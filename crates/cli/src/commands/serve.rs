@@ -67,6 +67,7 @@ pub async fn run(args: Args) -> Result<i32> {
         echo_output: args.command.is_empty(),
         netns: link.as_ref().map(|l| l.server.fd()),
         tls: args.tls,
+        env: Vec::new(),
     };
     let mut server = ServerProcess::start(&repo, &manifest, &options)?;
     let url = format!("{}://{}", scheme(&manifest, args.tls), server.addr);

@@ -1,0 +1,80 @@
+//! What a tool says it did, in its own terms converted to callbench's units.
+
+use std::collections::BTreeMap;
+
+/// Latency figures as the tool reports them, in microseconds: `p50`, `p90`, `p95`, `p99`, `max`,
+/// `mean` — only those it gives (ab and locust round to whole milliseconds; h2load gives none, so
+/// they come from its own per-request log).
+pub type Latency = BTreeMap<&'static str, f64>;
+
+/// A tool's own report of one run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Claims {
+    /// Calls it counts as successful, and as failed (errors, non-2xx statuses, timeouts).
+    pub ok: u64,
+    pub errors: u64,
+    /// The window its figures cover, in seconds.
+    pub seconds: f64,
+    /// Calls/s as it reports them (what a user reads off the tool).
+    pub throughput: f64,
+    pub latency: Latency,
+    /// The error kinds it names, with their counts.
+    pub error_kinds: BTreeMap<String, u64>,
+}
+
+impl Claims {
+    /// Throughput when the tool prints none: successful calls over its window.
+    pub fn rate_of(ok: u64, seconds: f64) -> f64 {
+        if seconds > 0.0 {
+            ok as f64 / seconds
+        } else {
+            0.0
+        }
+    }
+}
+
+/// The `q`-quantile (0..=1) of sorted samples, nearest rank (as HDR histograms and most tools read it).
+pub fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let rank = (q * sorted.len() as f64).ceil().max(1.0) as usize;
+    Some(sorted[rank.min(sorted.len()) - 1])
+}
+
+/// p50, p90, p95, p99, max and mean of samples (any order).
+pub fn latency_of(mut samples: Vec<f64>) -> Latency {
+    samples.sort_by(f64::total_cmp);
+    let mut l = Latency::new();
+    for (name, q) in [("p50", 0.5), ("p90", 0.9), ("p95", 0.95), ("p99", 0.99), ("max", 1.0)] {
+        if let Some(v) = quantile(&samples, q) {
+            l.insert(name, v);
+        }
+    }
+    if !samples.is_empty() {
+        l.insert("mean", samples.iter().sum::<f64>() / samples.len() as f64);
+    }
+    l
+}
+
+/// A number in a JSON report, as f64 (integers too).
+pub fn number(v: &serde_json::Value, what: &str) -> Result<f64, String> {
+    v.as_f64().ok_or_else(|| format!("{what} is not a number in its JSON report"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_are_nearest_rank() {
+        let s: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(
+            (quantile(&s, 0.5), quantile(&s, 0.99), quantile(&s, 1.0), quantile(&s, 0.0)),
+            (Some(50.0), Some(99.0), Some(100.0), Some(1.0))
+        );
+        let l = latency_of(vec![3.0, 1.0, 2.0]);
+        assert_eq!((l["p50"], l["max"], l["mean"]), (2.0, 3.0, 2.0));
+        assert!(latency_of(vec![]).is_empty());
+    }
+}

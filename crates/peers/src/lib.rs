@@ -1,0 +1,73 @@
+//! The load tools people use, as clients of a cell: one adapter per tool turns what the cell asks
+//! ([`Load`]) into the tool's command line ([`Invocation`], with every setting it could only
+//! approximate said in words) and the tool's own report into its claims ([`Claims`]). Running the
+//! tool and measuring it from outside (CPU, memory, the server's count) is the runner's job.
+
+mod ab;
+mod claims;
+pub mod execute;
+mod fortio;
+mod ghz;
+mod h2load;
+mod hey;
+mod load;
+mod locust;
+mod oha;
+mod tool;
+mod unavailable;
+mod vegeta;
+mod wrk;
+
+pub use claims::{Claims, Latency};
+pub use load::{Call, Invocation, Load, Output, Protocol};
+pub use tool::Tool;
+
+/// Every tool callbench can run, and those it names but cannot (their rows say why).
+pub fn all() -> Vec<&'static dyn Tool> {
+    vec![
+        &wrk::Wrk,
+        &ab::Ab,
+        &h2load::H2load,
+        &hey::Hey,
+        &fortio::Fortio,
+        &ghz::Ghz,
+        &vegeta::Vegeta,
+        &oha::Oha,
+        &locust::Locust::HTTP,
+        &locust::Locust::FAST_HTTP,
+        &locust::Locust::GRPC,
+        &unavailable::K6,
+        &unavailable::Ali,
+    ]
+}
+
+/// The tool named `name`, or an error listing the known ones.
+pub fn by_name(name: &str) -> Result<&'static dyn Tool, String> {
+    all().into_iter().find(|t| t.name() == name).ok_or_else(|| {
+        let names: Vec<&str> = all().iter().map(|t| t.name()).collect();
+        format!("unknown client '{name}' (callbench, {})", names.join(", "))
+    })
+}
+
+/// Why a tool cannot be run at all here (not installable), if so.
+pub fn unavailable(tool: &dyn Tool) -> Option<&'static str> {
+    unavailable::why(tool.name())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tool_has_a_distinct_name_and_unknown_ones_are_listed() {
+        let mut names: Vec<&str> = all().iter().map(|t| t.name()).collect();
+        let count = names.len();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), count);
+        let err = by_name("jmeter").err().unwrap();
+        assert!(err.contains("unknown client 'jmeter'") && err.contains("wrk") && err.contains("locust-grpc"), "{err}");
+        assert!(unavailable(by_name("k6").unwrap()).is_some());
+        assert!(unavailable(by_name("wrk").unwrap()).is_none());
+    }
+}

@@ -1,0 +1,45 @@
+//! Tools of the seed articles that cannot be run here: their rows say why, as the C# servers' do.
+
+use crate::claims::Claims;
+use crate::load::{Invocation, Load, Output};
+use crate::tool::Tool;
+
+pub struct K6;
+pub struct Ali;
+
+const K6_WHY: &str = "k6 is not used: it is licensed under the AGPL, which this project does not take in";
+const ALI_WHY: &str = "ali cannot be installed here: the Go module proxy refuses github.com/nakabonne/ali";
+
+/// Why the tool named `name` cannot run here, if it cannot.
+pub fn why(name: &str) -> Option<&'static str> {
+    match name {
+        "k6" => Some(K6_WHY),
+        "ali" => Some(ALI_WHY),
+        _ => None,
+    }
+}
+
+macro_rules! unavailable {
+    ($tool:ident, $name:literal, $why:ident) => {
+        impl Tool for $tool {
+            fn name(&self) -> &'static str {
+                $name
+            }
+            fn program(&self) -> &'static str {
+                $name
+            }
+            fn install(&self) -> &'static str {
+                $why
+            }
+            fn invocation(&self, _: &Load) -> Result<Invocation, String> {
+                Err($why.into())
+            }
+            fn parse(&self, _: &Output) -> Result<Claims, String> {
+                Err($why.into())
+            }
+        }
+    };
+}
+
+unavailable!(K6, "k6", K6_WHY);
+unavailable!(Ali, "ali", ALI_WHY);
