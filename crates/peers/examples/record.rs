@@ -48,6 +48,7 @@ fn main() {
             // h2load logs every call: a rate keeps its log (a fixture) small.
             rate: (tool.name() == "h2load").then_some(1000.0),
             gzip: false,
+            new_connection_per_call: false,
             threads: 1,
             dir: dir.clone(),
         };

@@ -38,7 +38,9 @@ impl Tool for Ab {
             return Err("ab has no fixed rate".into());
         }
         let concurrency = load.concurrency.max(1);
-        let mut i = Invocation::new(["ab", "-k", "-q"]);
+        // -k: keep-alive; without it ab opens a connection per call (seed 002 ran it so).
+        let mut i =
+            Invocation::new(if load.new_connection_per_call { vec!["ab", "-q"] } else { vec!["ab", "-k", "-q"] });
         i.args(["-c", &concurrency.to_string(), "-t", &load.seconds().to_string()]);
         // -n after -t: -t alone caps the run at 50,000 calls.
         i.args(["-n", &(load.seconds() * CALLS_PER_SECOND_CAP).to_string()]);
@@ -135,6 +137,10 @@ mod tests {
              -u /tmp/run/callbench-body.json -T application/json http://127.0.0.1:8080/auth/4242"
         );
         assert!(Ab.invocation(&testing::load(Protocol::Http2)).unwrap_err().contains("HTTP/1"));
+        let mut fresh = testing::load(Protocol::Http1);
+        fresh.new_connection_per_call = true;
+        assert!(Ab.invocation(&fresh).unwrap().command_line().starts_with("ab -q -c 50"), "no -k");
+        assert!(crate::wrk::Wrk.invocation(&fresh).unwrap_err().contains("keeps its connections"));
     }
 
     #[test]

@@ -68,6 +68,9 @@ impl Tool for Fortio {
         if load.tls {
             i.arg("-k");
         }
+        if load.new_connection_per_call {
+            i.arg("-keepalive=false");
+        }
         if load.connections.is_some_and(|c| c != connections) {
             i.approximated(format!("fortio keeps one call in flight per connection: {connections} connections"));
         }

@@ -25,6 +25,7 @@ impl Tool for Ghz {
         if load.protocol != Protocol::Grpc {
             return Err("ghz speaks gRPC only".into());
         }
+        load.keeps_connections("ghz")?;
         if load.gzip {
             return Err("ghz cannot ask for gzip-compressed messages".into());
         }

@@ -24,6 +24,7 @@ impl Tool for H2load {
     }
 
     fn invocation(&self, load: &Load) -> Result<Invocation, String> {
+        load.keeps_connections("h2load")?;
         let concurrency = load.concurrency.max(1);
         let mut i = Invocation::new(["h2load"]);
         let (clients, streams) = match load.protocol {

@@ -40,6 +40,9 @@ impl Tool for Hey {
         if !load.gzip {
             i.arg("-disable-compression");
         }
+        if load.new_connection_per_call {
+            i.arg("-disable-keepalive");
+        }
         if let Some(rate) = load.rate {
             let per_worker = rate / workers as f64;
             i.args(["-q", &format!("{per_worker:.3}")]);

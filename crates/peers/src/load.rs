@@ -46,6 +46,8 @@ pub struct Load {
     pub rate: Option<f64>,
     /// Ask for gzip-compressed answers.
     pub gzip: bool,
+    /// A new connection for every call (no keep-alive), as ab runs without `-k`.
+    pub new_connection_per_call: bool,
     /// The CPUs the tool is pinned to: tools with threads get one per CPU.
     pub threads: usize,
     /// The working directory of the run: the files of the [`Invocation`] go there.
@@ -53,6 +55,14 @@ pub struct Load {
 }
 
 impl Load {
+    /// Err for a tool that always keeps its connections when the cell wants one per call.
+    pub fn keeps_connections(&self, tool: &str) -> Result<(), String> {
+        match self.new_connection_per_call {
+            true => Err(format!("{tool} always keeps its connections open (no new connection per call)")),
+            false => Ok(()),
+        }
+    }
+
     pub fn url(&self) -> String {
         format!("{}://{}{}", if self.tls { "https" } else { "http" }, self.authority, self.call.path)
     }
@@ -172,6 +182,7 @@ pub(crate) mod testing {
             duration: Duration::from_secs(10),
             rate: None,
             gzip: false,
+            new_connection_per_call: false,
             threads: 1,
             dir: "/tmp/run".into(),
         }

@@ -50,6 +50,7 @@ impl Tool for Locust {
         if self.grpc && (load.tls || load.gzip) {
             return Err("callbench's locust gRPC user uses a plaintext channel without compression".into());
         }
+        load.keeps_connections(self.name)?;
         let users = load.concurrency.max(1);
         let dir = |f: &str| load.dir.join(f).display().to_string();
         let mut i = Invocation::new(["locust", "-f", &dir(LOCUSTFILE), "--headless", "--only-summary"]);

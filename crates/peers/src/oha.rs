@@ -59,6 +59,9 @@ impl Tool for Oha {
         if load.tls {
             i.arg("--insecure");
         }
+        if load.new_connection_per_call {
+            i.arg("--disable-keepalive");
+        }
         i.arg(load.url());
         Ok(i)
     }

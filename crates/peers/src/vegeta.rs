@@ -58,6 +58,9 @@ impl Tool for Vegeta {
         if load.tls {
             i.arg("-insecure");
         }
+        if load.new_connection_per_call {
+            i.arg("-keepalive=false");
+        }
         i.args(["-targets", &load.dir.join(TARGETS).display().to_string()]);
         i.args(["-output", &load.dir.join(RESULTS).display().to_string()]);
         let mut targets = format!("{} {}\nAccept-Encoding: {}\n", load.call.method, load.url(), load.accept_encoding());

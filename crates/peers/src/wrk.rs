@@ -31,6 +31,7 @@ impl Tool for Wrk {
             Protocol::Http2 => return Err("wrk speaks HTTP/1.1 only".into()),
             Protocol::Grpc => return Err("wrk has no gRPC".into()),
         }
+        load.keeps_connections("wrk")?;
         if load.rate.is_some() {
             return Err("wrk 4 has no fixed rate (wrk2's -R is not packaged here)".into());
         }

@@ -93,6 +93,7 @@ pub fn load(
         duration: duration.ok_or("peer tools run for a duration")?,
         rate,
         gzip: f.gzip.unwrap_or(false),
+        new_connection_per_call: f.new_connection_per_call.unwrap_or(false),
         threads: o.client_cpus.len().max(1),
         dir: dir.to_path_buf(),
     })
