@@ -105,3 +105,23 @@ fn every_peer_tool_runs_a_cell_and_its_claims_meet_the_servers_count() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// A server that pauses: callbench's open-loop latency counts the calls queued behind each pause.
+#[test]
+fn a_stalling_server_shows_in_the_latency_counted_from_each_calls_intended_start() {
+    let dir = TempDir::new("stalls");
+    let suite = "name = 'stalls'\nrepetitions = 1\n[[experiment]]\nid = 'stalls'\ntitle = 'stalls'\n\
+                 servers = ['rust-actix']\nworkloads = ['students']\nduration = '2s'\nrate = 500\nconcurrency = 50\n\
+                 server_stall = '100ms every 500ms'\n";
+    std::fs::write(dir.path("suite.toml"), suite).unwrap();
+    let run = Running::command("run", &[&dir.str("suite.toml"), "--out", &dir.str("results"), "--no-build"])
+        .finish(Duration::from_secs(300));
+    assert_eq!(run.code, Some(0), "{}", run.all());
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path("results/results.json")).unwrap()).unwrap();
+    let cell = &results["cells"][0];
+    assert_eq!(cell["params"]["server_stall"], "100ms every 500ms", "{cell:#}");
+    // A fifth of the time paused: more than 1% of the calls wait behind a pause, at least half of it.
+    let p99 = cell["summary"]["latency_p99_us"]["median"].as_f64().unwrap();
+    assert!(p99 >= 50_000.0, "p99 {p99} µs: {cell:#}");
+}

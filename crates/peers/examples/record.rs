@@ -45,6 +45,7 @@ fn main() {
             concurrency: 8,
             connections: None,
             duration: Duration::from_secs(2),
+            warmup: Duration::ZERO,
             // h2load logs every call: a rate keeps its log (a fixture) small.
             rate: (tool.name() == "h2load").then_some(1000.0),
             gzip: false,

@@ -80,6 +80,10 @@ pub fn run(
     for (name, bytes) in &invocation.files {
         std::fs::write(dir.join(name), bytes).map_err(|e| format!("{name}: {e}"))?;
     }
+    // A report left by an earlier run in the same folder must not pass for this one's.
+    for name in &invocation.outputs {
+        let _ = std::fs::remove_file(dir.join(name));
+    }
     let (stdout_path, stderr_path) = (dir.join("tool.stdout"), dir.join("tool.stderr"));
     let file = |p: &Path| std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()));
     let mut command = Command::new(program);

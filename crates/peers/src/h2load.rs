@@ -23,6 +23,10 @@ impl Tool for H2load {
         "apt-get install nghttp2-client (Debian 12: h2load 1.52.0)"
     }
 
+    fn warms_up(&self) -> bool {
+        true
+    }
+
     fn invocation(&self, load: &Load) -> Result<Invocation, String> {
         load.keeps_connections("h2load")?;
         let concurrency = load.concurrency.max(1);
@@ -50,6 +54,9 @@ impl Tool for H2load {
         let threads = load.threads.clamp(1, clients);
         i.args(["-c", &clients.to_string(), "-m", &streams.to_string(), "-t", &threads.to_string()]);
         i.args(["-D", &load.seconds().to_string(), "--log-file", &load.dir.join(LOG).display().to_string()]);
+        if !load.warmup.is_zero() {
+            i.arg(format!("--warm-up-time={}ms", load.warmup.as_millis()));
+        }
         if let Some(rate) = load.rate {
             let per_client = rate / clients as f64;
             i.args(["--rps", &format!("{per_client:.3}")]);

@@ -49,6 +49,19 @@ pub fn by_name(name: &str) -> Result<&'static dyn Tool, String> {
     })
 }
 
+/// `tool`'s command for `load`, with what it could only approximate, its lack of a warm-up included.
+pub fn invocation(tool: &dyn Tool, load: &Load) -> Result<Invocation, String> {
+    let mut i = tool.invocation(load)?;
+    if !load.warmup.is_zero() && !tool.warms_up() {
+        i.approximated(format!(
+            "{} has no warm-up: its figures include the first {} ms of the run",
+            tool.name(),
+            load.warmup.as_millis()
+        ));
+    }
+    Ok(i)
+}
+
 /// Why a tool cannot be run at all here (not installable), if so.
 pub fn unavailable(tool: &dyn Tool) -> Option<&'static str> {
     unavailable::why(tool.name())
@@ -69,5 +82,16 @@ mod tests {
         assert!(err.contains("unknown client 'jmeter'") && err.contains("wrk") && err.contains("locust-grpc"), "{err}");
         assert!(unavailable(by_name("k6").unwrap()).is_some());
         assert!(unavailable(by_name("wrk").unwrap()).is_none());
+    }
+
+    #[test]
+    fn a_warm_up_is_left_out_by_the_tools_that_can_and_said_of_the_others() {
+        let mut load = load::testing::load(Protocol::Http1);
+        load.warmup = std::time::Duration::from_millis(500);
+        let wrk = invocation(by_name("wrk").unwrap(), &load).unwrap();
+        assert!(wrk.approximations.iter().any(|a| a.contains("no warm-up")), "{:?}", wrk.approximations);
+        let h2load = invocation(by_name("h2load").unwrap(), &load).unwrap();
+        assert!(h2load.argv.contains(&"--warm-up-time=500ms".to_string()));
+        assert!(!h2load.approximations.iter().any(|a| a.contains("warm-up")), "{:?}", h2load.approximations);
     }
 }

@@ -42,6 +42,8 @@ pub struct Load {
     pub connections: Option<usize>,
     /// How long the tool runs.
     pub duration: Duration,
+    /// The start of the run that is not measured (only tools with a warm-up of their own leave it out).
+    pub warmup: Duration,
     /// Open loop: calls/s in all.
     pub rate: Option<f64>,
     /// Ask for gzip-compressed answers.
@@ -180,6 +182,7 @@ pub(crate) mod testing {
             concurrency: 50,
             connections: None,
             duration: Duration::from_secs(10),
+            warmup: Duration::ZERO,
             rate: None,
             gzip: false,
             new_connection_per_call: false,

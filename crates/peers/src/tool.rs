@@ -15,8 +15,13 @@ pub trait Tool: Sync {
     fn version_args(&self) -> &'static [&'static str] {
         &["--version"]
     }
-    /// The command that puts `load` on the target; `Err` says why this tool cannot.
+    /// The command that puts `load` on the target; `Err` says why this tool cannot. A warm-up it
+    /// cannot leave out of its figures is said by [`crate::invocation`].
     fn invocation(&self, load: &Load) -> Result<Invocation, String>;
+    /// Whether it leaves `load.warmup` out of its figures itself.
+    fn warms_up(&self) -> bool {
+        false
+    }
     /// Its claims, read from what the run left (stdout, stderr, the files it wrote).
     fn parse(&self, output: &Output) -> Result<Claims, String>;
 }

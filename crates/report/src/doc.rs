@@ -8,6 +8,7 @@ mod machine;
 mod record;
 pub mod references;
 mod setup;
+mod tools;
 
 use crate::format;
 use crate::model::Results;
@@ -32,6 +33,7 @@ pub fn report(r: &Results) -> Vec<Block> {
     blocks.push(Block::Paragraph(overview(r)));
     for exp in &r.experiments {
         blocks.extend(cells::experiment(r, exp));
+        blocks.extend(tools::section(r, exp));
         blocks.extend(setup::section(r, exp));
     }
     blocks.extend(orphan_cells(r));

@@ -63,7 +63,8 @@ pub async fn run(
         false => None,
     };
     let _client_side = link.as_ref().map(|l| l.client.enter()).transpose()?;
-    let fleet = Fleet::new(repo, o.server_cpus.clone()).behind(link.as_ref());
+    let stall = spec.server_stall.iter().map(|s| (callbench_serverkit::stall::ENV.to_string(), s.clone())).collect();
+    let fleet = Fleet::new(repo, o.server_cpus.clone()).behind(link.as_ref()).with_env(stall);
     let results_dir = store.dir.clone();
     let mut cx = Context { repo, spec, o, fleet, programs, python, results_dir };
     let cells = prepare_cells(&mut cx, plans, results, progress).await;
@@ -169,6 +170,15 @@ async fn prepare_cells(
                     }
                 }
             },
+        }
+        if let Some(stall) = &cx.spec.server_stall {
+            cell.params.insert("server_stall".into(), serde_json::json!(stall));
+            // Only the Rust servers pause (crates/serverkit); another would run without the stall.
+            let language = results.servers.iter().find(|s| s.name == p.server.name).map(|s| s.language.clone());
+            if cell.status == CellStatus::Ok && (p.server.is_inproc() || language.is_some_and(|l| l != "rust")) {
+                cell.status = CellStatus::NotMeasured;
+                cell.error = Some(format!("server_stall: {} cannot pause (only the Rust servers do)", p.server.name));
+            }
         }
         if cell.transport.is_empty() {
             let protocol = results.servers.iter().find(|s| s.name == p.server.name).map(|s| s.protocol.as_str());

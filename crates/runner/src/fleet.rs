@@ -46,6 +46,8 @@ pub struct Fleet<'a> {
     running: BTreeMap<(String, String, bool), Running>,
     /// Servers that cannot be measured in this run (failed start or verify), with the reason.
     refused: BTreeMap<(String, String, bool), String>,
+    /// More environment for every server it starts.
+    env: Vec<(String, String)>,
 }
 
 impl<'a> Fleet<'a> {
@@ -54,7 +56,13 @@ impl<'a> Fleet<'a> {
     }
 
     pub fn new(repo: &'a Repo, cpus: Vec<usize>) -> Self {
-        Fleet { repo, cpus, link: None, running: BTreeMap::new(), refused: BTreeMap::new() }
+        Fleet { repo, cpus, link: None, running: BTreeMap::new(), refused: BTreeMap::new(), env: Vec::new() }
+    }
+
+    /// Servers started from now on get `env` too.
+    pub fn with_env(mut self, env: Vec<(String, String)>) -> Self {
+        self.env = env;
+        self
     }
 
     /// Servers started from now on sit behind `link`; the caller runs on its client side.
@@ -125,7 +133,10 @@ impl<'a> Fleet<'a> {
             mode: mode.to_string(),
             cpus: (!self.cpus.is_empty()).then(|| self.cpus.clone()),
             tls,
-            env: vec![(callbench_serverkit::answered::ENV.into(), answered_file.display().to_string())],
+            env: [(callbench_serverkit::answered::ENV.to_string(), answered_file.display().to_string())]
+                .into_iter()
+                .chain(self.env.iter().cloned())
+                .collect(),
             ..StartOptions::default()
         };
         if let Some(link) = self.link {

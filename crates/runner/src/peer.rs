@@ -50,7 +50,7 @@ pub fn check(
     // The rate is resolved per cell later; any rate shows what the tool does with one.
     let rate = p.fields.rate.as_ref().map(|_| 1000.0);
     let probe = load(p, SocketAddr::from(([127, 0, 0, 1], 1)), protocol, rate, o, Path::new("/"))?;
-    tool.invocation(&probe).map(|i| i.approximations).map_err(|why| format!("not applicable: {why}"))
+    callbench_peers::invocation(tool, &probe).map(|i| i.approximations).map_err(|why| format!("not applicable: {why}"))
 }
 
 /// What the cell asks of any tool, against `addr`.
@@ -79,6 +79,7 @@ pub fn load(
         descriptor_set: callbench_contract::FILE_DESCRIPTOR_SET.to_vec(),
     };
     let duration = f.duration.as_deref().map(callbench_load::parse::duration).transpose()?;
+    let warmup = f.warmup.as_deref().map(callbench_load::parse::duration).transpose()?.unwrap_or_default();
     Ok(Load {
         protocol: match (protocol, p.server.http2) {
             (manifest::Protocol::Grpc, _) => Protocol::Grpc,
@@ -91,6 +92,7 @@ pub fn load(
         concurrency: f.concurrency.unwrap_or(1),
         connections: f.connections,
         duration: duration.ok_or("peer tools run for a duration")?,
+        warmup,
         rate,
         gzip: f.gzip.unwrap_or(false),
         new_connection_per_call: f.new_connection_per_call.unwrap_or(false),
@@ -116,7 +118,7 @@ pub async fn measure_once(
     let (addr, group, protocol) = (running.addr(), running.group(), running.protocol);
     let answered_before = running.answered();
     let load = load(p, addr, protocol, rate, o, &dir)?;
-    let invocation = tool.invocation(&load)?;
+    let invocation = callbench_peers::invocation(tool, &load)?;
     let program = execute::locate(tool.program(), &tool_dirs(fleet.repo())).ok_or(format!(
         "{} is not installed ({})",
         tool.name(),
@@ -126,7 +128,8 @@ pub async fn measure_once(
     let sides = Sides { client: &o.client_cpus, server: &o.server_cpus };
     let before = interference::snapshot(&pids);
     let rss = RssSampler::start(pids.clone());
-    let (cpus, cancel, limit) = (o.client_cpus.clone(), o.cancel.clone(), load.duration + grace(load.duration));
+    let (cpus, cancel, limit) =
+        (o.client_cpus.clone(), o.cancel.clone(), load.duration + load.warmup + grace(load.duration));
     let command = invocation.command_line();
     let finished =
         tokio::task::spawn_blocking(move || execute::run(&invocation, &program, &load.dir, &cpus, limit, &cancel))

@@ -55,6 +55,10 @@ pub struct ExperimentSpec {
     /// The metric that answers the question (default: throughput, or p50 latency at concurrency 1).
     #[serde(default)]
     pub headline: Option<String>,
+    /// Servers that pause now and then (`"100ms every 1s"`): the Rust servers sleep the thread
+    /// answering the first call after each period, as a garbage collector's pause would.
+    #[serde(default)]
+    pub server_stall: Option<String>,
     /// `rust-actix`, `rust-actix+h2` (REST over h2c), `rust-tonic`, `...+tls`, `inproc`.
     pub servers: Vec<String>,
     /// The load tools that make the calls: `callbench` (its engine, the default), or peers
@@ -288,6 +292,10 @@ impl Suite {
                 }
             }
             check_clients(self, e).map_err(|m| format!("experiment '{}': {m}", e.id))?;
+            if let Some(stall) = &e.server_stall {
+                callbench_serverkit::stall::parse(stall)
+                    .map_err(|m| format!("experiment '{}': server_stall '{stall}': {m}", e.id))?;
+            }
             if let Some(w) = &e.server_warmup {
                 callbench_load::parse::duration(w).map_err(|m| format!("experiment '{}': server_warmup: {m}", e.id))?;
             }
@@ -406,6 +414,19 @@ mod tests {
             "name='x'\n[[experiment]]\nid='a'\ntitle='t'\nservers=['rust-actix']\nworkloads=['auth']\ncalls=10\nclients=['hey']",
         );
         assert!(by_calls.unwrap_err().contains("set duration"));
+    }
+
+    #[test]
+    fn a_server_stall_is_a_pause_and_its_period() {
+        let text = |stall: &str| {
+            format!("name='x'\n[[experiment]]\nid='a'\ntitle='t'\nservers=['rust-actix']\nworkloads=['auth']\nserver_stall='{stall}'")
+        };
+        assert_eq!(
+            Suite::parse(&text("50ms every 1s")).unwrap().experiments[0].server_stall.as_deref(),
+            Some("50ms every 1s")
+        );
+        let e = Suite::parse(&text("1s every 50ms")).unwrap_err();
+        assert!(e.starts_with("experiment 'a': server_stall '1s every 50ms': ") && e.contains("shorter"), "{e}");
     }
 
     #[test]

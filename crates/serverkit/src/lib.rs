@@ -3,6 +3,7 @@
 
 pub mod answered;
 mod fail;
+pub mod stall;
 pub mod tls;
 
 pub use fail::fail;
@@ -78,6 +79,9 @@ impl ServeArgs {
 
 /// Binds a std listener (so the port is known before serving), or exits with a one-line message.
 pub fn bind(args: &ServeArgs) -> std::net::TcpListener {
+    // callbench's settings from the environment, read (and a bad one refused) before serving.
+    answered::init();
+    stall::init();
     let listener = std::net::TcpListener::bind((args.host.as_str(), args.port))
         .unwrap_or_else(|e| fail(format!("cannot listen on {}: {e}", args.bind_addr())));
     listener.set_nonblocking(true).unwrap_or_else(|e| fail(format!("cannot set the listener non-blocking: {e}")));

@@ -33,8 +33,10 @@ async fn main() -> std::io::Result<()> {
     let server = HttpServer::new(move || {
         App::new()
             .wrap(actix_web::middleware::Compress::default())
-            // Every answer counted for callbench (CALLBENCH_ANSWERED_FILE), beside a load tool's claim.
+            // Every answer counted for callbench (CALLBENCH_ANSWERED_FILE), beside a load tool's claim;
+            // and a pause now and then when CALLBENCH_STALL asks for one.
             .wrap_fn(|request, service| {
+                callbench_serverkit::stall::maybe();
                 let answer = service.call(request);
                 async move {
                     let answer = answer.await;

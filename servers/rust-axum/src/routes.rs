@@ -37,8 +37,10 @@ pub fn router(users: Arc<UserStore>) -> Router {
         // inflated (another encoding gets 415), replies are gzipped when the client accepts it.
         .layer(RequestDecompressionLayer::new().gzip(true))
         .layer(CompressionLayer::new().gzip(true))
-        // Every answer counted for callbench (CALLBENCH_ANSWERED_FILE), beside a load tool's claim.
+        // Every answer counted for callbench (CALLBENCH_ANSWERED_FILE), beside a load tool's claim;
+        // and a pause now and then when CALLBENCH_STALL asks for one.
         .layer(axum::middleware::map_response(|answer: axum::response::Response| async move {
+            callbench_serverkit::stall::maybe();
             callbench_serverkit::answered::count();
             answer
         }))

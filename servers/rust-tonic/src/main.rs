@@ -71,8 +71,10 @@ async fn serve(args: &ServeArgs, guarded: bool, users: UserStore) {
             .unwrap_or_else(|e| fail(format!("cannot set up TLS: {e}")));
     }
     // The two servers differ in type (the layer is part of it): boxed, they are one.
-    // Every answer counted for callbench (CALLBENCH_ANSWERED_FILE), beside a load tool's claim.
+    // Every answer counted for callbench (CALLBENCH_ANSWERED_FILE), beside a load tool's claim;
+    // and a pause now and then when CALLBENCH_STALL asks for one.
     let mut builder = builder.layer(tower::util::MapResponseLayer::new(|answer| {
+        serverkit::stall::maybe();
         serverkit::answered::count();
         answer
     }));

@@ -1,0 +1,89 @@
+//! A server that stalls now and then, for the experiments that show which load tools hide stalls:
+//! `CALLBENCH_STALL="100ms every 1s"` makes the thread answering the first call after each period
+//! sleep for the pause before it answers — a stop-the-world pause, as a garbage collector's, on a
+//! server that serves from one thread. Unset: one branch on a value read once.
+
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// The environment variable with the stall: `PAUSE every PERIOD` (`100ms every 1s`).
+pub const ENV: &str = "CALLBENCH_STALL";
+
+struct Plan {
+    pause: Duration,
+    every: Duration,
+    next: Mutex<Option<Instant>>,
+}
+
+static PLAN: OnceLock<Option<Plan>> = OnceLock::new();
+
+/// Reads the stall from the environment; exits with a one-line message when it is malformed.
+pub fn init() {
+    PLAN.get_or_init(|| {
+        let text = std::env::var(ENV).ok()?;
+        let (pause, every) = parse(&text).unwrap_or_else(|e| crate::fail(format!("{ENV}={text}: {e}")));
+        Some(Plan { pause, every, next: Mutex::new(None) })
+    });
+}
+
+/// Before answering a call: sleeps for the pause when a period has passed since the last one
+/// (the first period starts at the first call).
+pub fn maybe() {
+    init();
+    let Some(Some(plan)) = PLAN.get() else { return };
+    let now = Instant::now();
+    let due = {
+        let mut next = plan.next.lock().unwrap_or_else(|p| p.into_inner());
+        match *next {
+            None => {
+                *next = Some(now + plan.every);
+                false
+            }
+            Some(at) if now >= at => {
+                *next = Some(now + plan.every);
+                true
+            }
+            Some(_) => false,
+        }
+    };
+    if due {
+        std::thread::sleep(plan.pause);
+    }
+}
+
+/// `100ms every 1s` → (100 ms, 1 s); the pause must be shorter than the period.
+pub fn parse(text: &str) -> Result<(Duration, Duration), String> {
+    let (pause, every) = text.split_once(" every ").ok_or("expected PAUSE every PERIOD, e.g. 100ms every 1s")?;
+    let (pause, every) = (duration(pause.trim())?, duration(every.trim())?);
+    if pause.is_zero() || pause >= every {
+        return Err("the pause must be above 0 and shorter than its period".into());
+    }
+    Ok((pause, every))
+}
+
+fn duration(text: &str) -> Result<Duration, String> {
+    let split =
+        text.find(|c: char| !c.is_ascii_digit() && c != '.').ok_or(format!("'{text}' has no unit (ms or s)"))?;
+    let (number, unit) = text.split_at(split);
+    let n: f64 = number.parse().map_err(|_| format!("'{text}' is not a duration"))?;
+    let seconds = match unit {
+        "ms" => n / 1e3,
+        "s" => n,
+        _ => return Err(format!("'{text}': the unit is ms or s")),
+    };
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stalls_parse_and_bad_ones_say_why() {
+        assert_eq!(parse("100ms every 1s"), Ok((Duration::from_millis(100), Duration::from_secs(1))));
+        assert_eq!(parse("0.5s every 2s"), Ok((Duration::from_millis(500), Duration::from_secs(2))));
+        for bad in ["100ms", "1s every 100ms", "0ms every 1s", "100 every 1s", "100ms every 1h"] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+    }
+}
