@@ -23,6 +23,22 @@ pub struct Claims {
 }
 
 impl Claims {
+    /// `n` answers with HTTP status `code` (`-1`: fortio's socket errors, `0`: vegeta's calls without
+    /// an answer): 2xx and 3xx are successes, anything else an error of its own kind.
+    pub fn add_status(&mut self, code: &str, n: u64) {
+        if code.starts_with('2') || code.starts_with('3') {
+            self.ok += n;
+            return;
+        }
+        self.errors += n;
+        let kind = match code {
+            "-1" => "socket".to_string(),
+            "0" => "no answer".to_string(),
+            other => format!("status {other}"),
+        };
+        *self.error_kinds.entry(kind).or_default() += n;
+    }
+
     /// Throughput when the tool prints none: successful calls over its window.
     pub fn rate_of(ok: u64, seconds: f64) -> f64 {
         if seconds > 0.0 {

@@ -88,13 +88,7 @@ impl Tool for Fortio {
         };
         // RetCodes: {"200": n, "-1": socket errors, ...}.
         for (code, n) in d["RetCodes"].as_object().ok_or("no RetCodes in its JSON report")? {
-            let n = n.as_u64().unwrap_or(0);
-            if code.starts_with('2') || code.starts_with('3') {
-                claims.ok += n;
-            } else {
-                claims.errors += n;
-                claims.error_kinds.insert(if code == "-1" { "socket".into() } else { format!("status {code}") }, n);
-            }
+            claims.add_status(code, n.as_u64().unwrap_or(0));
         }
         let h = &d["DurationHistogram"];
         let mut latency = Latency::new();

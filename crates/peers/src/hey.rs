@@ -97,13 +97,7 @@ impl Tool for Hey {
             let Some((code, rest)) = line.strip_prefix('[').and_then(|l| l.split_once(']')) else { continue };
             match section {
                 "Status code distribution:" => {
-                    let n: u64 = rest.split_whitespace().next().and_then(|v| v.parse().ok()).unwrap_or(0);
-                    if code.starts_with('2') || code.starts_with('3') {
-                        claims.ok += n;
-                    } else {
-                        claims.errors += n;
-                        *claims.error_kinds.entry(format!("status {code}")).or_default() += n;
-                    }
+                    claims.add_status(code, rest.split_whitespace().next().and_then(|v| v.parse().ok()).unwrap_or(0));
                 }
                 "Error distribution:" => {
                     let n: u64 = code.parse().unwrap_or(0);

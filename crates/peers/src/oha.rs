@@ -75,13 +75,7 @@ impl Tool for Oha {
             ..Claims::default()
         };
         for (code, n) in d["statusCodeDistribution"].as_object().into_iter().flatten() {
-            let n = n.as_u64().unwrap_or(0);
-            if code.starts_with('2') || code.starts_with('3') {
-                claims.ok += n;
-            } else {
-                claims.errors += n;
-                claims.error_kinds.insert(format!("status {code}"), n);
-            }
+            claims.add_status(code, n.as_u64().unwrap_or(0));
         }
         for (why, n) in d["errorDistribution"].as_object().into_iter().flatten() {
             let n = n.as_u64().unwrap_or(0);

@@ -87,12 +87,7 @@ impl Tool for Vegeta {
             ..Claims::default()
         };
         for (code, n) in d["status_codes"].as_object().into_iter().flatten() {
-            let n = n.as_u64().unwrap_or(0);
-            if code.starts_with('2') || code.starts_with('3') {
-                claims.ok += n;
-            } else {
-                claims.error_kinds.insert(if code == "0" { "no answer".into() } else { format!("status {code}") }, n);
-            }
+            claims.add_status(code, n.as_u64().unwrap_or(0));
         }
         claims.errors = requests.saturating_sub(claims.ok);
         let l = &d["latencies"];
