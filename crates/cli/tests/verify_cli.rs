@@ -13,8 +13,14 @@ fn callbench(args: &[&str]) -> Output {
         .expect("callbench runs")
 }
 
+/// stdout and stderr, the FAIL lines first: a CI log keeps only the start and the end of a long panic message.
 fn text(output: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
+    let all = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    let failed: Vec<&str> = all.lines().filter(|l| l.trim_start().starts_with("FAIL ")).collect();
+    match failed.is_empty() {
+        true => all,
+        false => format!("failed:\n{}\nthe whole output:\n{all}", failed.join("\n")),
+    }
 }
 
 /// One server at a time, as a user runs verify: sixteen at once on two cores (JVMs starting, floods)
