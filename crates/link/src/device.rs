@@ -24,12 +24,7 @@ pub fn make_end(ns: &Namespace, local: Ipv4Addr, prefix: u8, mtu: u16) -> Result
             let lo = index_of(&handle, "lo").await?;
             set_up(&handle, lo).await?;
             let tun = index_of(&handle, IFNAME).await?;
-            handle
-                .address()
-                .add(tun, IpAddr::V4(local), prefix)
-                .execute()
-                .await
-                .map_err(|e| format!("cannot give {IFNAME} the address {local}/{prefix}: {e}"))?;
+            add_address(&handle, tun, local, prefix).await?;
             set_up(&handle, tun).await
         })?;
         Ok(device)
@@ -65,7 +60,22 @@ pub async fn index_of(handle: &rtnetlink::Handle, name: &str) -> Result<u32, Str
     }
 }
 
-async fn set_up(handle: &rtnetlink::Handle, index: u32) -> Result<(), String> {
+/// Gives interface `index` (named [`IFNAME`]) the address `addr/prefix`.
+pub(crate) async fn add_address(
+    handle: &rtnetlink::Handle,
+    index: u32,
+    addr: Ipv4Addr,
+    prefix: u8,
+) -> Result<(), String> {
+    handle
+        .address()
+        .add(index, IpAddr::V4(addr), prefix)
+        .execute()
+        .await
+        .map_err(|e| format!("cannot give {IFNAME} the address {addr}/{prefix}: {e}"))
+}
+
+pub(crate) async fn set_up(handle: &rtnetlink::Handle, index: u32) -> Result<(), String> {
     handle
         .link()
         .set(LinkUnspec::new_with_index(index).up().build())

@@ -4,12 +4,14 @@
 //! TCP handshake, TLS flights, HTTP/2 SETTINGS, window updates and retransmissions alike.
 //!
 //! - [`LinkSpec`]: what the link does (`rtt=40ms,bandwidth=20mbit,loss=0.01`), parsed once;
-//! - [`Link`]: the namespaces, devices and forwarder; removed when dropped;
+//! - [`Link`]: the namespaces, devices and forwarder (or a veth pair: [`Link::direct`]); removed when dropped;
+//! - [`counters`]: what the client's namespace itself counted (IP bytes, TCP connections opened);
 //! - [`route::check_target`]: the one way past the loopback rule (198.18.0.0/15, over our link);
 //! - [`cleanup`]: nothing left behind, even by a killed run;
 //! - [`probe::ping_pong`]: what the link really costs, measured with real sockets.
 
 pub mod cleanup;
+pub mod counters;
 pub mod device;
 pub mod forwarder;
 pub mod lane;
@@ -20,6 +22,7 @@ mod rng;
 pub mod route;
 pub mod spec;
 mod units;
+pub mod veth;
 
 pub use link::{Link, LinkStats, CLIENT_ADDR, SERVER_ADDR};
 pub use spec::{LaneSpec, LinkSpec, QueueLimit};

@@ -1,8 +1,9 @@
 //! A link: two namespaces made for it (client side, server side), a TUN device in each with an
-//! address of 198.18.0.0/15, and the forwarder between them. Dropping it stops the forwarder and
-//! removes both namespaces; a killed run's leftovers are removed by the next link made.
+//! address of 198.18.0.0/15, and the forwarder between them — or, direct, a veth pair. Dropping it
+//! stops the forwarder and removes both namespaces; a killed run's leftovers go with the next link.
 
-use crate::device::make_end;
+use crate::counters::NamespaceCounters;
+use crate::device::{make_end, IFNAME};
 use crate::forwarder::{self, Shared};
 use crate::lane::LaneCounts;
 use crate::namespace::Namespace;
@@ -21,10 +22,17 @@ pub const SERVER_ADDR: Ipv4Addr = Ipv4Addr::new(198, 18, 0, 2);
 pub struct Link {
     pub client: Namespace,
     pub server: Namespace,
+    /// The forwarder between TUN devices; None on a direct path (a veth pair, see [`Link::direct`]).
+    emulated: Option<Emulated>,
+    /// The client namespace's own counters of its interface and its TCP connections.
+    counters: Arc<NamespaceCounters>,
+    made: Instant,
+}
+
+struct Emulated {
     spec: Mutex<LinkSpec>,
     shared: Arc<Shared>,
     thread: Option<std::thread::JoinHandle<()>>,
-    made: Instant,
 }
 
 /// What the link carried and what its forwarder cost, since it was made.
@@ -75,55 +83,87 @@ impl Link {
     /// Makes the namespaces, the devices and the forwarder (pinned to `cpus`; empty: unpinned).
     /// Needs root. Leftovers of callbench runs that died are removed first.
     pub fn create(spec: &LinkSpec, cpus: &[usize]) -> Result<Link, String> {
-        // SAFETY: geteuid has no preconditions.
-        if unsafe { libc::geteuid() } != 0 {
-            return Err("an emulated network link needs root (it makes network namespaces and TUN devices): \
-                        run callbench as root"
-                .into());
-        }
-        crate::cleanup::remove_leftovers();
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let base = format!(
-            "{}{}-{}",
-            crate::cleanup::PREFIX,
-            crate::cleanup::owner_tag(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        );
-        let client = Namespace::create(&format!("{base}-client"))?;
-        let server = Namespace::create(&format!("{base}-server"))?;
+        let (client, server) = namespaces("an emulated network link")?;
         let client_end = make_end(&client, CLIENT_ADDR, 30, spec.mtu)?;
         let server_end = make_end(&server, SERVER_ADDR, 30, spec.mtu)?;
         let (shared, thread) = forwarder::start(client_end, server_end, spec, cpus)?;
-        Ok(Link { client, server, spec: Mutex::new(spec.clone()), shared, thread: Some(thread), made: Instant::now() })
+        // A TUN device's packets are IP packets: no link-layer header in its counts.
+        let counters = Arc::new(NamespaceCounters::open(&client, IFNAME, 0)?);
+        let emulated = Some(Emulated { spec: Mutex::new(spec.clone()), shared, thread: Some(thread) });
+        Ok(Link { client, server, emulated, counters, made: Instant::now() })
     }
 
-    /// New settings for the packets from now on (a sweep's next step).
+    /// The same two namespaces and addresses joined by a veth pair: no delay and no forwarder,
+    /// for counting what a client sends and opens from outside it. Needs root.
+    pub fn direct() -> Result<Link, String> {
+        let (client, server) = namespaces("counting a client's connections and bytes outside it")?;
+        crate::veth::make_pair(&client, &server, CLIENT_ADDR, SERVER_ADDR, 30)?;
+        let counters = Arc::new(NamespaceCounters::open(&client, IFNAME, crate::veth::ETHERNET_HEADER)?);
+        Ok(Link { client, server, emulated: None, counters, made: Instant::now() })
+    }
+
+    /// Whether packets cross a forwarder that can delay them (else a direct veth pair).
+    pub fn is_emulated(&self) -> bool {
+        self.emulated.is_some()
+    }
+
+    /// The client namespace's counters, readable from any thread (an engine's edge hook).
+    pub fn client_counters(&self) -> Arc<NamespaceCounters> {
+        self.counters.clone()
+    }
+
+    /// New settings for the packets from now on (a sweep's next step). A direct path has none.
     pub fn set_spec(&self, spec: &LinkSpec) {
-        *self.spec.lock().unwrap_or_else(|e| e.into_inner()) = spec.clone();
-        self.shared.set_spec(spec.clone());
+        if let Some(e) = &self.emulated {
+            *e.spec.lock().unwrap_or_else(|e| e.into_inner()) = spec.clone();
+            e.shared.set_spec(spec.clone());
+        }
     }
 
     pub fn spec(&self) -> LinkSpec {
-        self.spec.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        match &self.emulated {
+            Some(e) => e.spec.lock().unwrap_or_else(|e| e.into_inner()).clone(),
+            None => LinkSpec::transparent(),
+        }
     }
 
+    /// What the forwarder did (all zero on a direct path).
     pub fn stats(&self) -> LinkStats {
-        let [up, down] = self.shared.counts();
+        let wall_ns = self.made.elapsed().as_nanos() as u64;
+        let Some(e) = &self.emulated else { return LinkStats { wall_ns, ..LinkStats::default() } };
+        let [up, down] = e.shared.counts();
         LinkStats {
             up,
             down,
-            write_errors: self.shared.write_errors(),
-            forwarder_cpu_ns: self.shared.cpu_ns().unwrap_or(0),
-            wall_ns: self.made.elapsed().as_nanos() as u64,
+            write_errors: e.shared.write_errors(),
+            forwarder_cpu_ns: e.shared.cpu_ns().unwrap_or(0),
+            wall_ns,
         }
     }
 }
 
+/// The client and server namespaces of a new link, named after this run (root only).
+fn namespaces(purpose: &str) -> Result<(Namespace, Namespace), String> {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return Err(format!(
+            "{purpose} needs root (it makes network namespaces and network devices): run callbench as root"
+        ));
+    }
+    crate::cleanup::remove_leftovers();
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let base =
+        format!("{}{}-{}", crate::cleanup::PREFIX, crate::cleanup::owner_tag(), NEXT.fetch_add(1, Ordering::Relaxed));
+    Ok((Namespace::create(&format!("{base}-client"))?, Namespace::create(&format!("{base}-server"))?))
+}
+
 impl Drop for Link {
     fn drop(&mut self) {
-        self.shared.stop();
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
+        if let Some(e) = &mut self.emulated {
+            e.shared.stop();
+            if let Some(thread) = e.thread.take() {
+                let _ = thread.join();
+            }
         }
         // The namespaces go as their fields drop.
     }

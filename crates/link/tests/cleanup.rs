@@ -31,6 +31,15 @@ fn a_dropped_link_leaves_nothing() {
     assert!(names.iter().all(|n| !ours().contains(n)), "{names:?} left in {:?}", ours());
 }
 
+#[test]
+fn a_dropped_direct_path_leaves_nothing() {
+    let link = Link::direct().unwrap();
+    let names = [link.client.name.clone(), link.server.name.clone()];
+    assert!(names.iter().all(|n| ours().contains(n)), "{names:?} not in {:?}", ours());
+    drop(link);
+    assert!(names.iter().all(|n| !ours().contains(n)), "{names:?} left in {:?}", ours());
+}
+
 /// Not a test on its own (hence ignored, and a no-op without CALLBENCH_LINK_HOLD): the process
 /// the next test starts, by running this test binary, and kills with SIGKILL.
 #[test]

@@ -5,10 +5,13 @@
 //!     cargo run --release -p callbench-peers --example record -- 127.0.0.1:18080 127.0.0.1:18081
 
 use callbench_peers::execute::{self, locate};
-use callbench_peers::{Call, Load, Protocol};
+use callbench_peers::{Load, Protocol};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
+
+#[path = "../tests/common/call.rs"]
+mod call;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -18,15 +21,7 @@ fn main() {
     };
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let venv = root.join("../../target/peers/locust/venv/bin");
-    let preset = callbench_load::preset::preset("students", &Default::default()).unwrap();
-    let call = Call {
-        method: preset.method.into(),
-        path: preset.path.clone(),
-        body: preset.body.as_ref().map(|b| serde_json::to_vec(b).unwrap()),
-        grpc_method: preset.grpc_method.into(),
-        grpc_message: preset.grpc_message(&preset.contract_method()).unwrap(),
-        descriptor_set: callbench_contract::FILE_DESCRIPTOR_SET.to_vec(),
-    };
+    let call = call::students();
     for tool in callbench_peers::all() {
         if callbench_peers::unavailable(tool).is_some() {
             continue;
@@ -55,7 +50,8 @@ fn main() {
         };
         let invocation = tool.invocation(&load).unwrap();
         let finished =
-            execute::run(&invocation, &program, &dir, &[], Duration::from_secs(60), &AtomicBool::new(false)).unwrap();
+            execute::run(&invocation, &program, &dir, &[], None, Duration::from_secs(60), &AtomicBool::new(false))
+                .unwrap();
         let fixtures = root.join("fixtures");
         if !matches!(tool.program(), "fortio" | "locust") {
             let ext = if finished.output.stdout.trim_start().starts_with('{') { "json" } else { "txt" };

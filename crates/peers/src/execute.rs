@@ -4,6 +4,7 @@
 //! for). No process of the tool outlives the call.
 
 use crate::load::{Invocation, Output};
+use std::os::fd::RawFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -67,12 +68,14 @@ fn is_executable(p: &Path) -> bool {
 }
 
 /// Runs `invocation` with `program` as its argv[0] in `dir`, pinned to `cpus` (none: unpinned),
-/// for at most `limit`; `cancel` stops it early. Blocks until every process of its group is gone.
+/// in the network namespace `netns` (an open /run/netns file; None: this thread's), for at most
+/// `limit`; `cancel` stops it early. Blocks until every process of its group is gone.
 pub fn run(
     invocation: &Invocation,
     program: &Path,
     dir: &Path,
     cpus: &[usize],
+    netns: Option<RawFd>,
     limit: Duration,
     cancel: &AtomicBool,
 ) -> Result<Finished, String> {
@@ -101,6 +104,11 @@ pub fn run(
         command.pre_exec(move || {
             // The tool dies with callbench, even when callbench is killed.
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            if let Some(fd) = netns {
+                if libc::setns(fd, libc::CLONE_NEWNET) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
             if !cpus.is_empty() {
                 let mut set: libc::cpu_set_t = std::mem::zeroed();
                 for &cpu in &cpus {
@@ -210,8 +218,8 @@ mod tests {
         i.files.push(("input.txt".into(), b"hello".to_vec()));
         i.outputs.push("out.txt".into());
         let d = dir("ok");
-        let f =
-            run(&i, &locate("sh", &[]).unwrap(), &d, &[0], Duration::from_secs(60), &AtomicBool::new(false)).unwrap();
+        let f = run(&i, &locate("sh", &[]).unwrap(), &d, &[0], None, Duration::from_secs(60), &AtomicBool::new(false))
+            .unwrap();
         assert_eq!((f.output.stdout.as_str(), f.output.stderr.as_str(), f.exit), ("hello", "oops\n", Exit::Code(0)));
         assert_eq!(f.output.files["out.txt"], "report\n");
         assert!(f.user + f.system > Duration::ZERO && f.max_rss_kib > 0, "{f:?}");
@@ -225,7 +233,8 @@ mod tests {
         // A shell that starts a long sleep in its group and waits for it.
         let i = sh("sleep 600 & echo $! > child.pid; wait");
         let f =
-            run(&i, &locate("sh", &[]).unwrap(), &d, &[], Duration::from_millis(300), &AtomicBool::new(false)).unwrap();
+            run(&i, &locate("sh", &[]).unwrap(), &d, &[], None, Duration::from_millis(300), &AtomicBool::new(false))
+                .unwrap();
         assert!(f.timed_out && f.exit == Exit::Signal(libc::SIGTERM), "{f:?}");
         let child: i32 = std::fs::read_to_string(d.join("child.pid")).unwrap().trim().parse().unwrap();
         // The sleep was killed with the group: it is gone (or a zombie) within moments.

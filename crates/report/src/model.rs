@@ -263,6 +263,31 @@ pub struct RunMetrics {
     /// A run of another load tool (wrk, ghz...): what it claimed and what was measured around it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub peer: Option<PeerRun>,
+    /// What the client's own network namespace counted, when the experiment gave its clients one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outside: Option<OutsideCounts>,
+}
+
+/// Bytes and connections counted outside the client, by the kernel of the network namespace it
+/// ran alone in: the same count for callbench's engine and for any other tool.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct OutsideCounts {
+    /// IP bytes per call in each direction: headers, handshakes, ACKs and retransmissions included.
+    pub ip_sent_per_call: f64,
+    pub ip_received_per_call: f64,
+    pub packets_sent: u64,
+    pub packets_received: u64,
+    /// TCP connections the client opened over its whole run, warm-up included (the namespace's
+    /// ActiveOpens).
+    pub connections_opened: u64,
+    pub retransmitted_segments: u64,
+    /// The calls the per-call figures divide by, and who counted them: `server` (the calls it
+    /// answered over the span) or `client` (the calls the client counted).
+    pub calls: u64,
+    pub calls_counted_by: String,
+    /// `run`: from before the client started to after it ended; `window`: callbench's measured
+    /// window (after its warm-up), as its own wire bytes are.
+    pub span: String,
 }
 
 /// One run of a peer load tool. The run's own figures (calls, throughput, latencies) are the
@@ -282,8 +307,6 @@ pub struct PeerRun {
     /// The tool's process from start to end, and the largest resident set of its processes.
     pub wall_s: f64,
     pub rss_peak_kib: u64,
-    /// Whether bytes on the wire and connections were counted outside the tool (else not measured).
-    pub wire_counted: bool,
 }
 
 /// Calls that opened their own connection, split as curl's `-w` splits a transfer: medians (µs)
@@ -397,6 +420,8 @@ pub const METRICS: &[(&str, &str, bool)] = &[
     ("server_rss_peak_kib", "KiB", false),
     ("wire_sent_per_call", "B/call", false),
     ("wire_received_per_call", "B/call", false),
+    ("ip_sent_per_call", "B/call", false),
+    ("ip_received_per_call", "B/call", false),
     ("rate_achieved", "calls/s", true),
     ("connections_opened", "", false),
     ("duration_s", "s", false),
@@ -408,7 +433,8 @@ pub const METRICS: &[(&str, &str, bool)] = &[
 ];
 
 /// Metrics that are counts, not timings: compared as exact numbers, never through an interval.
-pub const EXACT_COUNTS: &[&str] = &["wire_sent_per_call", "wire_received_per_call", "connections_opened"];
+pub const EXACT_COUNTS: &[&str] =
+    &["wire_sent_per_call", "wire_received_per_call", "ip_sent_per_call", "ip_received_per_call", "connections_opened"];
 
 pub fn is_exact_count(metric: &str) -> bool {
     EXACT_COUNTS.contains(&metric)
@@ -420,7 +446,9 @@ impl RunMetrics {
         let lat = |f: fn(&Latency) -> f64| self.latency_us.as_ref().map(f);
         // A peer tool's latencies are the ones it reported; what it did not count is not there.
         let claimed = |k: &str| self.peer.as_ref().and_then(|p| p.latency_us.get(k).copied());
-        let uncounted = self.peer.as_ref().is_some_and(|p| !p.wire_counted);
+        // A tool's socket bytes are its own business; its connections are what its namespace counted.
+        let peer = self.peer.is_some();
+        let outside = self.outside.as_ref();
         match name {
             "throughput_per_s" => Some(self.throughput_per_s),
             "latency_p50_us" => lat(|l| l.p50).or_else(|| claimed("p50")),
@@ -428,7 +456,10 @@ impl RunMetrics {
             "latency_p99_us" => lat(|l| l.p99).or_else(|| claimed("p99")),
             "latency_p99.9_us" => lat(|l| l.p99_9),
             "latency_mean_us" => lat(|l| l.mean).or_else(|| claimed("mean")),
-            "wire_sent_per_call" | "wire_received_per_call" | "connections_opened" if uncounted => None,
+            "wire_sent_per_call" | "wire_received_per_call" if peer => None,
+            "connections_opened" if peer => outside.map(|o| o.connections_opened as f64),
+            "ip_sent_per_call" => outside.map(|o| o.ip_sent_per_call),
+            "ip_received_per_call" => outside.map(|o| o.ip_received_per_call),
             "client_cpu_us_per_call" => Some(self.client_cpu_us_per_call),
             "server_cpu_us_per_call" => self.server_cpu_us_per_call,
             "client_cpu_cores" => Some(self.client_cpu_cores),

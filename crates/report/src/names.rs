@@ -15,6 +15,8 @@ pub fn metric_label(metric: &str) -> String {
         "server_rss_peak_kib" => "server peak memory".into(),
         "wire_sent_per_call" => "wire bytes sent per call".into(),
         "wire_received_per_call" => "wire bytes received per call".into(),
+        "ip_sent_per_call" => "IP bytes sent per call (counted outside the client)".into(),
+        "ip_received_per_call" => "IP bytes received per call (counted outside the client)".into(),
         "rate_achieved" => "achieved rate".into(),
         "connections_opened" => "connections opened".into(),
         "duration_s" => "run duration".into(),

@@ -1,10 +1,11 @@
 //! Inline SVG charts, drawn on the server side (no JavaScript, no external resource): per
 //! experiment, the headline metric (and throughput) as bars with 95% whiskers, the sweep as lines,
 //! connection set-up phase by phase (stacked), the latency percentile spectrum on the nines
-//! scale, and the CPU per call of both sides.
+//! scale, the CPU per call of both sides, and, where several load tools made the calls, which side
+//! was busy tool by tool.
 //!
 //! Stable class names for tests and styles: `chart` on every `<svg>` (with `data-kind`: `headline`,
-//! `throughput`, `rate`, `sweep`, `setup`, `spectrum`, `cpu`), `bar`, `whisker`, `series` (lines),
+//! `throughput`, `rate`, `sweep`, `setup`, `spectrum`, `cpu`, `tool-claims`, `tools`), `bar`, `whisker`, `series` (lines),
 //! `point`, `missing` (a cell without a figure), `legend`, `axis`.
 
 mod bars;
@@ -18,6 +19,7 @@ pub mod scale;
 mod setup;
 mod spectrum;
 mod sweep;
+mod tools;
 
 pub use palette::{Palette, COLOURS};
 
@@ -48,5 +50,6 @@ pub fn experiment_charts_with(r: &Results, exp: &Experiment, palette: &Palette) 
     charts.extend(setup::chart(&ctx));
     charts.extend(spectrum::chart(&ctx));
     charts.extend(cpu::chart(&ctx));
+    charts.extend(tools::charts(&ctx));
     charts
 }

@@ -6,7 +6,7 @@ mod common;
 
 use callbench_report::analysis;
 use callbench_report::markdown::markdown;
-use callbench_report::model::{Cell, PeerRun, Results};
+use callbench_report::model::{Cell, OutsideCounts, PeerRun, Results};
 use serde_json::json;
 
 /// The fixture's first experiment, its cells re-labelled as run by `wrk` (client-bound, dropping
@@ -31,11 +31,14 @@ fn with_tools(dropped: u64) -> Results {
             server_answered: Some(run.calls_ok + run.calls_errors + dropped),
             wall_s: 1.0,
             rss_peak_kib: 4000,
-            wire_counted: false,
         });
+        run.outside = Some(outside(50, 160.0));
     }
     let mut callbench = base.clone();
     callbench.params.insert("client".into(), json!("callbench"));
+    for run in &mut callbench.runs {
+        run.outside = Some(outside(2, 150.0));
+    }
     r.cells.retain(|c| c.experiment != exp);
     r.cells.push(callbench);
     r.cells.push(wrk);
@@ -44,6 +47,18 @@ fn with_tools(dropped: u64) -> Results {
     }
     r.environment.client_cpus = vec![0];
     r
+}
+
+fn outside(connections: u64, ip_sent_per_call: f64) -> OutsideCounts {
+    OutsideCounts {
+        ip_sent_per_call,
+        ip_received_per_call: 300.0,
+        connections_opened: connections,
+        calls: 1000,
+        calls_counted_by: "server".into(),
+        span: "run".into(),
+        ..OutsideCounts::default()
+    }
 }
 
 #[test]
@@ -69,4 +84,60 @@ fn a_tool_that_counted_every_answer_is_said_to() {
 #[test]
 fn experiments_without_clients_have_no_such_section() {
     assert!(!markdown(&common::fixture()).contains("what each tool claimed"));
+}
+
+#[test]
+fn connections_and_bytes_counted_outside_each_client_are_in_its_row() {
+    let md = markdown(&with_tools(0));
+    assert!(md.contains("counted by the kernel of the network namespace each client ran alone in"), "{md}");
+    let row = |tool: &str| md.lines().find(|l| l.starts_with(&format!("| {tool} "))).unwrap_or_else(|| panic!("{md}"));
+    assert!(row("wrk").contains("| 50 | 160 / 300 |"), "{}", row("wrk"));
+    assert!(row("callbench").contains("| 2 | 150 / 300 |"), "{}", row("callbench"));
+}
+
+#[test]
+fn without_counts_the_section_says_why() {
+    let mut r = with_tools(0);
+    for c in r.cells.iter_mut() {
+        c.runs.iter_mut().for_each(|run| run.outside = None);
+    }
+    let md = markdown(&r);
+    assert!(md.contains("not counted outside the clients"), "{md}");
+}
+
+#[test]
+fn the_html_report_shows_which_side_was_busy_tool_by_tool() {
+    let r = with_tools(0);
+    let page = callbench_report::html::html(&r);
+    let chart = svg_of(&page, "tools");
+    // One group per tool, two bars each: wrk at 97% of the one client CPU, the server at 30%.
+    assert_eq!(chart.matches("class=\"bar\"").count(), 4, "{chart}");
+    assert!(chart.contains("the tool used 97% of its CPUs"), "{chart}");
+    assert!(chart.contains("the server used 30% of its CPUs"), "{chart}");
+    assert!(!chart.contains("log scale"), "a share is drawn on a linear axis: {chart}");
+    assert!(!callbench_report::html::html(&common::fixture()).contains("data-kind=\"tools\""));
+}
+
+#[test]
+fn each_tools_claim_is_drawn_under_the_servers_ceiling() {
+    let mut r = with_tools(0);
+    let page = callbench_report::html::html(&r);
+    let chart = svg_of(&page, "tool-claims");
+    assert_eq!(chart.matches("class=\"bar\"").count(), 2, "{chart}");
+    assert!(!chart.contains("class=\"ceiling\""), "no cell had the server as its limit: {chart}");
+    // callbench made the server the limit: its throughput is the ceiling wrk's bar sits under.
+    let own = r.cells.iter_mut().find(|c| c.params.get("client").is_some_and(|v| v == "callbench")).unwrap();
+    own.bottleneck = "server".into();
+    let calls = own.summary["throughput_per_s"].median;
+    let page = callbench_report::html::html(&r);
+    let chart = svg_of(&page, "tool-claims");
+    let label =
+        format!("the server&#39;s ceiling here: {} calls/s (by callbench)", callbench_report::format::count(calls));
+    assert!(chart.contains("class=\"ceiling\"") && chart.contains(&label), "{label} in {chart}");
+}
+
+fn svg_of<'a>(page: &'a str, kind: &str) -> &'a str {
+    let start =
+        page.find(&format!("<svg class=\"chart\" data-kind=\"{kind}\"")).unwrap_or_else(|| panic!("no {kind} chart"));
+    &page[start..start + page[start..].find("</svg>").unwrap()]
 }

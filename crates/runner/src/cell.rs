@@ -88,10 +88,12 @@ pub async fn measure_once(
     let server_cpus: &[usize] = if p.server.is_inproc() { &[] } else { &o.server_cpus };
     let sides = Sides { client: &o.client_cpus, server: server_cpus };
     let link = fleet.link().filter(|_| !p.server.is_inproc());
-    let before =
-        link.map(|l| crate::network::before_run(l, &p.fields.network.clone().unwrap_or_else(LinkSpec::transparent)));
-    let mut outcome = repetition::run(&spec, group, Some(&sides), o.cancel.clone()).await;
-    if let (Some(link), Some(before), Ok(m)) = (link, before, outcome.as_mut()) {
+    let counters = link.map(|l| l.client_counters());
+    let emulated = link.filter(|l| l.is_emulated());
+    let before = emulated
+        .map(|l| crate::network::before_run(l, &p.fields.network.clone().unwrap_or_else(LinkSpec::transparent)));
+    let mut outcome = repetition::run(&spec, group, Some(&sides), counters, o.cancel.clone()).await;
+    if let (Some(link), Some(before), Ok(m)) = (emulated, before, outcome.as_mut()) {
         m.metrics.link = Some(crate::network::use_since(link, &before));
     }
     if !p.server.is_inproc() {

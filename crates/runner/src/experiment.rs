@@ -57,10 +57,19 @@ pub async fn run(
     };
     let python = crate::python::interpreter(repo);
     // Across an emulated link: servers in its server namespace, this thread (the engine's
-    // sockets, verify, Python callers) on its client side until the experiment ends.
-    let link = match plans.iter().any(|p| p.fields.network.is_some()) {
-        true => Some(Link::create(&LinkSpec::transparent(), &o.client_cpus)?),
-        false => None,
+    // sockets, verify, Python callers, other tools) on its client side until the experiment ends.
+    // An experiment of several clients gets a direct path (a veth pair) when it has no link, so
+    // every client's connections and bytes are counted outside it; without root, they are not.
+    let link = if plans.iter().any(|p| p.fields.network.is_some()) {
+        Some(Link::create(&LinkSpec::transparent(), &o.client_cpus)?)
+    } else if plans.iter().any(|p| p.client.is_some()) {
+        Link::direct()
+            .map_err(|why| {
+                eprintln!("callbench: {}: connections and bytes not counted outside the clients: {why}", spec.id)
+            })
+            .ok()
+    } else {
+        None
     };
     let _client_side = link.as_ref().map(|l| l.client.enter()).transpose()?;
     let stall = spec.server_stall.iter().map(|s| (callbench_serverkit::stall::ENV.to_string(), s.clone())).collect();
@@ -165,7 +174,10 @@ async fn prepare_cells(
                     }
                 }
                 CellKind::Peer(tool) => {
-                    if let Err(reason) = prepare_peer(cx, &p, tool, &mut cell, &mut warmed, results, progress).await {
+                    let rate = rate.as_ref().ok().copied().flatten();
+                    if let Err(reason) =
+                        prepare_peer(cx, &p, tool, rate, &mut cell, &mut warmed, results, progress).await
+                    {
                         (cell.status, cell.error) = (CellStatus::NotMeasured, Some(reason));
                     }
                 }
@@ -194,11 +206,14 @@ async fn prepare_cells(
     cells
 }
 
-/// A peer tool's cell: its server started, then whether the tool can make its calls here.
+/// A peer tool's cell: its server started, then whether the tool can make its calls here (at the
+/// cell's `rate`, resolved).
+#[allow(clippy::too_many_arguments)]
 async fn prepare_peer(
     cx: &mut Context<'_>,
     p: &CellPlan,
     tool: &str,
+    rate: Option<f64>,
     cell: &mut Cell,
     warmed: &mut BTreeSet<(String, String)>,
     results: &mut Results,
@@ -211,7 +226,7 @@ async fn prepare_peer(
     } else {
         Protocol::Rest
     };
-    let approximated = crate::peer::check(cx.repo, tool, p, protocol, cx.o)?;
+    let approximated = crate::peer::check(cx.repo, tool, p, protocol, rate, cx.o)?;
     if !approximated.is_empty() {
         cell.params.insert("approximated".into(), serde_json::json!(approximated));
     }
@@ -427,7 +442,8 @@ async fn warm_up_server(
         load.duration = Some(share);
         load.calls = None;
         load.warmup = std::time::Duration::ZERO;
-        if o.cancel.load(Ordering::Relaxed) || repetition::run(&load, None, None, o.cancel.clone()).await.is_err() {
+        if o.cancel.load(Ordering::Relaxed) || repetition::run(&load, None, None, None, o.cancel.clone()).await.is_err()
+        {
             return;
         }
     }

@@ -12,6 +12,7 @@ pub mod measure;
 pub mod mechanism;
 pub mod network;
 pub mod options;
+pub mod outside;
 pub mod peer;
 pub mod pinning;
 pub mod plan;

@@ -1,13 +1,14 @@
 //! One repetition of a cell whose calls another load tool makes (wrk, ghz, locust...): the tool
 //! run as its adapter says, pinned to the client CPUs, measured from outside — its CPU and memory
 //! (wait4 of its process tree), the server's CPU and memory, what else used the pinned CPUs — and
-//! its own report read as its claims.
+//! its own report read as its claims; in a namespace of its own, its connections and bytes too.
 
 use crate::cell::CellError;
 use crate::fleet::Fleet;
 use crate::interference::{self, Sides};
 use crate::measure::{self, RssSampler};
 use crate::options::Options;
+use crate::outside::{per_call, CountedBy, Span};
 use crate::plan::CellPlan;
 use crate::repetition::Measured;
 use callbench_load::preset::{preset, PresetOptions};
@@ -32,13 +33,14 @@ pub fn tool_dirs(repo: &Repo) -> Vec<PathBuf> {
     vec![repo.target_dir().join("peers/locust/venv/bin")]
 }
 
-/// What `tool` could only approximate of the cell's load, or why it cannot make the cell's calls:
-/// not installable here, not installed, or the cell asks what it cannot express.
+/// What `tool` could only approximate of the cell's load (at its resolved `rate`), or why it cannot
+/// make the cell's calls: not installable here, not installed, or the cell asks what it cannot express.
 pub fn check(
     repo: &Repo,
     tool: &dyn Tool,
     p: &CellPlan,
     protocol: manifest::Protocol,
+    rate: Option<f64>,
     o: &Options,
 ) -> Result<Vec<String>, String> {
     if let Some(why) = callbench_peers::unavailable(tool) {
@@ -47,8 +49,6 @@ pub fn check(
     if execute::locate(tool.program(), &tool_dirs(repo)).is_none() {
         return Err(format!("{} is not installed ({}); scripts/setup installs it", tool.name(), tool.install()));
     }
-    // The rate is resolved per cell later; any rate shows what the tool does with one.
-    let rate = p.fields.rate.as_ref().map(|_| 1000.0);
     let probe = load(p, SocketAddr::from(([127, 0, 0, 1], 1)), protocol, rate, o, Path::new("/"))?;
     callbench_peers::invocation(tool, &probe).map(|i| i.approximations).map_err(|why| format!("not applicable: {why}"))
 }
@@ -126,16 +126,24 @@ pub async fn measure_once(
     ))?;
     let pids = measure::group_pids(group);
     let sides = Sides { client: &o.client_cpus, server: &o.server_cpus };
+    // Across a link (or a veth pair) the tool runs in its client namespace, which counts for it.
+    let (netns, counters) = match fleet.link() {
+        Some(link) => (Some(link.client.fd()), Some(link.client_counters())),
+        None => (None, None),
+    };
+    let net_before = counters.as_ref().and_then(|c| c.read().ok());
     let before = interference::snapshot(&pids);
     let rss = RssSampler::start(pids.clone());
     let (cpus, cancel, limit) =
         (o.client_cpus.clone(), o.cancel.clone(), load.duration + load.warmup + grace(load.duration));
     let command = invocation.command_line();
-    let finished =
-        tokio::task::spawn_blocking(move || execute::run(&invocation, &program, &load.dir, &cpus, limit, &cancel))
-            .await
-            .map_err(|e| format!("the tool's runner failed: {e}"))??;
+    let finished = tokio::task::spawn_blocking(move || {
+        execute::run(&invocation, &program, &load.dir, &cpus, netns, limit, &cancel)
+    })
+    .await
+    .map_err(|e| format!("the tool's runner failed: {e}"))??;
     let after = interference::snapshot(&pids);
+    let net_after = counters.as_ref().and_then(|c| c.read().ok());
     let server_rss = rss.peak();
     drop(rss);
     let answered_after = fleet
@@ -155,6 +163,16 @@ pub async fn measure_once(
     let mut metrics = metrics(tool, &claims, &finished, command);
     if let (Some(peer), Some(a), Some(b)) = (metrics.peer.as_mut(), answered_before, answered_after) {
         peer.server_answered = Some(b.saturating_sub(a));
+    }
+    // Per call the server answered while the tool ran, the same span as the counts; else per
+    // call the tool says it made.
+    let answered = metrics.peer.as_ref().and_then(|p| p.server_answered);
+    if let (Some(a), Some(b)) = (net_before, net_after) {
+        let run = b.since(&a);
+        metrics.outside = match answered {
+            Some(n) => per_call(&run, run.tcp_active_opens, n, CountedBy::Server, Span::Run),
+            None => per_call(&run, run.tcp_active_opens, claims.ok + claims.errors, CountedBy::Client, Span::Run),
+        };
     }
     let calls = (claims.ok + claims.errors).max(1) as f64;
     // The window the tool was calling in: what it reports, unless that is longer than it ran.
@@ -212,7 +230,6 @@ fn metrics(tool: &dyn Tool, c: &Claims, f: &Finished, command: String) -> RunMet
             server_answered: None,
             wall_s: f.wall.as_secs_f64(),
             rss_peak_kib: f.max_rss_kib,
-            wire_counted: false,
         }),
         ..RunMetrics::default()
     }

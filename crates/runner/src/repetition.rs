@@ -3,7 +3,9 @@
 
 use crate::interference::{self, Sides};
 use crate::measure::{self, CpuReading, RssSampler};
+use crate::outside::{per_call, CountedBy, Span};
 use callbench_engine::{Edge, EdgeHook};
+use callbench_link::counters::{Counts, NamespaceCounters};
 use callbench_load::{build, LoadSpec};
 use callbench_report::model::RunMetrics;
 use hdrhistogram::Histogram;
@@ -21,28 +23,33 @@ pub struct Measured {
 
 /// Runs `spec` once; `server_group` is the server's process group (None in-process). With
 /// `sides`, the CPUs the client and the server are pinned to, the interference over the measured
-/// window is recorded and judged.
+/// window is recorded and judged; with `counters`, the client namespace's, what it counted over
+/// the window.
 pub async fn run(
     spec: &LoadSpec,
     server_group: Option<i32>,
     sides: Option<&Sides<'_>>,
+    counters: Option<Arc<NamespaceCounters>>,
     cancel: Arc<AtomicBool>,
 ) -> Result<Measured, String> {
     let built = build::build(spec).await?;
     let mut plan = spec.plan(built.concurrency, None, cancel)?;
     let pids = server_group.map(measure::group_pids).unwrap_or_default();
     let edges: SharedEdges = Arc::new(Mutex::new(EdgeReadings::default()));
-    if !pids.is_empty() || sides.is_some() {
+    if !pids.is_empty() || sides.is_some() || counters.is_some() {
         let (edges, pids, machine) = (edges.clone(), pids.clone(), sides.is_some());
         plan.load.edges = Some(EdgeHook(Arc::new(move |edge| {
             let reading = (!pids.is_empty()).then(|| measure::read_cpu(&pids));
             let snapshot = machine.then(|| interference::snapshot(&pids));
+            let net = counters.as_ref().and_then(|c| c.read().ok());
             let mut e = edges.lock().unwrap_or_else(|p| p.into_inner());
             match edge {
                 // Without a warm-up the window starts with the run: no WindowStart edge comes.
-                Edge::RunStart => (e.run_start, e.machine_at_window) = (reading, snapshot),
-                Edge::WindowStart => (e.window_start, e.machine_at_window) = (reading, snapshot),
-                Edge::End => (e.end, e.machine_at_end) = (reading, snapshot),
+                Edge::RunStart => {
+                    (e.run_start, e.machine_at_window, e.net_at_run, e.net_at_window) = (reading, snapshot, net, net)
+                }
+                Edge::WindowStart => (e.window_start, e.machine_at_window, e.net_at_window) = (reading, snapshot, net),
+                Edge::End => (e.end, e.machine_at_end, e.net_at_end) = (reading, snapshot, net),
             }
         })));
     }
@@ -52,13 +59,21 @@ pub async fn run(
     let s = result.stats.summary(&result.info);
     let window = result.info.window;
     let calls = s.calls.ok.max(1) as f64;
-    let (server, interference) = {
+    let (server, interference, outside) = {
         let e = edges.lock().unwrap_or_else(|p| p.into_inner());
         let machine = match (&e.machine_at_window, &e.machine_at_end, sides) {
             (Some(a), Some(b), Some(sides)) => interference::between(a, b, sides, s.calls.ok + s.calls.errors),
             _ => None,
         };
-        (e.window(), machine)
+        // Bytes over the window, as the engine counts its own; connections over the whole run.
+        let outside = match (&e.net_at_run, &e.net_at_window, &e.net_at_end) {
+            (Some(run), Some(window), Some(end)) => {
+                let opened = end.since(run).tcp_active_opens;
+                per_call(&end.since(window), opened, s.calls.ok + s.calls.errors, CountedBy::Client, Span::Window)
+            }
+            _ => None,
+        };
+        (e.window(), machine, outside)
     };
     let metrics = RunMetrics {
         server_cpu_us_per_call: server.map(|(cpu, _)| cpu.as_secs_f64() * 1e6 / calls),
@@ -66,6 +81,7 @@ pub async fn run(
         server_rss_peak_kib: peak_rss,
         interference,
         disturbed: interference.as_ref().and_then(interference::disturbed),
+        outside,
         ..crate::client_metrics::from_summary(&s, &result.info, spec.warmup)
     };
     Ok(Measured { metrics, histogram: result.stats.latency_us, window, cancelled: result.info.cancelled })
@@ -79,6 +95,10 @@ pub struct EdgeReadings {
     pub end: Option<CpuReading>,
     pub machine_at_window: Option<crate::interference::Snapshot>,
     pub machine_at_end: Option<crate::interference::Snapshot>,
+    /// The client namespace's counters at the run's start, the window's start and the end.
+    pub net_at_run: Option<Counts>,
+    pub net_at_window: Option<Counts>,
+    pub net_at_end: Option<Counts>,
 }
 
 pub type SharedEdges = Arc<Mutex<EdgeReadings>>;

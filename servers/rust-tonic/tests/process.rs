@@ -35,12 +35,18 @@ fn worker_threads(pid: u32) -> usize {
         .count()
 }
 
+/// A thread takes its name when it first runs: on a busy machine a worker made a moment ago may
+/// still carry its parent's. Waits (up to 20 s) until `workers` are named, then checks no more are.
 #[tokio::test]
 async fn workers_sets_the_worker_threads() {
     for workers in [1, 3] {
         let server = Server::start_with(&["--workers", &workers.to_string()]);
         let mut client = StudentsClient::new(server.channel().await);
         client.list(ListStudentsRequest {}).await.expect("OK");
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        while worker_threads(server.pid()) < workers && std::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
         assert_eq!(worker_threads(server.pid()), workers);
     }
 }

@@ -16,9 +16,11 @@ pub fn section(r: &Results, exp: &Experiment) -> Vec<Block> {
         return vec![];
     }
     let cpus = r.environment.client_cpus.len().max(1);
+    let counted = cells.iter().any(|c| c.runs.iter().any(|r| r.outside.is_some()));
+    let wire = if counted { COUNTED } else { NOT_COUNTED };
     let mut blocks = vec![
         Block::Subheading(format!("{}: what each tool claimed, and what happened", exp.title)),
-        Block::Paragraph(format!("{EXPLAINED} The client had {}.", cpu_count(cpus))),
+        Block::Paragraph(format!("{EXPLAINED} {wire} The client had {}.", cpu_count(cpus))),
         Block::Table(table(exp, &cells, cpus)),
     ];
     let sentences: Vec<String> = cells.iter().filter_map(|c| sentence(c, cpus)).collect();
@@ -29,6 +31,10 @@ pub fn section(r: &Results, exp: &Experiment) -> Vec<Block> {
 }
 
 const EXPLAINED: &str = "Throughput and latencies are each tool's own claims (callbench's are its engine's). The server's count is the calls it says it answered while the tool ran (servers that keep no count show –); the tool's CPU is measured from outside it (its whole process tree), as a share of the client's CPUs.";
+
+const COUNTED: &str = "Connections and IP bytes per call (headers, handshakes and ACKs included) were counted by the kernel of the network namespace each client ran alone in, not by the client.";
+
+const NOT_COUNTED: &str = "Connections and bytes were not counted outside the clients: that needs each client in a network namespace of its own, which needs root.";
 
 fn cpu_count(n: usize) -> String {
     if n == 1 {
@@ -68,6 +74,8 @@ fn table(exp: &Experiment, cells: &[&Cell], cpus: usize) -> Table {
         ("p50 / p99 claimed", true),
         ("tool CPU per call", true),
         ("tool CPU used", true),
+        ("connections", true),
+        ("IP bytes/call out / in", true),
         ("server CPU used", true),
         ("limit", false),
     ]);
@@ -79,7 +87,7 @@ fn table(exp: &Experiment, cells: &[&Cell], cpus: usize) -> Table {
         }
         if cell.runs.is_empty() {
             row.extend([names::status_with_error(cell), MISSING.into(), MISSING.into(), MISSING.into()]);
-            row.extend([MISSING.into(), MISSING.into(), MISSING.into()]);
+            row.extend([MISSING.into(), MISSING.into(), MISSING.into(), MISSING.into(), MISSING.into()]);
             table.push(row, mark(cell));
             continue;
         }
@@ -95,12 +103,32 @@ fn table(exp: &Experiment, cells: &[&Cell], cpus: usize) -> Table {
             latency,
             median(cell, "client_cpu_us_per_call").map_or(MISSING.into(), format::duration_us),
             share(median(cell, "client_cpu_cores"), cpus),
+            connections(cell),
+            ip_bytes(cell),
             median(cell, "server_cpu_cores").map_or(MISSING.into(), |c| format!("{:.0}% of a core", c * 100.0)),
             cell.bottleneck.clone(),
         ]);
         table.push(row, mark(cell));
     }
     table
+}
+
+/// The connections the client's namespace counted over each run: the median over repetitions.
+fn connections(cell: &Cell) -> String {
+    let mut counts: Vec<u64> =
+        cell.runs.iter().filter_map(|r| r.outside.as_ref()).map(|o| o.connections_opened).collect();
+    counts.sort_unstable();
+    match counts.get(counts.len() / 2) {
+        Some(n) if counts.len() == cell.runs.len() => n.to_string(),
+        _ => MISSING.into(),
+    }
+}
+
+fn ip_bytes(cell: &Cell) -> String {
+    match (median(cell, "ip_sent_per_call"), median(cell, "ip_received_per_call")) {
+        (Some(out), Some(back)) => format!("{} / {}", format::count(out), format::count(back)),
+        _ => MISSING.into(),
+    }
 }
 
 /// The server the tool called (`rust-actix+h2` from `wrk+rust-actix+h2`).

@@ -16,6 +16,10 @@ pub struct BarChart {
     /// Name and colour of each series, in slot order.
     pub series: Vec<(String, &'static str)>,
     pub groups: Vec<Group>,
+    /// A share of a whole (0–100%): always a linear axis from zero.
+    pub percent: bool,
+    /// A level marked across the plot (in the display unit), with its label.
+    pub ceiling: Option<(f64, String)>,
 }
 
 pub struct Group {
@@ -52,7 +56,7 @@ pub fn render(chart: &BarChart) -> Option<String> {
     if values.is_empty() {
         return None;
     }
-    let max = values.iter().copied().fold(0.0, f64::max);
+    let max = values.iter().copied().chain(chart.ceiling.as_ref().map(|c| c.0)).fold(0.0, f64::max);
     let smallest = chart
         .groups
         .iter()
@@ -66,7 +70,7 @@ pub fn render(chart: &BarChart) -> Option<String> {
     // In-process bars (millions of calls/s) beside loopback ones (tens of thousands) would flatten
     // them to nothing on a linear axis: past 20× (the smaller bar under 5% of the height) the
     // axis is logarithmic.
-    let scale = if smallest.is_finite() && max / smallest > LOG_SPAN {
+    let scale = if !chart.percent && smallest.is_finite() && max / smallest > LOG_SPAN {
         Scale::log(smallest, max)
     } else {
         Scale::from_zero(max)
@@ -118,6 +122,18 @@ pub fn render(chart: &BarChart) -> Option<String> {
             );
         }
     }
+    if let Some((level, label)) = &chart.ceiling {
+        let y = plot.y(&scale, *level);
+        let _ = write!(
+            out,
+            r##"<g class="ceiling"><line x1="{:.1}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="#222" stroke-dasharray="6 4"/><text x="{:.1}" y="{:.1}" text-anchor="end" fill="#222">{}</text></g>"##,
+            plot.left,
+            plot.right,
+            plot.right - 4.0,
+            y - 5.0,
+            esc(label)
+        );
+    }
     canvas::x_title(&mut out, &plot, height - 8.0, &chart.x_title);
     canvas::legend(&mut out, plot.right + 16.0, plot.top + 4.0, &legend);
     canvas::close(&mut out);
@@ -167,6 +183,8 @@ mod tests {
             x_title: "x".into(),
             series: vec![("a".into(), "#000000"), ("b".into(), "#111111"), ("c".into(), "#222222")],
             groups: vec![Group { label: vec!["auth".into()], slots }],
+            percent: false,
+            ceiling: None,
         }
     }
 

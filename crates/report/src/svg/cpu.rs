@@ -28,7 +28,7 @@ pub fn chart(ctx: &Ctx) -> Option<String> {
     bars::render(&BarChart {
         kind: "cpu",
         title: ctx.title("CPU per call, client and server"),
-        desc: "For each cell, the CPU time the client (callbench's load engine) and the server spent per call: median of the repetitions, whiskers for the 95% interval.".into(),
+        desc: "For each cell, the CPU time the client (callbench's load engine, or the tool that made the calls) and the server spent per call: median of the repetitions, whiskers for the 95% interval.".into(),
         y_title: "CPU per call (CPU-µs/call)".into(),
         x_title: match &ctx.exp.sweep {
             Some(sweep) => format!("server, {sweep}"),
@@ -36,6 +36,8 @@ pub fn chart(ctx: &Ctx) -> Option<String> {
         },
         series: SIDES.iter().map(|(side, _, colour)| (side.to_string(), *colour)).collect(),
         groups,
+        percent: false,
+        ceiling: None,
     })
 }
 

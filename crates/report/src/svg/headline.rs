@@ -51,6 +51,8 @@ pub fn bars(ctx: &Ctx, metric: &str) -> Option<String> {
         x_title,
         series: series.iter().map(|s| (s.clone(), ctx.palette.colour(s))).collect(),
         groups,
+        percent: false,
+        ceiling: None,
     };
     bars::render(&chart)
 }
