@@ -79,15 +79,15 @@ fn table(exp: &Experiment, cells: &[&Cell], cpus: usize) -> Table {
         ("server CPU used", true),
         ("limit", false),
     ]);
-    let mut table = Table::new(&columns);
+    let (mut table, width) = (Table::new(&columns), columns.len());
     for cell in cells {
         let mut row = vec![client(cell).to_string(), server_of(cell), cell.workload.clone()];
         if exp.sweep.is_some() {
             row.push(names::swept_value(Some(exp), cell).unwrap_or_else(|| MISSING.into()));
         }
         if cell.runs.is_empty() {
-            row.extend([names::status_with_error(cell), MISSING.into(), MISSING.into(), MISSING.into()]);
-            row.extend([MISSING.into(), MISSING.into(), MISSING.into(), MISSING.into(), MISSING.into()]);
+            row.push(names::status_with_error(cell));
+            row.resize(width, MISSING.into());
             table.push(row, mark(cell));
             continue;
         }
