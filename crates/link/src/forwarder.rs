@@ -1,7 +1,8 @@
 //! The thread that is the link: it reads every packet the client side's TUN device gives it,
 //! holds it until the lane says it leaves, and writes it into the server side's (and the other way
-//! round). It sleeps with a 1 ns timer slack until 50 µs before the next departure and spins the
-//! rest, so a packet leaves within microseconds of its time; its CPU time is read from outside
+//! round). It sleeps with a 1 ns timer slack until a margin before the next departure and spins the
+//! rest, so a packet leaves within microseconds of its time; the margin follows how late its own
+//! timer wake-ups come (see [`Margin`]). Its CPU time is read from outside
 //! (/proc/self/task/TID/schedstat) and reported with every result.
 
 use crate::lane::{Fate, Lane, LaneCounts};
@@ -14,9 +15,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tun_rs::SyncDevice;
 
-/// Spin instead of sleeping when the next departure is this close (the kernel wakes a sleeper
-/// 10–60 µs late on this kind of machine even with a 1 ns slack).
+/// The least margin: spin instead of sleeping when the next departure is this close (the kernel
+/// wakes a sleeper 10–60 µs late on this kind of machine even with a 1 ns slack).
 const SPIN_NS: u64 = 50_000;
+/// The most margin, whatever the wake-ups do: a forwarder never spins longer than this per sleep.
+const MAX_SPIN_NS: u64 = 2_000_000;
 /// The longest sleep with nothing scheduled: how soon a stop or new settings are seen when idle.
 const IDLE_NS: u64 = 20_000_000;
 
@@ -116,6 +119,7 @@ impl Forwarder {
         let now = || epoch.elapsed().as_nanos() as u64;
         let mut buffer = vec![0u8; 65536];
         let mut write_errors = 0u64;
+        let mut margin = Margin::new();
         while !self.shared.stop.load(Ordering::Relaxed) {
             if let Some(spec) = self.shared.update.lock().unwrap_or_else(|e| e.into_inner()).take() {
                 self.lanes[0].set_spec(spec.up);
@@ -149,15 +153,18 @@ impl Forwarder {
             *self.shared.write_errors.lock().unwrap_or_else(|e| e.into_inner()) = write_errors;
             let next = self.waiting.iter().filter_map(|w| w.front().map(|(at, _)| *at)).min();
             let wait = next.map_or(IDLE_NS, |at| at.saturating_sub(now()));
-            if wait > SPIN_NS {
-                self.sleep(wait - SPIN_NS);
+            if wait > margin.ns {
+                let until = now() + (wait - margin.ns);
+                if self.sleep(wait - margin.ns) && next.is_some() {
+                    margin.woke(now().saturating_sub(until));
+                }
             }
             // Closer than that: loop at once, reading arrivals while the departure comes.
         }
     }
 
-    /// Sleeps up to `ns`, or until a device has a packet.
-    fn sleep(&self, ns: u64) {
+    /// Sleeps up to `ns`, or until a device has a packet; true when the time ran out.
+    fn sleep(&self, ns: u64) -> bool {
         let mut fds = [
             libc::pollfd { fd: self.devices[0].as_raw_fd(), events: libc::POLLIN, revents: 0 },
             libc::pollfd { fd: self.devices[1].as_raw_fd(), events: libc::POLLIN, revents: 0 },
@@ -167,6 +174,63 @@ impl Forwarder {
             tv_nsec: (ns % 1_000_000_000) as libc::c_long,
         };
         // SAFETY: two valid pollfds, a valid timespec, no signal mask change.
-        unsafe { libc::ppoll(fds.as_mut_ptr(), 2, &timeout, std::ptr::null()) };
+        unsafe { libc::ppoll(fds.as_mut_ptr(), 2, &timeout, std::ptr::null()) == 0 }
+    }
+}
+
+/// How long before a departure the forwarder stops sleeping. A timer wake-up comes late by what
+/// the machine makes it: ~30 µs after a sub-millisecond sleep here, but 100–200 µs after sleeps of
+/// 5 ms and more (a virtual CPU halted that long is slow to run again), and every packet would
+/// leave that late. So the margin is the 90th percentile of the last [`Margin::KEPT`] wake-ups'
+/// lateness plus 25 µs, within [`SPIN_NS`]..[`MAX_SPIN_NS`]: a rare preemption of milliseconds
+/// (which no spinning would have saved) does not make the forwarder spin for long after it.
+struct Margin {
+    ns: u64,
+    /// The latest wake-ups' lateness, ns (a ring).
+    late: [u64; Margin::KEPT],
+    next: usize,
+}
+
+impl Margin {
+    const KEPT: usize = 32;
+
+    fn new() -> Margin {
+        Margin { ns: SPIN_NS, late: [0; Margin::KEPT], next: 0 }
+    }
+
+    /// A timer wake-up came `late_ns` after the time asked for.
+    fn woke(&mut self, late_ns: u64) {
+        self.late[self.next] = late_ns;
+        self.next = (self.next + 1) % Margin::KEPT;
+        let mut sorted = self.late;
+        sorted.sort_unstable();
+        let p90 = sorted[Margin::KEPT * 9 / 10];
+        self.ns = (p90 + 25_000).clamp(SPIN_NS, MAX_SPIN_NS);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_margin_follows_the_latest_wake_ups_but_not_a_rare_one() {
+        let mut m = Margin::new();
+        m.woke(10_000);
+        assert_eq!(m.ns, SPIN_NS, "a wake-up within the least margin changes nothing");
+        m.woke(40_000_000);
+        assert_eq!(m.ns, SPIN_NS, "one preemption of 40 ms is not a reason to spin");
+        for _ in 0..Margin::KEPT {
+            m.woke(150_000);
+        }
+        assert_eq!(m.ns, 175_000, "wake-ups that are all late move it");
+        for _ in 0..Margin::KEPT {
+            m.woke(0);
+        }
+        assert_eq!(m.ns, SPIN_NS, "on-time wake-ups bring it back");
+        for _ in 0..Margin::KEPT {
+            m.woke(60_000_000);
+        }
+        assert_eq!(m.ns, MAX_SPIN_NS, "never beyond the bound");
     }
 }

@@ -47,6 +47,8 @@ fn round_trips_and_connects_take_the_configured_rtt() {
         let p = ping_pong(&link, round_trips).unwrap();
         let expected = rtt_ms as f64 * 1000.0 + base_us;
         let round_trip = p.median_us();
+        // Printed so that a failure shows every RTT's figure, not only the first one out of bounds.
+        eprintln!("rtt={rtt_ms}ms: median round trip {round_trip:.0} µs, expected {expected:.0}");
         assert!(
             close(round_trip, expected),
             "rtt={rtt_ms}ms: median round trip {round_trip:.0} µs, expected {expected:.0}"
