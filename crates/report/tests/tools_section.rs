@@ -82,6 +82,24 @@ fn a_tool_that_counted_every_answer_is_said_to() {
 }
 
 #[test]
+fn callbench_at_a_rate_is_said_to_spin_not_to_spend_its_cpu_on_calls() {
+    let mut r = with_tools(0);
+    for c in r.cells.iter_mut().filter(|c| !c.server.starts_with("wrk+")) {
+        for run in &mut c.runs {
+            run.rate_requested = Some(2000.0);
+            run.rate_achieved = Some(2000.0);
+            run.client_cpu_cores = 0.97;
+            run.server_cpu_cores = Some(0.1);
+        }
+        analysis::summarise(c, "throughput_per_s", 0.0, 1, 1);
+    }
+    let md = markdown(&r);
+    let own = md.lines().find(|l| l.starts_with("- callbench: ")).unwrap_or_else(|| panic!("{md}"));
+    assert!(own.contains("neither side was the limit"), "{own}");
+    assert!(own.contains("clock spins to start each call on time, so the 97% of its CPU"), "{own}");
+}
+
+#[test]
 fn experiments_without_clients_have_no_such_section() {
     assert!(!markdown(&common::fixture()).contains("what each tool claimed"));
 }

@@ -155,6 +155,13 @@ pub fn sentence(cell: &Cell, cpus: usize) -> Option<String> {
             format::duration_us(cpu)
         ),
         "both" => format!("both sides were busy: the tool {busy:.0}% of its CPU at {} per call, the server {:.0}%", format::duration_us(cpu), server.unwrap_or(0.0)),
+        // callbench's precise clock spins through the last 2 ms before each start: at a rate, its
+        // busy core is pacing, and reading it as the cost of a call would rank it last.
+        _ if tool == "callbench" && cell.runs.iter().any(|r| r.rate_requested.is_some()) => format!(
+            "neither side was the limit (the server used {:.0}% of its core): callbench's clock spins to start each call on time, so the {busy:.0}% of its CPU it used ({} per call) is pacing, not what a call costs it",
+            server.unwrap_or(0.0),
+            format::duration_us(cpu)
+        ),
         _ => format!(
             "neither side was busy (the tool {busy:.0}%, the server {:.0}%): its calls waited on each other or on a pace, {} of CPU per call",
             server.unwrap_or(0.0),
