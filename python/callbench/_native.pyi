@@ -45,3 +45,16 @@ class UserStore:
     def __init__(self, path: str | PathLike[str], mode: str = "preloaded") -> None: ...
     def test(self, id: int, password: str) -> str:
         """The SHA-512 hex of `password` for user `id` (LookupError: no such user; ValueError: bad password)."""
+
+def monotonic_now() -> float:
+    """CLOCK_MONOTONIC in seconds (Python's `time.monotonic()` on Linux): the clock `run_load`'s start_at uses."""
+
+def run_load(args: list[str], start_at: float | None = None) -> tuple[str, bytes, bytes, float]:
+    """`callbench load <args>`: (report JSON, latency histogram, uncorrected latency histogram, started_at).
+    Histograms in µs, HdrHistogram V2 deflated; `start_at`/`started_at` on the monotonic clock."""
+
+def merge_histograms(histograms: list[bytes]) -> bytes:
+    """One serialised histogram holding every value of `histograms` (counts added per bucket)."""
+
+def histogram_percentiles(histogram: bytes) -> str | None:
+    """JSON of p50 … p99.9, max, min, mean and count of a serialised histogram; None when empty."""

@@ -2,6 +2,7 @@
 //! boundary seed 004 measured), and callbench's own statistics and report renderers, so results
 //! written from Python go through the same code as `callbench run`'s.
 
+mod load;
 mod reports;
 mod workloads;
 
@@ -16,6 +17,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SOURCE_ROOT", concat!(env!("CARGO_MANIFEST_DIR"), "/.."))?;
     workloads::register(m)?;
     reports::register(m)?;
+    load::register(m)?;
     Ok(())
 }
 

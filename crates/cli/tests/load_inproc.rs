@@ -58,3 +58,22 @@ fn in_process_targets_open_no_connection() {
     assert_eq!(num(&report, "/connections_opened"), 0.0, "{report:#}");
     assert!(report["connect_us"].is_null(), "{report:#}");
 }
+
+/// `--segment`: this machine's share of a split run, from the real CLI; a share that gets none of
+/// the callers or a malformed segment is a one-line error before any call.
+#[test]
+fn a_segment_makes_its_share_of_the_calls() {
+    let shares: Vec<f64> = ["0:1/3", "1/3:2/3", "2/3:1"]
+        .iter()
+        .map(|s| {
+            let report = load_json(&["-n", "1001", "-c", "3", "--segment", s, "inproc:echo"]);
+            assert_eq!(report["settings"]["segment"], *s, "{report:#}");
+            assert_eq!(num(&report, "/settings/concurrency"), 1.0, "3 callers in thirds: {report:#}");
+            num(&report, "/calls/ok")
+        })
+        .collect();
+    assert_eq!(shares, vec![333.0, 334.0, 334.0]);
+    load_fails(&["-n", "5", "--segment", "0:1/2", "inproc:noop"], "gets none of them");
+    load_fails(&["-n", "5", "--segment", "1/2", "inproc:noop"], "a segment is FROM:TO");
+    load_fails(&["-n", "5", "--segment-stripes", "4", "inproc:noop"], "goes with --segment");
+}

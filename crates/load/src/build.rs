@@ -121,6 +121,7 @@ fn one_call_per_connection(spec: &LoadSpec) -> Result<(usize, usize), String> {
         (Some(c), _) | (None, Some(c)) => c,
         (None, None) => DEFAULT_CONCURRENCY,
     };
+    let c = spec.split(c, "-c")?;
     Ok((c, c))
 }
 
@@ -135,6 +136,9 @@ fn multiplexed(spec: &LoadSpec) -> Result<(usize, usize), String> {
         (None, Some(m)) => connections * m,
         (None, None) => DEFAULT_CONCURRENCY.max(connections),
     };
+    // A machine's share of a split run holds at least one connection of its own.
+    let connections = spec.share()?.share(connections as u64).max(1) as usize;
+    let concurrency = spec.split(concurrency, "-c")?;
     if spec.new_connection_per_call {
         return Ok((concurrency, concurrency));
     }
@@ -325,7 +329,7 @@ fn build_inproc(spec: &LoadSpec, workload: &str) -> Result<Built, String> {
     let users = spec.users_file.clone().unwrap_or_else(|| std::env::temp_dir().join("callbench").join("users.json"));
     let work = preset::inproc(workload, &spec.preset, &users)?;
     let target = InProc::new(work)?;
-    let concurrency = spec.concurrency.unwrap_or(1);
+    let concurrency = spec.split(spec.concurrency.unwrap_or(1), "-c")?;
     Ok(Built {
         target: AnyTarget::InProc(Arc::new(target)),
         protocol: "inproc",

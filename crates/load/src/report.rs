@@ -28,6 +28,10 @@ pub struct Settings {
     pub gzip: bool,
     pub client_threads: usize,
     pub precise_timer: bool,
+    /// This machine's share of a run split across several (`--segment`): callers, connections and
+    /// calls above are its share; `rate` and `rate_shape` are the whole run's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub segment: Option<String>,
 }
 
 /// Figures of one rate segment (steps and ramps).
@@ -110,16 +114,18 @@ impl LoadReport {
                 gzip: spec.gzip,
                 client_threads: spec.threads,
                 precise_timer: !spec.coarse_timer && open,
+                segment: spec.share().ok().filter(|s| !s.is_whole()).map(|s| s.describe()),
             },
             interrupted: result.info.cancelled,
             summary: result.stats.summary(&result.info),
-            segments: segment_reports(result, stop.warmup),
+            segments: segment_reports(result, stop.warmup, spec.share().map_or(1.0, |s| s.fraction())),
             search,
         }
     }
 }
 
-fn segment_reports(result: &RunResult, warmup: Duration) -> Vec<SegmentReport> {
+/// `share`: this machine's fraction of the rate (1 alone).
+fn segment_reports(result: &RunResult, warmup: Duration, share: f64) -> Vec<SegmentReport> {
     // Where the measured window ended: the shape's end, or where the run stopped (Ctrl-C, -n).
     let ended = warmup + result.info.window;
     let mut reports = Vec::new();
@@ -136,7 +142,7 @@ fn segment_reports(result: &RunResult, warmup: Duration) -> Vec<SegmentReport> {
             to_s: to.as_secs_f64(),
             rate_from: segment.from,
             rate_to: segment.to,
-            requested_per_s: (segment.from + segment.to) / 2.0,
+            requested_per_s: (segment.from + segment.to) / 2.0 * share,
             achieved_per_s: stats.achieved_rate(start, end.max(start)),
             calls_ok: stats.ok,
             calls_errors: stats.calls() - stats.ok,

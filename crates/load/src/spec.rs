@@ -3,7 +3,7 @@
 
 use crate::parse;
 use crate::preset::PresetOptions;
-use callbench_engine::{Arrivals, Closed, Load, Open, Pacer, RateShape, Segment, Stop};
+use callbench_engine::{Arrivals, Closed, ExecutionSegment, Load, Open, Pacer, RateShape, Segment, Shared, Stop};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -116,6 +116,16 @@ pub struct LoadSpec {
     #[arg(long)]
     pub check: bool,
 
+    /// This machine's share of a run split across several, as fractions of it: FROM:TO (1/2:1 is the
+    /// second of two halves). Callers, connections and -n are split as ⌊N·TO⌋ − ⌊N·FROM⌋; an
+    /// open-loop schedule is dealt call by call, so the machines' calls together are the whole run's
+    #[arg(long, value_name = "FROM:TO")]
+    pub segment: Option<String>,
+    /// Evenly spaced calls are dealt in rounds of this many (the same on every machine of a split: a
+    /// multiple of every segment's denominators) [default: the lcm of this segment's two]
+    #[arg(long, value_name = "N")]
+    pub segment_stripes: Option<u64>,
+
     /// Client runtime threads (1 is the leanest; the benchmark pins it to one core)
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
@@ -154,14 +164,28 @@ pub struct Plan {
 #[derive(Debug, Clone)]
 pub enum PacerKind {
     Closed,
-    Open { shape: RateShape, arrivals: Arrivals },
+    /// `share`: the part of the schedule this machine starts (the whole of it on one machine).
+    Open {
+        shape: RateShape,
+        arrivals: Arrivals,
+        share: ExecutionSegment,
+    },
 }
 
 impl PacerKind {
     pub fn pacer(&self) -> Box<dyn Pacer> {
         match self {
             PacerKind::Closed => Box::new(Closed),
-            PacerKind::Open { shape, arrivals } => Box::new(Open::new(shape.clone(), *arrivals)),
+            PacerKind::Open { shape, arrivals, share } if share.is_whole() => {
+                Box::new(Open::new(shape.clone(), *arrivals))
+            }
+            PacerKind::Open { shape, arrivals, share } => {
+                let seed = match arrivals {
+                    Arrivals::Poisson { seed } => Some(*seed),
+                    Arrivals::Uniform => None,
+                };
+                Box::new(Shared::new(Open::new(shape.clone(), *arrivals), *share, seed))
+            }
         }
     }
 }
@@ -184,7 +208,7 @@ impl LoadSpec {
         if self.threads == 0 {
             return Err("--threads must be at least 1".into());
         }
-        Ok(())
+        self.share().map(|_| ())
     }
 
     /// The request body of `-d`: its text, or the file it names with `@FILE` (read when the target is built).
@@ -202,6 +226,29 @@ impl LoadSpec {
         (!self.timeout.is_zero()).then_some(self.timeout)
     }
 
+    /// This machine's share of the run (`--segment`): the whole run when none is given.
+    pub fn share(&self) -> Result<ExecutionSegment, String> {
+        match &self.segment {
+            Some(text) => ExecutionSegment::parse(text, self.segment_stripes),
+            None if self.segment_stripes.is_some() => Err("--segment-stripes goes with --segment".into()),
+            None => Ok(ExecutionSegment::WHOLE),
+        }
+    }
+
+    /// `n` callers, connections or calls of the whole run split to this machine's share; an error
+    /// when the share gets none of them.
+    pub fn split(&self, n: usize, what: &str) -> Result<usize, String> {
+        let share = self.share()?;
+        let mine = share.share(n as u64) as usize;
+        if mine == 0 {
+            return Err(format!(
+                "segment {} of {what} {n} gets none of them: give this machine a larger share or raise {what}",
+                share.describe()
+            ));
+        }
+        Ok(mine)
+    }
+
     pub fn arrivals(&self) -> Arrivals {
         if self.poisson {
             Arrivals::Poisson { seed: self.seed }
@@ -210,12 +257,14 @@ impl LoadSpec {
         }
     }
 
-    /// The stop condition: `-n`, `-z`, or the default count; a rate shape bounds itself.
+    /// The stop condition: `-n`, `-z`, or the default count; a rate shape bounds itself. With
+    /// `--segment`, this machine's share of the calls.
     pub fn stop(&self) -> Stop {
         let calls = match (self.calls, self.duration, &self.rate_shape) {
             (None, None, None) => Some(DEFAULT_CALLS),
             (calls, _, _) => calls,
         };
+        let calls = calls.map(|n| self.share().map_or(n, |s| s.share(n)));
         Stop { calls, duration: self.duration, warmup: self.warmup }
     }
 
@@ -226,13 +275,22 @@ impl LoadSpec {
         load.new_connection_per_call = self.new_connection_per_call;
         load.cancel = cancel;
         load.precise_timer = !self.coarse_timer;
+        let share = self.share()?;
+        if self.stop().calls == Some(0) {
+            return Err(format!(
+                "segment {} of -n {} gets no calls",
+                share.describe(),
+                self.calls.unwrap_or(DEFAULT_CALLS)
+            ));
+        }
+        let arrivals = self.arrivals();
         let (pacer_kind, segments) = match (rate.or(self.rate), &self.rate_shape) {
             (Some(_), Some(_)) => return Err("give --rate or --rate-shape, not both".into()),
             (Some(r), None) if r <= 0.0 => return Err("--rate must be above 0 calls/s".into()),
-            (Some(r), None) => (PacerKind::Open { shape: RateShape::constant(r)?, arrivals: self.arrivals() }, vec![]),
+            (Some(r), None) => (PacerKind::Open { shape: RateShape::constant(r)?, arrivals, share }, vec![]),
             (None, Some(text)) => {
                 let (shape, segments) = parse::rate_shape(text)?;
-                (PacerKind::Open { shape, arrivals: self.arrivals() }, segments)
+                (PacerKind::Open { shape, arrivals, share }, segments)
             }
             (None, None) => (PacerKind::Closed, vec![]),
         };
@@ -254,6 +312,26 @@ mod tests {
     }
 
     #[test]
+    fn a_segment_gets_its_share_of_the_calls_the_callers_and_the_rate() {
+        let third = |i: u64| LoadSpec {
+            calls: Some(1001),
+            rate: Some(300.0),
+            segment: Some(format!("{i}/3:{}/3", i + 1)),
+            ..LoadSpec::default()
+        };
+        let calls: Vec<u64> = (0..3).map(|i| third(i).stop().calls.unwrap()).collect();
+        assert_eq!(calls, vec![333, 334, 334]);
+        let callers: Vec<usize> = (0..3).map(|i| third(i).split(50, "-c").unwrap()).collect();
+        assert_eq!(callers, vec![16, 17, 17]);
+        assert!(third(0).split(2, "-c").unwrap_err().contains("gets none of them"));
+        let plan = third(1).plan(17, None, Arc::default()).unwrap();
+        let second = Duration::from_secs(1);
+        assert_eq!(plan.pacer_kind.pacer().requested_calls(Duration::ZERO, second), Some(100.0));
+        let whole = LoadSpec { rate: Some(300.0), ..LoadSpec::default() }.plan(1, None, Arc::default()).unwrap();
+        assert_eq!(whole.pacer_kind.pacer().requested_calls(Duration::ZERO, second), Some(300.0));
+    }
+
+    #[test]
     fn single_flags_out_of_range_are_one_line_errors() {
         for (change, message) in [
             (
@@ -270,6 +348,16 @@ mod tests {
             assert_eq!(spec.validate(), Err(message.to_string()));
         }
         assert_eq!(LoadSpec::default().validate(), Ok(()));
+        for (segment, stripes, message) in [
+            (Some("1/2"), None, "a segment is FROM:TO"),
+            (Some("2/3:1/3"), None, "from a lower to a higher fraction"),
+            (Some("0:1/2"), Some(3), "must be a multiple of 2"),
+            (None, Some(2), "--segment-stripes goes with --segment"),
+        ] {
+            let spec = LoadSpec { segment: segment.map(String::from), segment_stripes: stripes, ..LoadSpec::default() };
+            let error = spec.validate().unwrap_err();
+            assert!(error.contains(message), "{segment:?} {stripes:?}: {error}");
+        }
         let never = LoadSpec { timeout: Duration::ZERO, ..LoadSpec::default() };
         assert_eq!(never.timeout(), None, "--timeout 0: never");
     }

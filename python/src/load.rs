@@ -1,0 +1,138 @@
+//! `callbench load` from Python: the same flags, the same Rust engine, its report as JSON and its
+//! latency histograms serialised (HdrHistogram V2, deflated), so runs of several machines can be
+//! merged exactly. A run may wait for a start time on the monotonic clock after its preparation
+//! (target resolved, server probed), so that machines started by a coordinator start together.
+
+use callbench_engine::stats::percentiles;
+use callbench_engine::{Edge, EdgeHook};
+use callbench_load::{build, LoadReport, LoadSpec, Unwatched};
+use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
+use hdrhistogram::Histogram;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(run_load, m)?)?;
+    m.add_function(wrap_pyfunction!(merge_histograms, m)?)?;
+    m.add_function(wrap_pyfunction!(histogram_percentiles, m)?)?;
+    m.add_function(wrap_pyfunction!(monotonic_now, m)?)?;
+    Ok(())
+}
+
+#[derive(clap::Parser)]
+struct Flags {
+    #[command(flatten)]
+    spec: LoadSpec,
+}
+
+/// CLOCK_MONOTONIC in seconds: Python's `time.monotonic()` on Linux, and the clock `Instant` reads.
+#[pyfunction]
+pub fn monotonic_now() -> f64 {
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes into the struct given.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+}
+
+/// Runs `callbench load <args>` and returns (report JSON, latency histogram, uncorrected latency
+/// histogram, started_at): the histograms in µs, serialised; `started_at` when the engine started
+/// its run, on the monotonic clock. With `start_at` (monotonic seconds), the run starts then,
+/// after the target was prepared; a start time already past is an error, not a late start.
+#[pyfunction]
+#[pyo3(signature = (args, start_at=None))]
+fn run_load<'py>(
+    py: Python<'py>,
+    args: Vec<String>,
+    start_at: Option<f64>,
+) -> PyResult<(String, Bound<'py, PyBytes>, Bound<'py, PyBytes>, f64)> {
+    let flags = <Flags as clap::Parser>::try_parse_from(std::iter::once("load".to_string()).chain(args))
+        .map_err(|e| PyValueError::new_err(first_line(&e.to_string())))?;
+    let spec = flags.spec;
+    if spec.objective.is_some() {
+        return Err(PyValueError::new_err("--slo searches with many runs: use `callbench load --slo`"));
+    }
+    let outcome = py.detach(|| run(&spec, start_at));
+    let (report, latency, uncorrected, started) = outcome.map_err(PyRuntimeError::new_err)?;
+    Ok((report, PyBytes::new(py, &latency), PyBytes::new(py, &uncorrected), started))
+}
+
+type Outcome = (String, Vec<u8>, Vec<u8>, f64);
+
+fn run(spec: &LoadSpec, start_at: Option<f64>) -> Result<Outcome, String> {
+    let runtime = match spec.threads {
+        1 => tokio::runtime::Builder::new_current_thread().enable_all().build(),
+        n => tokio::runtime::Builder::new_multi_thread().worker_threads(n).enable_all().build(),
+    }
+    .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    runtime.block_on(async {
+        let built = build::build(spec).await?;
+        let mut plan = spec.plan(built.concurrency, None, Arc::new(AtomicBool::new(false)))?;
+        let started: Arc<Mutex<Option<f64>>> = Arc::default();
+        let at_start = started.clone();
+        plan.load.edges = Some(EdgeHook(Arc::new(move |edge| {
+            if let Edge::RunStart = edge {
+                *at_start.lock().unwrap_or_else(|p| p.into_inner()) = Some(monotonic_now());
+            }
+        })));
+        if let Some(at) = start_at {
+            let wait = at - monotonic_now();
+            if wait < 0.0 {
+                return Err(format!("the start time passed {:.1} ms before this machine was ready", -wait * 1e3));
+            }
+            // The runtime's timer wakes up to a millisecond late: it sleeps to 2 ms before, then spins.
+            let at = Instant::now() + Duration::from_secs_f64(wait);
+            tokio::time::sleep_until((at - Duration::from_millis(2).min(at - Instant::now())).into()).await;
+            while Instant::now() < at {
+                std::hint::spin_loop();
+            }
+        }
+        let result = built.run(plan, &Unwatched).await?;
+        let report = LoadReport::new(spec, &built, &result, None);
+        let json = serde_json::to_string(&report).map_err(|e| e.to_string())?;
+        let started = started.lock().unwrap_or_else(|p| p.into_inner()).unwrap_or(f64::NAN);
+        Ok((json, serialise(&result.stats.latency_us)?, serialise(&result.stats.latency_uncorrected_us)?, started))
+    })
+}
+
+fn serialise(h: &Histogram<u64>) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    V2DeflateSerializer::new().serialize(h, &mut bytes).map_err(|e| format!("histogram: {e:?}"))?;
+    Ok(bytes)
+}
+
+fn deserialise(bytes: &[u8]) -> PyResult<Histogram<u64>> {
+    Deserializer::new()
+        .deserialize(&mut &bytes[..])
+        .map_err(|e| PyValueError::new_err(format!("not a serialised HdrHistogram: {e:?}")))
+}
+
+/// One histogram holding every value of `histograms` (as HdrHistogram's add: counts summed per
+/// bucket, never percentiles averaged), serialised.
+#[pyfunction]
+fn merge_histograms<'py>(py: Python<'py>, histograms: Vec<Vec<u8>>) -> PyResult<Bound<'py, PyBytes>> {
+    let mut parts = histograms.iter().map(|b| deserialise(b));
+    let mut merged = parts.next().ok_or_else(|| PyValueError::new_err("no histogram to merge"))??;
+    for h in parts {
+        merged.add(h?).map_err(|e| PyValueError::new_err(format!("histograms do not merge: {e:?}")))?;
+    }
+    Ok(PyBytes::new(py, &serialise(&merged).map_err(PyValueError::new_err)?))
+}
+
+/// `{p50, p90, p95, p99, p99.9, max, min, mean, count}` of a serialised histogram (µs), as
+/// `callbench load` reports them; None when it holds no value.
+#[pyfunction]
+fn histogram_percentiles(bytes: Vec<u8>) -> PyResult<Option<String>> {
+    let h = deserialise(&bytes)?;
+    let Some(p) = percentiles(&h) else { return Ok(None) };
+    let mut value = serde_json::to_value(p).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    value["count"] = h.len().into();
+    Ok(Some(value.to_string()))
+}
+
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or("bad arguments").trim_start_matches("error: ").to_string()
+}
