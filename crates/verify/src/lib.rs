@@ -169,7 +169,15 @@ pub async fn verify_server(repo: &Repo, manifest: &Manifest, options: &VerifyOpt
             outcomes: vec![Outcome {
                 name: "stops-on-sigterm".into(),
                 class: "ok".into(),
-                failure: (!clean).then(|| format!("did not exit cleanly on SIGTERM within 5 s ({status:?})")),
+                failure: (!clean).then(|| {
+                    // What the server said as it was asked to stop: why it did not.
+                    let tail = server.output_tail();
+                    let last: Vec<&str> = tail.lines().rev().take(8).collect::<Vec<_>>().into_iter().rev().collect();
+                    format!(
+                        "did not exit cleanly on SIGTERM within 5 s ({status:?}); its last lines: {}",
+                        last.join(" | ")
+                    )
+                }),
             }],
         });
     }
