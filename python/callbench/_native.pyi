@@ -49,7 +49,16 @@ class UserStore:
 def monotonic_now() -> float:
     """CLOCK_MONOTONIC in seconds (Python's `time.monotonic()` on Linux): the clock `run_load`'s start_at uses."""
 
-def run_load(args: list[str], start_at: float | None = None) -> tuple[str, bytes, bytes, float]:
+class Cancel:
+    """Ends a `run_load` early from another thread (as Ctrl-C ends `callbench load`)."""
+
+    def __init__(self) -> None: ...
+    def cancel(self) -> None: ...
+    def cancelled(self) -> bool: ...
+
+def run_load(
+    args: list[str], start_at: float | None = None, cancel: Cancel | None = None
+) -> tuple[str, bytes, bytes, float]:
     """`callbench load <args>`: (report JSON, latency histogram, uncorrected latency histogram, started_at).
     Histograms in µs, HdrHistogram V2 deflated; `start_at`/`started_at` on the monotonic clock."""
 

@@ -20,7 +20,32 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(merge_histograms, m)?)?;
     m.add_function(wrap_pyfunction!(histogram_percentiles, m)?)?;
     m.add_function(wrap_pyfunction!(monotonic_now, m)?)?;
+    m.add_class::<Cancel>()?;
     Ok(())
+}
+
+/// Ends a `run_load` early from another thread, as Ctrl-C ends `callbench load`: the calls in
+/// flight finish and the report holds what was measured, marked `interrupted`.
+#[pyclass(frozen)]
+#[derive(Default)]
+struct Cancel {
+    flag: Arc<AtomicBool>,
+}
+
+#[pymethods]
+impl Cancel {
+    #[new]
+    fn new() -> Self {
+        Cancel::default()
+    }
+
+    fn cancel(&self) {
+        self.flag.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn cancelled(&self) -> bool {
+        self.flag.load(std::sync::atomic::Ordering::Relaxed)
+    }
 }
 
 #[derive(clap::Parser)]
@@ -41,13 +66,15 @@ pub fn monotonic_now() -> f64 {
 /// Runs `callbench load <args>` and returns (report JSON, latency histogram, uncorrected latency
 /// histogram, started_at): the histograms in µs, serialised; `started_at` when the engine started
 /// its run, on the monotonic clock. With `start_at` (monotonic seconds), the run starts then,
-/// after the target was prepared; a start time already past is an error, not a late start.
+/// after the target was prepared; a start time already past is an error, not a late start. With
+/// `cancel`, another thread can end the run early.
 #[pyfunction]
-#[pyo3(signature = (args, start_at=None))]
+#[pyo3(signature = (args, start_at=None, cancel=None))]
 fn run_load<'py>(
     py: Python<'py>,
     args: Vec<String>,
     start_at: Option<f64>,
+    cancel: Option<&Bound<'py, Cancel>>,
 ) -> PyResult<(String, Bound<'py, PyBytes>, Bound<'py, PyBytes>, f64)> {
     let flags = <Flags as clap::Parser>::try_parse_from(std::iter::once("load".to_string()).chain(args))
         .map_err(|e| PyValueError::new_err(first_line(&e.to_string())))?;
@@ -55,14 +82,15 @@ fn run_load<'py>(
     if spec.objective.is_some() {
         return Err(PyValueError::new_err("--slo searches with many runs: use `callbench load --slo`"));
     }
-    let outcome = py.detach(|| run(&spec, start_at));
+    let flag = cancel.map(|c| c.get().flag.clone()).unwrap_or_default();
+    let outcome = py.detach(|| run(&spec, start_at, flag));
     let (report, latency, uncorrected, started) = outcome.map_err(PyRuntimeError::new_err)?;
     Ok((report, PyBytes::new(py, &latency), PyBytes::new(py, &uncorrected), started))
 }
 
 type Outcome = (String, Vec<u8>, Vec<u8>, f64);
 
-fn run(spec: &LoadSpec, start_at: Option<f64>) -> Result<Outcome, String> {
+fn run(spec: &LoadSpec, start_at: Option<f64>, cancel: Arc<AtomicBool>) -> Result<Outcome, String> {
     let runtime = match spec.threads {
         1 => tokio::runtime::Builder::new_current_thread().enable_all().build(),
         n => tokio::runtime::Builder::new_multi_thread().worker_threads(n).enable_all().build(),
@@ -70,7 +98,7 @@ fn run(spec: &LoadSpec, start_at: Option<f64>) -> Result<Outcome, String> {
     .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     runtime.block_on(async {
         let built = build::build(spec).await?;
-        let mut plan = spec.plan(built.concurrency, None, Arc::new(AtomicBool::new(false)))?;
+        let mut plan = spec.plan(built.concurrency, None, cancel)?;
         let started: Arc<Mutex<Option<f64>>> = Arc::default();
         let at_start = started.clone();
         plan.load.edges = Some(EdgeHook(Arc::new(move |edge| {

@@ -4,6 +4,7 @@ and merging that adds histograms instead of averaging percentiles."""
 
 from __future__ import annotations
 
+import json
 import struct
 import threading
 from fractions import Fraction
@@ -129,3 +130,23 @@ def test_merged_histograms_hold_every_value():
     assert twice["count"] == 600 and twice["p50"] == pa["p50"] and twice["p99"] == pa["p99"]
     with pytest.raises(ValueError):
         engine.merge_histograms([b"not a histogram"])
+
+
+def test_a_run_cancelled_from_another_thread_keeps_what_it_measured():
+    cancel = _native.Cancel()
+    done = threading.Event()
+    out: list = []
+
+    def run() -> None:
+        out.append(_native.run_load(["inproc:noop", "-z", "60s"], None, cancel))
+        done.set()
+
+    t = threading.Thread(target=run)
+    t.start()
+    # Cancelled whenever it is (before its first call or during its run), it ends within its 60 s.
+    assert not done.wait(0.3), "a 60 s run ended by itself"
+    cancel.cancel()
+    t.join(timeout=60)
+    report = json.loads(out[0][0])
+    assert report["interrupted"] is True and cancel.cancelled()
+    assert (engine.percentiles(out[0][1]) or {"count": 0})["count"] == report["calls"]["ok"]
