@@ -78,7 +78,8 @@ def cluster():
     temp = Path(tempfile.mkdtemp(prefix="cbray-", dir="/tmp"))
     port = free_port()
     address = f"127.0.0.1:{port}"
-    common = ["--node-ip-address", "127.0.0.1", "--temp-dir", str(temp)]
+    # 100 MB of object store each (Ray's default is 30% of the memory per node): results are a few kB.
+    common = ["--node-ip-address", "127.0.0.1", "--temp-dir", str(temp), "--object-store-memory", "100000000"]
     head = ["--head", "--port", str(port), "--num-cpus", "0", "--include-dashboard", "false",
             f"--system-config={SYSTEM_CONFIG}"]
     nodes = [Node(head + common, temp / "head.log")]
