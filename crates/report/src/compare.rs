@@ -64,6 +64,9 @@ pub enum Verdict {
     ChangedSignificant,
     /// The rank interval excludes 1 but not the threshold: within the drift between runs.
     ChangedWithinNoise,
+    /// The headline changed beyond the threshold, and the client's CPU per call (the same work for
+    /// every call of the same load) changed as much the same way: the machine ran at another speed.
+    MachineSpeed,
     /// An exact count changed, by less than the threshold.
     CountChanged,
     /// Too few repetitions for any interval to reach 95% (3 against 3): no verdict either way.
@@ -81,6 +84,7 @@ impl Verdict {
             Verdict::Noisy => "noisy",
             Verdict::ChangedSignificant => "changed (significant)",
             Verdict::ChangedWithinNoise => "changed (within noise)",
+            Verdict::MachineSpeed => "the machine's speed changed",
             Verdict::CountChanged => "count changed (under the threshold)",
             Verdict::TooFew => "too few repetitions to tell",
             Verdict::NotMeasured => "not measured",
@@ -128,11 +132,33 @@ fn compare_cell(ra: &Results, a: &Cell, b: &Cell, rb: &Results, threshold: f64) 
         .map_or("latency_p50_us".to_string(), |e| e.headline.clone());
     let mut names = vec![headline.as_str()];
     names.extend(COMPARED.iter().filter(|m| **m != headline));
-    CellComparison {
-        id: a.id.clone(),
-        experiment: a.experiment.clone(),
-        metrics: names.into_iter().map(|m| compare_metric(m, a, b, threshold)).collect(),
-        headline,
+    let mut metrics: Vec<MetricComparison> = names.into_iter().map(|m| compare_metric(m, a, b, threshold)).collect();
+    machine_speed(&mut metrics, &headline, threshold);
+    CellComparison { id: a.id.clone(), experiment: a.experiment.clone(), metrics, headline }
+}
+
+/// A headline changed significantly while the client's CPU per call changed as much the same way
+/// (its own interval beyond the threshold, the two slowdowns within 25% of each other): the client's
+/// work per call is fixed for the same load, so the machine changed speed, not the server. Seen on
+/// this VM: both sides' CPU per call ×1.42 and throughput ×0.70 in one cell of two default runs,
+/// a slow spell of the machine lasting the whole experiment (2026-11-26).
+fn machine_speed(metrics: &mut [MetricComparison], headline: &str, threshold: f64) {
+    let slowdown = |m: &MetricComparison| {
+        let more_is_better = crate::model::METRICS.iter().any(|(name, _, better)| *name == m.metric && *better);
+        m.ratio.map(|r| if more_is_better { 1.0 / r.median } else { r.median })
+    };
+    let client = metrics.iter().find(|m| m.metric == "client_cpu_us_per_call" && !m.exact);
+    let Some((client_slowdown, client_far)) =
+        client.and_then(|c| Some((slowdown(c)?, c.ratio.as_ref().is_some_and(|r| beyond(r, threshold)))))
+    else {
+        return;
+    };
+    for m in metrics.iter_mut().filter(|m| m.metric == headline && m.verdict == Verdict::ChangedSignificant) {
+        let Some(s) = slowdown(m) else { continue };
+        let same_way = (s > 1.0) == (client_slowdown > 1.0);
+        if client_far && same_way && (s / client_slowdown - 1.0).abs() <= 0.25 {
+            m.verdict = Verdict::MachineSpeed;
+        }
     }
 }
 

@@ -6,8 +6,14 @@ mod common;
 use callbench_report::compare::{compare, Verdict};
 use callbench_report::model::{Cell, Results};
 
-/// Every run's figures of `cell` multiplied by `factor` (latency and CPU up, throughput down).
+/// A slower server: every run's figures of `cell` multiplied by `factor` (latency and the server's
+/// CPU up, throughput down); the client's CPU per call, its own fixed work, stays.
 fn slow_down(cell: &mut Cell, factor: f64) {
+    slow(cell, factor, false);
+}
+
+/// `slow_down`, and with `client` the client's CPU per call too: the whole machine slower.
+fn slow(cell: &mut Cell, factor: f64, client: bool) {
     for run in &mut cell.runs {
         if let Some(l) = run.latency_us.as_mut() {
             l.p50 *= factor;
@@ -18,7 +24,9 @@ fn slow_down(cell: &mut Cell, factor: f64) {
             l.mean *= factor;
         }
         run.throughput_per_s /= factor;
-        run.client_cpu_us_per_call *= factor;
+        if client {
+            run.client_cpu_us_per_call *= factor;
+        }
         run.server_cpu_us_per_call = run.server_cpu_us_per_call.map(|v| v * factor);
     }
     let headline = if cell.experiment == "closed-50" || cell.experiment == "connections" {
@@ -82,7 +90,8 @@ fn a_slower_cell_is_a_significant_change_with_its_ratio() {
         ["latency_p50_us", "throughput_per_s", "latency_p99_us", "client_cpu_us_per_call", "server_cpu_us_per_call"]
     );
     for m in &cell.metrics {
-        assert_eq!(m.verdict, Verdict::ChangedSignificant, "{m:?}");
+        let expected = if m.metric == "client_cpu_us_per_call" { Verdict::Agree } else { Verdict::ChangedSignificant };
+        assert_eq!(m.verdict, expected, "{m:?}");
     }
     let ratio = cell.metrics[0].ratio.unwrap();
     assert!((ratio.median - 1.5).abs() < 0.01 && ratio.lo <= ratio.median && ratio.median <= ratio.hi, "B/A {ratio:?}");
@@ -178,4 +187,17 @@ fn a_cell_that_failed_on_one_side_is_not_agreement() {
     let report = compare(&a, &b);
     assert_eq!(report.cells.iter().find(|c| c.id == id).unwrap().metrics[0].verdict, Verdict::Missing);
     assert!(!report.no_significant_change());
+}
+
+#[test]
+fn a_cell_whose_client_slowed_as_much_ran_on_a_slower_machine() {
+    let a = common::fixture();
+    let id = "sequential/auth/rust-actix";
+    let b = with(&a, id, |c| slow(c, 1.5, true));
+    let report = compare(&a, &b);
+    let cell = report.cells.iter().find(|c| c.id == id).unwrap();
+    assert_eq!(cell.metrics[0].verdict, Verdict::MachineSpeed, "{:?}", cell.metrics[0]);
+    // Reported, not failed: the server's code is not what changed.
+    assert!(report.no_significant_change());
+    assert!(report.markdown().contains("1 the machine's speed changed"), "{}", report.markdown());
 }

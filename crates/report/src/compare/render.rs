@@ -11,7 +11,7 @@ impl CompareReport {
             "# callbench compare".to_string(),
             format!("- A: {}\n- B: {}", escape::markdown(&self.a), escape::markdown(&self.b)),
             format!("**{}**", escape::markdown(&self.summary())),
-            format!("Ratios are B / A: the median of all ratios between the two runs' repetitions (Hodges–Lehmann) with the 95% interval of the Mann–Whitney rank test, the rule of every verdict within a run. Verdicts: *agree* when that interval holds 1; *noisy* when either cell is flagged noisy; *changed (significant)* when the whole interval lies beyond ±{:.0}% (the drift two whole runs can show; `--threshold`); *changed (within noise)* otherwise; *too few repetitions to tell* when no interval can reach 95% (3 against 3). Exact counts (bytes per call, connections) are compared as numbers: *agree* when equal, *changed (significant)* beyond the threshold.", self.threshold * 100.0),
+            format!("Ratios are B / A: the median of all ratios between the two runs' repetitions (Hodges–Lehmann) with the 95% interval of the Mann–Whitney rank test, the rule of every verdict within a run. Verdicts: *agree* when that interval holds 1; *noisy* when either cell is flagged noisy; *changed (significant)* when the whole interval lies beyond ±{:.0}% (the drift two whole runs can show; `--threshold`); *changed (within noise)* otherwise; *the machine's speed changed* when a headline changed beyond the threshold and the client's CPU per call (the same work for every call of the same load) changed as much the same way; *too few repetitions to tell* when no interval can reach 95% (3 against 3). Exact counts (bytes per call, connections) are compared as numbers: *agree* when equal, *changed (significant)* beyond the threshold.", self.threshold * 100.0),
         ];
         if !self.environment_differences.is_empty() {
             parts.push("## The environments differ".into());
@@ -50,7 +50,8 @@ impl CompareReport {
                 .iter()
                 .map(|v| format!("{} {}", count(*v), v.as_str()))
                 .collect();
-        for v in [Verdict::CountChanged, Verdict::TooFew, Verdict::Missing, Verdict::NotMeasured] {
+        for v in [Verdict::MachineSpeed, Verdict::CountChanged, Verdict::TooFew, Verdict::Missing, Verdict::NotMeasured]
+        {
             if count(v) > 0 {
                 parts.push(format!("{} {}", count(v), v.as_str()));
             }
@@ -91,7 +92,9 @@ fn table(cells: &[&CellComparison]) -> Table {
             }
             let mark = match m.verdict {
                 Verdict::ChangedSignificant | Verdict::Missing => RowMark::Failed,
-                Verdict::Noisy | Verdict::ChangedWithinNoise | Verdict::CountChanged => RowMark::Noisy,
+                Verdict::Noisy | Verdict::ChangedWithinNoise | Verdict::CountChanged | Verdict::MachineSpeed => {
+                    RowMark::Noisy
+                }
                 Verdict::Agree | Verdict::NotMeasured | Verdict::TooFew => RowMark::Normal,
             };
             t.push(

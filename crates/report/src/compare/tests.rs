@@ -167,3 +167,31 @@ fn environment_differences_are_named() {
     assert!(d.iter().any(|l| l.starts_with("suite text differs")), "{d:?}");
     assert!(compare(&a, &a).environment_differences.is_empty());
 }
+
+#[test]
+fn a_change_the_clients_fixed_work_shares_is_the_machines_speed() {
+    let m = |metric: &str, median: f64, lo: f64, hi: f64, verdict: Verdict| MetricComparison {
+        metric: metric.into(),
+        a: Some(e(1.0, 1.0, 1.0)),
+        b: Some(e(median, lo, hi)),
+        ratio: Some(e(median, lo, hi)),
+        coverage: Some(0.95),
+        exact: false,
+        verdict,
+    };
+    let headline = |client: (f64, f64, f64), throughput: f64| {
+        let mut metrics = vec![
+            m("throughput_per_s", throughput, throughput * 0.96, throughput * 1.04, Verdict::ChangedSignificant),
+            m("client_cpu_us_per_call", client.0, client.1, client.2, Verdict::ChangedSignificant),
+        ];
+        machine_speed(&mut metrics, "throughput_per_s", 0.15);
+        metrics[0].verdict
+    };
+    // Seen on a CI machine: throughput ×0.70 while the client's CPU per call rose ×1.42.
+    assert_eq!(headline((1.42, 1.37, 1.54), 0.70), Verdict::MachineSpeed);
+    // The client's work unchanged: the server changed.
+    assert_eq!(headline((1.02, 0.98, 1.05), 0.70), Verdict::ChangedSignificant);
+    // The client slower but the server faster, or far more than the client: not the machine alone.
+    assert_eq!(headline((1.42, 1.37, 1.54), 1.40), Verdict::ChangedSignificant);
+    assert_eq!(headline((1.20, 1.17, 1.25), 0.50), Verdict::ChangedSignificant);
+}
