@@ -28,9 +28,12 @@ from . import _native, engine
 # fastest round trip to it (under a millisecond on a LAN), so 5 ms leaves room for that and for a
 # worker's wake-up, and is 0.5% of a one-second window.
 SKEW_LIMIT_S = 0.005
-# How far ahead of "now" the common start is set: every worker prepares its target (resolve, probe the
-# server) before it; one that is not ready by then fails the run rather than start late.
-LEAD_S = 3.0
+# How far ahead of "now" the common start is set, once every worker has prepared its target (resolved
+# it, probed the server): long enough for the start call to reach every worker; one that gets it too
+# late fails the run rather than start late.
+LEAD_S = 1.5
+# How long a worker may take to prepare its target.
+PREPARE_TIMEOUT_S = 120.0
 # Round trips to each worker to estimate its clock; the fastest one is kept (as NTP's filter does).
 CLOCK_SAMPLES = 9
 # A worker that is more than this late past the run's planned end has stopped reporting.
@@ -39,6 +42,8 @@ GRACE_S = 15.0
 RATE_KEPT = 0.98
 # Client CPU above this share of a core: the worker's own CPU was the limit.
 CPU_SATURATED = 0.90
+# How often the workers' counts are added up into one line of live progress.
+PROGRESS_EVERY_S = 1.0
 
 
 @dataclass
@@ -61,6 +66,8 @@ class WorkerRun:
     error: str | None = None
     start_late_s: float | None = None
     behind: list[str] = field(default_factory=list)
+    # Calls done, as last read while the run went on (its result's count once it ended).
+    done: int = 0
 
 
 def split(n: int) -> list[tuple[Fraction, Fraction]]:
@@ -106,6 +113,7 @@ def _worker_class() -> Any:
 
         def __init__(self) -> None:
             self.cancel = _native.Cancel()
+            self.progress = _native.Progress()
 
         def where(self) -> dict[str, str]:
             import socket
@@ -115,8 +123,14 @@ def _worker_class() -> Any:
         def clock(self) -> float:
             return _native.monotonic_now()
 
-        def run(self, args: list[str], start_at: float) -> tuple[str, bytes, bytes, float]:
-            return _native.run_load(args, start_at, self.cancel)
+        def prepare(self, args: list[str]) -> None:
+            self.prepared = _native.prepare_load(args)
+
+        def run(self, start_at: float) -> tuple[str, bytes, bytes, float]:
+            return self.prepared.run(start_at, self.cancel, self.progress)
+
+        def done(self) -> int:
+            return self.progress.done()
 
         def stop(self) -> None:
             self.cancel.cancel()
@@ -134,9 +148,47 @@ def pick_nodes(nodes: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
     return alive[:n]
 
 
-def run(load_args: list[str], workers: int, lead: float = LEAD_S, skew_limit: float = SKEW_LIMIT_S) -> dict[str, Any]:
+class LiveProgress:
+    """Every second, the calls all workers have done so far (warm-up included) and the rate over that second,
+    as one line: the merged run's progress, not one worker's."""
+
+    def __init__(self, start: float, show: bool) -> None:
+        self.start, self.show = start, show
+        self.next = start + PROGRESS_EVERY_S
+        self.last: tuple[float, int] | None = None
+        self.lines: list[dict[str, float]] = []
+
+    def due(self) -> float:
+        """Seconds to the next line."""
+        return max(0.0, self.next - time.monotonic())
+
+    def tick(self, runs: list["WorkerRun"]) -> None:
+        import ray
+
+        if time.monotonic() < self.next:
+            return
+        self.next += PROGRESS_EVERY_S * max(1, int((time.monotonic() - self.next) / PROGRESS_EVERY_S) + 1)
+        asking = [r for r in runs if r.result is None and r.error is None]
+        try:
+            counts = ray.get([r.actor.done.remote() for r in asking], timeout=PROGRESS_EVERY_S / 2)
+        except Exception:  # a worker too busy or gone to answer: its fate is decided by its run's call
+            return
+        for r, n in zip(asking, counts):
+            r.done = n
+        now, done = time.monotonic(), sum(r.done for r in runs)
+        rate = (done - self.last[1]) / (now - self.last[0]) if self.last else None
+        self.last = (now, done)
+        self.lines.append({"t_s": round(now - self.start, 3), "done": done})
+        if self.show:
+            per_s = f", {rate:.0f}/s over the last second" if rate is not None else ""
+            print(f"  {now - self.start:6.1f} s  {done} calls done by {len(runs)} workers{per_s}", file=sys.stderr)
+
+
+def run(load_args: list[str], workers: int, lead: float = LEAD_S, skew_limit: float = SKEW_LIMIT_S,
+        show_progress: bool = False) -> dict[str, Any]:
     """Runs `callbench load <load_args>` split across `workers` nodes of the Ray cluster this process is
-    connected to (`ray.init(address=...)`); returns the merged result, valid or not (see `problems`)."""
+    connected to (`ray.init(address=...)`); returns the merged result, valid or not (see `problems`). With
+    `show_progress`, a line of merged progress every second on stderr."""
     import ray
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
@@ -153,6 +205,24 @@ def run(load_args: list[str], workers: int, lead: float = LEAD_S, skew_limit: fl
         actors.append(Worker.options(scheduling_strategy=strategy).remote())
         runs.append(WorkerRun(name, node["NodeID"], node.get("NodeManagerAddress", ""), segment, actors[-1]))
     problems: list[str] = []
+    # Every worker prepares its share (the flags checked, the target resolved and probed) before the start
+    # time is chosen: a slow preparation delays the start, it does not make one worker late.
+    preparing = {}
+    for r, actor in zip(runs, actors):
+        args = load_args + ["--segment", engine.segment_flag(r.segment), "--segment-stripes", str(workers)]
+        preparing[r.name] = actor.prepare.remote(args)
+    failed: list[tuple[str, BaseException]] = []
+    for name, ref in preparing.items():
+        # Every answer is read (an error left unread is printed by Ray), the first failure reported.
+        try:
+            ray.get(ref, timeout=PREPARE_TIMEOUT_S)
+        except Exception as e:
+            failed.append((name, getattr(e, "cause", None) or e))
+    if failed:
+        _kill(actors)
+        name, cause = failed[0]
+        kind = ValueError if isinstance(cause, ValueError) else RuntimeError
+        raise kind(f"{name} could not prepare: {(str(cause).strip() or type(cause).__name__).splitlines()[0]}")
     try:
         for r, actor in zip(runs, actors):
             samples = []
@@ -162,22 +232,25 @@ def run(load_args: list[str], workers: int, lead: float = LEAD_S, skew_limit: fl
                 samples.append((sent, theirs, time.monotonic()))
             r.clock = estimate_clock(samples)
     except Exception as e:  # a worker that cannot even answer its clock
+        _kill(actors)
         raise RuntimeError(f"a worker did not answer: {e}") from e
     start = time.monotonic() + lead
-    futures = {}
-    for r, actor in zip(runs, actors):
-        args = load_args + ["--segment", engine.segment_flag(r.segment), "--segment-stripes", str(workers)]
-        futures[actor.run.remote(args, start + r.clock.offset)] = r
+    futures = {actor.run.remote(start + r.clock.offset): r for r, actor in zip(runs, actors)}
     deadline = start + planned_length(load_args) + GRACE_S
     pending = list(futures)
     stopping = False
+    progress = LiveProgress(start, show_progress)
     try:
         while pending:
-            done, pending = ray.wait(pending, num_returns=1, timeout=max(0.0, deadline - time.monotonic()))
+            wait = min(max(0.0, deadline - time.monotonic()), progress.due())
+            done, pending = ray.wait(pending, num_returns=1, timeout=wait)
             if not done:
-                for f in pending:
-                    futures[f].error = "stopped reporting: no result by the run's end plus its grace"
-                break
+                if time.monotonic() >= deadline:
+                    for f in pending:
+                        futures[f].error = "stopped reporting: no result by the run's end plus its grace"
+                    break
+                progress.tick(runs)
+                continue
             r = futures[done[0]]
             try:
                 report, hist, uncorrected, started = ray.get(done[0])
@@ -187,6 +260,7 @@ def run(load_args: list[str], workers: int, lead: float = LEAD_S, skew_limit: fl
                 r.error = str(getattr(e, "cause", e)).splitlines()[0]
             else:
                 r.result = engine.LoadResult(json.loads(report), bytes(hist), bytes(uncorrected), started)
+                r.done = r.result.report["calls"]["ok"] + r.result.report["calls"]["errors"]
                 r.start_late_s = started - r.clock.offset - start
                 r.behind = behind_schedule(r.result.report)
             if r.error and not stopping:
@@ -196,11 +270,7 @@ def run(load_args: list[str], workers: int, lead: float = LEAD_S, skew_limit: fl
                 for f in pending:
                     futures[f].actor.stop.remote()
     finally:
-        for a in actors:
-            try:
-                ray.kill(a)
-            except Exception:  # already gone with its node
-                pass
+        _kill(actors)
     for r in runs:
         if r.error:
             problems.append(f"{r.name} {r.error}")
@@ -222,6 +292,8 @@ def run(load_args: list[str], workers: int, lead: float = LEAD_S, skew_limit: fl
         "start_skew_ms": run_skew * 1e3,
         "skew_limit_ms": skew_limit * 1e3,
         "merged": merged,
+        # The merged progress as it was read every second: seconds after the common start, calls done.
+        "progress": progress.lines,
         "per_worker": [
             {
                 "name": r.name,
@@ -239,6 +311,16 @@ def run(load_args: list[str], workers: int, lead: float = LEAD_S, skew_limit: fl
             for r in runs
         ],
     }
+
+
+def _kill(actors: list[Any]) -> None:
+    import ray
+
+    for a in actors:
+        try:
+            ray.kill(a)
+        except Exception:  # already gone with its node
+            pass
 
 
 def planned_length(load_args: list[str]) -> float:
@@ -273,6 +355,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lead", type=float, default=LEAD_S, help="seconds ahead the common start is set")
     parser.add_argument("--skew-limit-ms", type=float, default=SKEW_LIMIT_S * 1e3)
     parser.add_argument("--out", help="write the merged result (JSON) here instead of stdout")
+    parser.add_argument("--quiet", action="store_true", help="no line of progress every second")
     ours, load_args = parser.parse_known_args(argv)
     # stdout is the result's alone: what Ray prints there (a node's death, its workers' logs) goes to stderr.
     sys.stdout.flush()
@@ -290,7 +373,7 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     try:
-        result = run(load_args, ours.workers, ours.lead, ours.skew_limit_ms / 1e3)
+        result = run(load_args, ours.workers, ours.lead, ours.skew_limit_ms / 1e3, show_progress=not ours.quiet)
     except (ValueError, RuntimeError) as e:
         print(f"callbench: error: {str(e).splitlines()[0]}", file=sys.stderr)
         return 2

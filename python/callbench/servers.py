@@ -49,8 +49,12 @@ class Server:
     """One server of the checkout, run by `callbench serve NAME` in its own process group, and checked by
     `callbench verify` before it is used."""
 
-    def __init__(self, repo: Path, cli: str, name: str, cpus: list[int] | None, build: bool = True) -> None:
+    def __init__(self, repo: Path, cli: str, name: str, cpus: list[int] | None, build: bool = True,
+                 host: str | None = None, netns: str | None = None, client_netns: str | None = None) -> None:
+        """`host`: the address to listen on; `netns`: the network namespace to serve in, and `client_netns`
+        the one to check it from (e.g. hosts of a `callbench lab`)."""
         self.repo, self.cli, self.name, self.cpus, self.build = repo, cli, name, cpus, build
+        self.host, self.netns, self.client_netns = host, netns, client_netns
         self.proc: subprocess.Popen[str] | None = None
         self.addr = self.url = ""
         self.verify_record: dict | None = None
@@ -65,8 +69,10 @@ class Server:
 
     def start(self, timeout: float = 600.0) -> None:
         argv = [self.cli, "serve", self.name, "--mode", "preloaded"] + ([] if self.build else ["--no-build"])
+        argv += ["--host", self.host] if self.host else []
         if self.cpus and shutil.which("taskset"):
             argv = ["taskset", "-c", ",".join(map(str, self.cpus))] + argv
+        argv = in_netns(self.netns, argv)
         self.proc = subprocess.Popen(
             argv, cwd=self.repo, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True
         )
@@ -84,8 +90,8 @@ class Server:
     def verify(self) -> None:
         """`callbench verify` of the running server against the contract's vectors (no flood): a server
         that answers wrongly is not measured."""
-        r = subprocess.run([self.cli, "verify", self.url, "--flood", "0", "-q"], cwd=self.repo,
-                           capture_output=True, text=True, timeout=300)
+        argv = in_netns(self.client_netns, [self.cli, "verify", self.url, "--flood", "0", "-q"])
+        r = subprocess.run(argv, cwd=self.repo, capture_output=True, text=True, timeout=300)
         if r.returncode != 0:
             self.stop()
             lines = [l.strip() for l in (r.stdout + r.stderr).splitlines() if l.strip()]
@@ -147,6 +153,11 @@ class Server:
 
 
 _RUNNING: set[Server] = set()
+
+
+def in_netns(netns: str | None, argv: list[str]) -> list[str]:
+    """`argv` run in network namespace `netns` (`ip netns exec` execs it: same process, same group)."""
+    return ["ip", "netns", "exec", netns, *argv] if netns else argv
 
 
 def stop_all() -> None:

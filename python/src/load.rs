@@ -1,26 +1,31 @@
 //! `callbench load` from Python: the same flags, the same Rust engine, its report as JSON and its
 //! latency histograms serialised (HdrHistogram V2, deflated), so runs of several machines can be
-//! merged exactly. A run may wait for a start time on the monotonic clock after its preparation
-//! (target resolved, server probed), so that machines started by a coordinator start together.
+//! merged exactly. A run may be prepared first (target resolved, server probed: `prepare_load`)
+//! and then wait for a start time on the monotonic clock, so that machines started by a
+//! coordinator start together.
 
 use callbench_engine::stats::percentiles;
 use callbench_engine::{Edge, EdgeHook};
-use callbench_load::{build, LoadReport, LoadSpec, Unwatched};
+use callbench_load::watch::{RunView, Watch};
+use callbench_load::{build, LoadReport, LoadSpec};
 use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
 use hdrhistogram::Histogram;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_load, m)?)?;
+    m.add_function(wrap_pyfunction!(prepare_load, m)?)?;
     m.add_function(wrap_pyfunction!(merge_histograms, m)?)?;
     m.add_function(wrap_pyfunction!(histogram_percentiles, m)?)?;
     m.add_function(wrap_pyfunction!(monotonic_now, m)?)?;
     m.add_class::<Cancel>()?;
+    m.add_class::<Progress>()?;
+    m.add_class::<PreparedLoad>()?;
     Ok(())
 }
 
@@ -40,11 +45,41 @@ impl Cancel {
     }
 
     fn cancel(&self) {
-        self.flag.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.flag.store(true, Ordering::Relaxed);
     }
 
     fn cancelled(&self) -> bool {
-        self.flag.load(std::sync::atomic::Ordering::Relaxed)
+        self.flag.load(Ordering::Relaxed)
+    }
+}
+
+/// How many calls a `run_load` has done so far (warm-up included), read from another thread while
+/// it runs: what a coordinator adds up into the live progress of a split run.
+#[pyclass(frozen)]
+#[derive(Default)]
+struct Progress {
+    done: Arc<Mutex<Option<Arc<AtomicU64>>>>,
+}
+
+#[pymethods]
+impl Progress {
+    #[new]
+    fn new() -> Self {
+        Progress::default()
+    }
+
+    /// Calls done; 0 before the run started.
+    fn done(&self) -> u64 {
+        self.done.lock().unwrap_or_else(|p| p.into_inner()).as_ref().map_or(0, |d| d.load(Ordering::Relaxed))
+    }
+}
+
+/// Hands the engine's count of calls done to a [`Progress`].
+struct Counting(Arc<Mutex<Option<Arc<AtomicU64>>>>);
+
+impl Watch for Counting {
+    fn run_started(&self, run: RunView) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(run.done);
     }
 }
 
@@ -67,37 +102,89 @@ pub fn monotonic_now() -> f64 {
 /// histogram, started_at): the histograms in µs, serialised; `started_at` when the engine started
 /// its run, on the monotonic clock. With `start_at` (monotonic seconds), the run starts then,
 /// after the target was prepared; a start time already past is an error, not a late start. With
-/// `cancel`, another thread can end the run early.
+/// `cancel`, another thread can end the run early; with `progress`, read how far it got.
 #[pyfunction]
-#[pyo3(signature = (args, start_at=None, cancel=None))]
+#[pyo3(signature = (args, start_at=None, cancel=None, progress=None))]
 fn run_load<'py>(
     py: Python<'py>,
     args: Vec<String>,
     start_at: Option<f64>,
     cancel: Option<&Bound<'py, Cancel>>,
+    progress: Option<&Bound<'py, Progress>>,
 ) -> PyResult<(String, Bound<'py, PyBytes>, Bound<'py, PyBytes>, f64)> {
+    prepare_load(py, args)?.run(py, start_at, cancel, progress)
+}
+
+/// `callbench load <args>` prepared (flags checked, target resolved under the loopback rule, the
+/// server probed), not yet run: a coordinator prepares every machine before it chooses their
+/// common start time, so a slow preparation cannot make one start late.
+#[pyfunction]
+fn prepare_load(py: Python<'_>, args: Vec<String>) -> PyResult<PreparedLoad> {
     let flags = <Flags as clap::Parser>::try_parse_from(std::iter::once("load".to_string()).chain(args))
         .map_err(|e| PyValueError::new_err(first_line(&e.to_string())))?;
     let spec = flags.spec;
     if spec.objective.is_some() {
         return Err(PyValueError::new_err("--slo searches with many runs: use `callbench load --slo`"));
     }
-    let flag = cancel.map(|c| c.get().flag.clone()).unwrap_or_default();
-    let outcome = py.detach(|| run(&spec, start_at, flag));
-    let (report, latency, uncorrected, started) = outcome.map_err(PyRuntimeError::new_err)?;
-    Ok((report, PyBytes::new(py, &latency), PyBytes::new(py, &uncorrected), started))
+    let prepared = py.detach(|| -> Result<Prepared, String> {
+        let runtime = match spec.threads {
+            1 => tokio::runtime::Builder::new_current_thread().enable_all().build(),
+            n => tokio::runtime::Builder::new_multi_thread().worker_threads(n).enable_all().build(),
+        }
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+        let built = runtime.block_on(build::build(&spec))?;
+        Ok(Prepared { runtime, spec, built })
+    });
+    Ok(PreparedLoad { prepared: Mutex::new(Some(prepared.map_err(PyRuntimeError::new_err)?)) })
+}
+
+/// A load ready to run once (see [`prepare_load`]).
+#[pyclass(frozen)]
+struct PreparedLoad {
+    prepared: Mutex<Option<Prepared>>,
+}
+
+struct Prepared {
+    runtime: tokio::runtime::Runtime,
+    spec: LoadSpec,
+    built: build::Built,
+}
+
+#[pymethods]
+impl PreparedLoad {
+    /// Runs it (once), as `run_load` does.
+    #[pyo3(signature = (start_at=None, cancel=None, progress=None))]
+    fn run<'py>(
+        &self,
+        py: Python<'py>,
+        start_at: Option<f64>,
+        cancel: Option<&Bound<'py, Cancel>>,
+        progress: Option<&Bound<'py, Progress>>,
+    ) -> PyResult<(String, Bound<'py, PyBytes>, Bound<'py, PyBytes>, f64)> {
+        let prepared = self
+            .prepared
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+            .ok_or_else(|| PyRuntimeError::new_err("this prepared load has already run"))?;
+        let flag = cancel.map(|c| c.get().flag.clone()).unwrap_or_default();
+        let watch = Counting(progress.map(|p| p.get().done.clone()).unwrap_or_default());
+        let outcome = py.detach(|| run(prepared, start_at, flag, &watch));
+        let (report, latency, uncorrected, started) = outcome.map_err(PyRuntimeError::new_err)?;
+        Ok((report, PyBytes::new(py, &latency), PyBytes::new(py, &uncorrected), started))
+    }
 }
 
 type Outcome = (String, Vec<u8>, Vec<u8>, f64);
 
-fn run(spec: &LoadSpec, start_at: Option<f64>, cancel: Arc<AtomicBool>) -> Result<Outcome, String> {
-    let runtime = match spec.threads {
-        1 => tokio::runtime::Builder::new_current_thread().enable_all().build(),
-        n => tokio::runtime::Builder::new_multi_thread().worker_threads(n).enable_all().build(),
-    }
-    .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+fn run(
+    prepared: Prepared,
+    start_at: Option<f64>,
+    cancel: Arc<AtomicBool>,
+    watch: &Counting,
+) -> Result<Outcome, String> {
+    let Prepared { runtime, spec, built } = prepared;
     runtime.block_on(async {
-        let built = build::build(spec).await?;
         let mut plan = spec.plan(built.concurrency, None, cancel)?;
         let started: Arc<Mutex<Option<f64>>> = Arc::default();
         let at_start = started.clone();
@@ -118,8 +205,8 @@ fn run(spec: &LoadSpec, start_at: Option<f64>, cancel: Arc<AtomicBool>) -> Resul
                 std::hint::spin_loop();
             }
         }
-        let result = built.run(plan, &Unwatched).await?;
-        let report = LoadReport::new(spec, &built, &result, None);
+        let result = built.run(plan, watch).await?;
+        let report = LoadReport::new(&spec, &built, &result, None);
         let json = serde_json::to_string(&report).map_err(|e| e.to_string())?;
         let started = started.lock().unwrap_or_else(|p| p.into_inner()).unwrap_or(f64::NAN);
         Ok((json, serialise(&result.stats.latency_us)?, serialise(&result.stats.latency_uncorrected_us)?, started))

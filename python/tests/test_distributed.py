@@ -1,7 +1,9 @@
-"""`python -m callbench.distributed` on a real Ray cluster of this machine: a head and two worker nodes
-(`ray start --block`, each its own process group, ended by its id, never `ray stop`), a real server counting
-the calls it answers. The split run's merged count is the sum of the workers' and the server's own; the
-workers start together; a node killed mid-run fails the run and is named."""
+"""`python -m callbench.distributed` on a real Ray cluster of this machine, each machine a host of its own:
+`callbench lab` makes a network namespace per host on one bridge (198.18.1.N, addresses that exist only in
+them); a Ray head and two worker nodes (`ray start --block` in their hosts, each its own process group,
+ended by its id, never `ray stop`) and a real server counting the calls it answers, in a fourth. The split
+run's merged count is the sum of the workers' and the server's own; the workers start together; a node
+killed mid-run fails the run and is named."""
 
 from __future__ import annotations
 
@@ -21,7 +23,8 @@ from pathlib import Path
 import pytest
 
 from callbench import distributed
-from callbench.servers import Server, find_cli
+from callbench.lab import Lab
+from callbench.servers import Server, find_cli, in_netns
 
 from conftest import REPO
 
@@ -29,7 +32,8 @@ ray = pytest.importorskip("ray")
 RAY = Path(sys.executable).with_name("ray")
 # Nodes are declared dead after 4 missed checks 0.5 s apart (Ray's default takes about 15 s).
 SYSTEM_CONFIG = json.dumps({"health_check_period_ms": 500, "health_check_failure_threshold": 4})
-
+HOSTS = ["head", "node1", "node2", "server"]
+HEAD_PORT = 6379
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -38,13 +42,14 @@ def free_port() -> int:
 
 
 class Node:
-    """One `ray start --block` and everything it started (its own session, killed as a group)."""
+    """One `ray start --block` in a host of the lab and everything it started (its own session, killed as a
+    group)."""
 
-    def __init__(self, args: list[str], log: Path) -> None:
+    def __init__(self, netns: str, args: list[str], log: Path) -> None:
         self.log = log.open("w")
         env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
-        self.proc = subprocess.Popen([str(RAY), "start", "--block", "--disable-usage-stats", *args], stdout=self.log,
-                                     stderr=subprocess.STDOUT, start_new_session=True, env=env)
+        argv = in_netns(netns, [str(RAY), "start", "--block", "--disable-usage-stats", *args])
+        self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True, env=env)
 
     def kill(self) -> None:
         try:
@@ -73,26 +78,38 @@ def tails(logs: Path) -> str:
 
 
 @pytest.fixture(scope="module")
-def cluster():
+def lab():
+    """`callbench lab head node1 node2 server`: {host: (namespace, address)} while it runs."""
+    if os.geteuid() != 0 or not shutil.which("ip"):
+        pytest.skip("the lab's network namespaces need root and iproute2")
+    with Lab(find_cli(REPO), HOSTS) as lab:
+        yield lab.hosts
+    assert not lab.left_behind(), "the lab's namespaces went with it"
+
+
+@pytest.fixture(scope="module")
+def cluster(lab):
     # Ray's socket paths must stay short: a directory of its own directly under /tmp.
     temp = Path(tempfile.mkdtemp(prefix="cbray-", dir="/tmp"))
-    port = free_port()
-    address = f"127.0.0.1:{port}"
+    head_ns, head_ip = lab["head"]
+    address = f"{head_ip}:{HEAD_PORT}"
     # 100 MB of object store each (Ray's default is 30% of the memory per node): results are a few kB.
-    common = ["--node-ip-address", "127.0.0.1", "--temp-dir", str(temp), "--object-store-memory", "100000000"]
-    head = ["--head", "--port", str(port), "--num-cpus", "0", "--include-dashboard", "false",
-            f"--system-config={SYSTEM_CONFIG}"]
-    nodes = [Node(head + common, temp / "head.log")]
+    common = ["--temp-dir", str(temp), "--object-store-memory", "100000000"]
+    head = ["--head", "--port", str(HEAD_PORT), "--num-cpus", "0", "--include-dashboard", "false",
+            f"--system-config={SYSTEM_CONFIG}", "--node-ip-address", head_ip]
+    nodes = [Node(head_ns, head + common, temp / "head.log")]
 
     def alive(n: int):
         if any(node.proc.poll() is not None for node in nodes):
             raise AssertionError("a Ray node ended at its start" + tails(temp))
-        return _alive_nodes(address) >= n
+        return _alive_nodes(head_ns, address) >= n
 
     try:
-        for i in range(2):
+        for host in ("node1", "node2"):
             wait_for(f"{len(nodes)} alive Ray node(s)", lambda: alive(len(nodes)), logs=temp)
-            nodes.append(Node(["--address", address, "--num-cpus", "1", *common], temp / f"node{i + 1}.log"))
+            netns, ip = lab[host]
+            nodes.append(Node(netns, ["--address", address, "--num-cpus", "1", "--node-ip-address", ip, *common],
+                              temp / f"{host}.log"))
         wait_for("3 alive Ray nodes", lambda: alive(3), logs=temp)
         yield address, nodes
     finally:
@@ -101,19 +118,22 @@ def cluster():
         shutil.rmtree(temp, ignore_errors=True)
 
 
-def _alive_nodes(address: str) -> int:
-    r = subprocess.run([sys.executable, "-c", "import ray,sys; ray.init(address=sys.argv[1], logging_level='ERROR'); "
-                        "print(sum(n['Alive'] for n in ray.nodes()))", address], capture_output=True, text=True,
-                       timeout=60, env=dict(os.environ, RAY_USAGE_STATS_ENABLED="0"))
+def _alive_nodes(netns: str | None, address: str) -> int:
+    argv = [sys.executable, "-c", "import ray,sys; ray.init(address=sys.argv[1], logging_level='ERROR'); "
+            "print(sum(n['Alive'] for n in ray.nodes()))", address]
+    r = subprocess.run(in_netns(netns, argv), capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, RAY_USAGE_STATS_ENABLED="0"))
     return int(r.stdout.strip() or 0) if r.returncode == 0 else 0
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def server(tmp_path_factory, lab):
+    """rust-axum on the lab's server host, checked from the head's."""
     counter = tmp_path_factory.mktemp("answered") / "count"
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("CALLBENCH_ANSWERED_FILE", str(counter))
-        with Server(REPO, find_cli(REPO), "rust-axum", None, build=False) as s:
+        with Server(REPO, find_cli(REPO), "rust-axum", None, build=False, host=lab["server"][1],
+                    netns=lab["server"][0], client_netns=lab["head"][0]) as s:
             yield s, counter
 
 
@@ -122,11 +142,12 @@ def answered(counter: Path) -> int:
 
 
 class distributed_run:
-    """`python -m callbench.distributed` in the background; ended by its id when the test ends."""
+    """`python -m callbench.distributed` in the background (on host `netns`); ended by its id when the test
+    ends."""
 
-    def __init__(self, address: str, *args: str) -> None:
-        self.p = subprocess.Popen([sys.executable, "-m", "callbench.distributed", "--address", address, *args],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    def __init__(self, netns: str | None, address: str, *args: str) -> None:
+        argv = [sys.executable, "-m", "callbench.distributed", "--address", address, *args]
+        self.p = subprocess.Popen(in_netns(netns, argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                   env=dict(os.environ, RAY_USAGE_STATS_ENABLED="0"))
 
     def __enter__(self) -> subprocess.Popen:
@@ -150,12 +171,12 @@ def test_the_split_is_exact_and_even():
                                         "client_cpu_us_per_call": 10.0}) == ["achieved 90.0/s of its 100.0/s"]
 
 
-def test_two_workers_make_the_one_machine_run(cluster, server):
+def test_two_workers_make_the_one_machine_run(lab, cluster, server):
     address, _ = cluster
     s, counter = server
     before = answered(counter)
-    with distributed_run(address, "--workers", "2", f"http://{s.addr}/", "--workload", "students",
-                         "--rate", "300", "-z", "2s", "--warmup", "200ms") as p:
+    with distributed_run(lab["head"][0], address, "--workers", "2", f"http://{s.addr}/", "--workload", "students",
+                         "--rate", "300", "-z", "2s") as p:
         out, err = p.communicate(timeout=300)
     assert p.returncode == 0, err
     result = json.loads(out)
@@ -163,20 +184,27 @@ def test_two_workers_make_the_one_machine_run(cluster, server):
     workers = [w["report"] for w in result["per_worker"]]
     assert [w["segment"] for w in result["per_worker"]] == ["0:1/2", "1/2:1"]
     assert len({w["node_id"] for w in result["per_worker"]}) == 2, "one worker per node"
+    # Each worker ran on a node of its own host: they are the two nodes, not the head.
+    assert sorted(w["address"] for w in result["per_worker"]) == [lab["node1"][1], lab["node2"][1]]
     assert merged["calls"]["ok"] == sum(w["calls"]["ok"] for w in workers) > 0
     assert merged["rate"]["requested"] == 300.0
-    # Warm-up calls reach the server too: its count is every call the workers made.
+    # The server answered exactly the calls the workers made (no warm-up: its calls are not reported).
     made = sum(w["calls"]["ok"] + w["calls"]["errors"] for w in workers)
-    assert answered(counter) - before >= made
+    assert made == merged["calls"]["ok"] + merged["calls"]["errors"] == 600
+    assert answered(counter) - before == made
+    # Live progress: every second, the workers' counts added up, never more than the run made.
+    done = [line["done"] for line in result["progress"]]
+    assert done and done == sorted(done) and done[-1] <= made, result["progress"]
+    assert "calls done by 2 workers" in err
     assert result["start_skew_ms"] <= result["skew_limit_ms"], result
     assert result["valid"] and not result["problems"]
 
 
-def test_a_node_killed_mid_run_fails_the_run_and_is_named(cluster, server):
+def test_a_node_killed_mid_run_fails_the_run_and_is_named(lab, cluster, server):
     address, nodes = cluster
     s, counter = server
     before = answered(counter)
-    with distributed_run(address, "--workers", "2", f"http://{s.addr}/", "--workload", "students",
+    with distributed_run(lab["head"][0], address, "--workers", "2", f"http://{s.addr}/", "--workload", "students",
                          "--rate", "200", "-z", "20s") as p:
         # The run has started once the server answers its calls.
         wait_for("the run's first calls", lambda: answered(counter) > before + 50 or p.poll() is not None)
@@ -189,12 +217,24 @@ def test_a_node_killed_mid_run_fails_the_run_and_is_named(cluster, server):
     dead = [w for w in result["per_worker"] if w["error"]]
     assert len(dead) == 1 and "died" in dead[0]["error"], result["per_worker"]
     assert dead[0]["name"] in " ".join(result["problems"]) and "invalid run" in err
+    assert dead[0]["address"] == lab["node2"][1]
     # What the other worker measured is kept.
     assert result["merged"]["calls"]["ok"] > 0
 
 
 def test_a_cluster_that_is_not_there_is_a_one_line_error():
-    with distributed_run(f"127.0.0.1:{free_port()}", "--workers", "2", "inproc:noop", "-n", "10") as p:
+    with distributed_run(None, f"127.0.0.1:{free_port()}", "--workers", "2", "inproc:noop", "-n", "10") as p:
         out, err = p.communicate(timeout=120)
     assert p.returncode == 2 and out == ""
     assert err.strip().startswith("callbench: error: cannot join the Ray cluster") and len(err.strip().splitlines()) == 1
+
+
+def test_a_target_a_worker_may_not_load_is_a_one_line_error_naming_it(lab, cluster):
+    address, _ = cluster
+    # 10.0.0.1 is off this machine: every worker refuses it while preparing, before any call is sent.
+    with distributed_run(lab["head"][0], address, "--workers", "2", "http://10.0.0.1:8080/", "-n", "10") as p:
+        out, err = p.communicate(timeout=120)
+    assert p.returncode == 2 and out == "", err
+    line = err.strip()
+    assert line.startswith("callbench: error: worker 1 (") and "could not prepare" in line, line
+    assert "--allow-remote" in line and len(line.splitlines()) == 1

@@ -25,6 +25,8 @@ enum Command {
     Serve(commands::serve::Args),
     /// List the reference servers found in servers/.
     Servers(commands::servers::Args),
+    /// Several machines on this one: a network namespace per host on one bridge, until Ctrl-C.
+    Lab(commands::lab::Args),
     /// Write the deterministic users.json of the auth workload.
     GenUsers(commands::gen_users::Args),
     /// Load any HTTP/1.1, HTTP/2 or gRPC endpoint (or an in-process workload) and measure it.
@@ -79,6 +81,7 @@ fn main() {
             Command::Compare(args) => commands::compare::run(args),
             Command::Verify(args) => commands::verify::run(args).await,
             Command::Serve(args) => commands::serve::run(args).await,
+            Command::Lab(args) => commands::lab::run(args).await,
             Command::Servers(args) => commands::servers::run(args),
             Command::GenUsers(args) => commands::gen_users::run(args),
         }

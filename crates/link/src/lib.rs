@@ -8,12 +8,14 @@
 //! - [`counters`]: what the client's namespace itself counted (IP bytes, TCP connections opened);
 //! - [`route::check_target`]: the one way past the loopback rule (198.18.0.0/15, over our link);
 //! - [`cleanup`]: nothing left behind, even by a killed run;
+//! - [`lab::Lab`]: hosts in namespaces of their own on one bridge (several machines on this one);
 //! - [`probe::ping_pong`]: what the link really costs, measured with real sockets.
 
 pub mod cleanup;
 pub mod counters;
 pub mod device;
 pub mod forwarder;
+pub mod lab;
 pub mod lane;
 mod link;
 pub mod namespace;

@@ -144,6 +144,13 @@ impl Link {
 
 /// The client and server namespaces of a new link, named after this run (root only).
 fn namespaces(purpose: &str) -> Result<(Namespace, Namespace), String> {
+    let base = run_base(purpose)?;
+    Ok((Namespace::create(&format!("{base}-client"))?, Namespace::create(&format!("{base}-server"))?))
+}
+
+/// `callbench-<owner>-<n>`: the start of the names of a new set of namespaces of this run, once
+/// the caller is known to be root and dead runs' leftovers are gone.
+pub(crate) fn run_base(purpose: &str) -> Result<String, String> {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
         return Err(format!(
@@ -152,9 +159,7 @@ fn namespaces(purpose: &str) -> Result<(Namespace, Namespace), String> {
     }
     crate::cleanup::remove_leftovers();
     static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let base =
-        format!("{}{}-{}", crate::cleanup::PREFIX, crate::cleanup::owner_tag(), NEXT.fetch_add(1, Ordering::Relaxed));
-    Ok((Namespace::create(&format!("{base}-client"))?, Namespace::create(&format!("{base}-server"))?))
+    Ok(format!("{}{}-{}", crate::cleanup::PREFIX, crate::cleanup::owner_tag(), NEXT.fetch_add(1, Ordering::Relaxed)))
 }
 
 impl Drop for Link {

@@ -2,6 +2,7 @@
 
 pub mod compare;
 pub mod gen_users;
+pub mod lab;
 pub mod load;
 pub mod report;
 pub mod run;
