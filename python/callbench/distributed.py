@@ -324,25 +324,10 @@ def _kill(actors: list[Any]) -> None:
 
 
 def planned_length(load_args: list[str]) -> float:
-    """The run's duration and warm-up in seconds, from its flags (a run bounded by -n alone: 10 minutes)."""
-    parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("-z", "--duration")
-    parser.add_argument("--warmup")
-    parser.add_argument("--rate-shape")
-    known, _ = parser.parse_known_args(load_args)
-
-    def seconds(text: str | None) -> float:
-        if not text:
-            return 0.0
-        units = [("ms", 1e-3), ("us", 1e-6), ("s", 1.0), ("m", 60.0), ("h", 3600.0)]
-        for unit, scale in units:
-            if text.endswith(unit):
-                return float(text[: -len(unit)]) * scale
-        return float(text)
-
-    shape = sum(seconds(part.split("@")[1]) for part in (known.rate_shape or "").split(",") if "@" in part)
-    length = seconds(known.duration) or shape
-    return (length or 600.0) + seconds(known.warmup)
+    """The run's length and warm-up in seconds, as the engine reads its flags (a run bounded by calls alone:
+    10 minutes)."""
+    length = _native.planned_length(load_args)
+    return 600.0 if length is None else length
 
 
 def main(argv: list[str] | None = None) -> int:

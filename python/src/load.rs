@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_load, m)?)?;
     m.add_function(wrap_pyfunction!(prepare_load, m)?)?;
+    m.add_function(wrap_pyfunction!(planned_length, m)?)?;
     m.add_function(wrap_pyfunction!(merge_histograms, m)?)?;
     m.add_function(wrap_pyfunction!(histogram_percentiles, m)?)?;
     m.add_function(wrap_pyfunction!(monotonic_now, m)?)?;
@@ -113,6 +114,15 @@ fn run_load<'py>(
     progress: Option<&Bound<'py, Progress>>,
 ) -> PyResult<(String, Bound<'py, PyBytes>, Bound<'py, PyBytes>, f64)> {
     prepare_load(py, args)?.run(py, start_at, cancel, progress)
+}
+
+/// How long `callbench load <args>` is planned to take in seconds, warm-up included (its `-z`, or
+/// its rate shape's end); None when only a count of calls bounds it.
+#[pyfunction]
+fn planned_length(args: Vec<String>) -> PyResult<Option<f64>> {
+    let flags = <Flags as clap::Parser>::try_parse_from(std::iter::once("load".to_string()).chain(args))
+        .map_err(|e| PyValueError::new_err(first_line(&e.to_string())))?;
+    Ok(flags.spec.planned_length().map(|d| d.as_secs_f64()))
 }
 
 /// `callbench load <args>` prepared (flags checked, target resolved under the loopback rule, the

@@ -164,8 +164,9 @@ def test_the_split_is_exact_and_even():
     # The fastest round trip's midpoint: 1 s sent, worker read 101.0005, answer back at 1.001 s.
     clock = distributed.estimate_clock([(0.0, 100.0, 0.01), (1.0, 101.0005, 1.001), (2.0, 102.3, 2.2)])
     assert clock.offset == pytest.approx(100.0) and clock.uncertainty == pytest.approx(0.0005)
-    assert distributed.planned_length(["-z", "2s", "--warmup", "500ms"]) == 2.5
-    assert distributed.planned_length(["--rate-shape", "0..10@1s,10@2s"]) == 3.0
+    assert distributed.planned_length(["inproc:noop", "-z", "2s", "--warmup", "500ms"]) == 2.5
+    assert distributed.planned_length(["inproc:noop", "--rate-shape", "0..10@1s,10@2s"]) == 3.0
+    assert distributed.planned_length(["inproc:noop", "-n", "10"]) == 600.0
     assert distributed.behind_schedule({"rate": {"requested": 100.0, "achieved": 90.0, "not_started": 0},
                                         "duration_s": 1.0, "calls": {"ok": 90, "errors": 0},
                                         "client_cpu_us_per_call": 10.0}) == ["achieved 90.0/s of its 100.0/s"]

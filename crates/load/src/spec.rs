@@ -268,6 +268,17 @@ impl LoadSpec {
         Stop { calls, duration: self.duration, warmup: self.warmup }
     }
 
+    /// How long the run is planned to take, warm-up included: its duration, or its rate shape's
+    /// end; None for a run bounded by calls alone (or a shape that does not parse).
+    pub fn planned_length(&self) -> Option<Duration> {
+        let length = match (self.duration, &self.rate_shape) {
+            (Some(d), _) => d,
+            (None, Some(text)) => parse::rate_shape(text).ok()?.0.end()?,
+            (None, None) => return None,
+        };
+        Some(length + self.warmup)
+    }
+
     /// The load model for a run at `rate` (None: closed loop, or the spec's own rate/shape).
     pub fn plan(&self, concurrency: usize, rate: Option<f64>, cancel: Arc<AtomicBool>) -> Result<Plan, String> {
         let mut load = Load::new(concurrency, self.stop());
@@ -309,6 +320,17 @@ mod tests {
         assert_eq!((d.preset.payload_size, d.preset.ntimes, d.preset.user_id), (1000, 1, 4242));
         assert!(!d.coarse_timer && d.concurrency.is_none() && d.users_file.is_none());
         assert_eq!(d.stop().calls, Some(DEFAULT_CALLS));
+    }
+
+    #[test]
+    fn the_planned_length_is_the_duration_or_the_shape_plus_the_warmup() {
+        let secs = Duration::from_secs_f64;
+        let warm = Duration::from_millis(500);
+        let timed = LoadSpec { duration: Some(secs(2.0)), warmup: warm, ..LoadSpec::default() };
+        assert_eq!(timed.planned_length(), Some(secs(2.5)));
+        let shaped = LoadSpec { rate_shape: Some("0..10@1s,10@2s".into()), ..LoadSpec::default() };
+        assert_eq!(shaped.planned_length(), Some(secs(3.0)));
+        assert_eq!(LoadSpec { calls: Some(10), ..LoadSpec::default() }.planned_length(), None);
     }
 
     #[test]
