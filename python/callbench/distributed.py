@@ -240,10 +240,22 @@ def run(load_args: list[str], workers: int, lead: float = LEAD_S, skew_limit: fl
     pending = list(futures)
     stopping = False
     progress = LiveProgress(start, show_progress)
+    interrupted = False
     try:
         while pending:
             wait = min(max(0.0, deadline - time.monotonic()), progress.due())
-            done, pending = ray.wait(pending, num_returns=1, timeout=wait)
+            try:
+                done, pending = ray.wait(pending, num_returns=1, timeout=wait)
+            except KeyboardInterrupt:
+                # Ctrl-C (or SIGINT from `callbench run`): stop every worker, keep what they measured.
+                if interrupted:
+                    raise
+                interrupted = stopping = True
+                problems.append("interrupted: the workers were stopped early, what they measured is kept")
+                for f in pending:
+                    futures[f].actor.stop.remote()
+                deadline = min(deadline, time.monotonic() + GRACE_S)
+                continue
             if not done:
                 if time.monotonic() >= deadline:
                     for f in pending:
@@ -280,18 +292,22 @@ def run(load_args: list[str], workers: int, lead: float = LEAD_S, skew_limit: fl
     if len(starts) > 1 and run_skew > skew_limit:
         problems.append(f"the workers started {run_skew * 1e3:.2f} ms apart (limit {skew_limit * 1e3:.1f} ms)")
     merged = engine.merge([r.result for r in measured]) if measured else None
-    if merged:
-        merged.pop("histogram")
+    histogram = merged.pop("histogram") if merged else None
     behind = [f"{r.name}: {', '.join(r.behind)}" for r in measured if r.behind]
     return {
         "valid": not problems,
+        "interrupted": interrupted,
         "problems": problems,
         "bottleneck": "client" if behind else None,
         "behind_schedule": behind,
         "workers": len(runs),
+        # The common start on the coordinator's monotonic clock (`time.monotonic()`).
+        "start_monotonic": start,
         "start_skew_ms": run_skew * 1e3,
         "skew_limit_ms": skew_limit * 1e3,
         "merged": merged,
+        # The merged latency histogram (µs, HdrHistogram V2 deflated); not in the JSON, see --histogram-out.
+        "_histogram": histogram,
         # The merged progress as it was read every second: seconds after the common start, calls done.
         "progress": progress.lines,
         "per_worker": [
@@ -341,6 +357,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skew-limit-ms", type=float, default=SKEW_LIMIT_S * 1e3)
     parser.add_argument("--out", help="write the merged result (JSON) here instead of stdout")
     parser.add_argument("--quiet", action="store_true", help="no line of progress every second")
+    parser.add_argument("--histogram-out", help="write the merged latency histogram (HdrHistogram V2) here")
     ours, load_args = parser.parse_known_args(argv)
     # stdout is the result's alone: what Ray prints there (a node's death, its workers' logs) goes to stderr.
     sys.stdout.flush()
@@ -364,6 +381,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     finally:
         ray.shutdown()
+    histogram = result.pop("_histogram")
+    if ours.histogram_out and histogram is not None:
+        with open(ours.histogram_out, "wb") as f:
+            f.write(histogram)
     text = json.dumps(result, indent=2)
     if ours.out:
         with open(ours.out, "w") as f:

@@ -45,7 +45,7 @@ class Node:
     """One `ray start --block` in a host of the lab and everything it started (its own session, killed as a
     group)."""
 
-    def __init__(self, netns: str, args: list[str], log: Path) -> None:
+    def __init__(self, netns: str | None, args: list[str], log: Path) -> None:
         self.log = log.open("w")
         env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
         argv = in_netns(netns, [str(RAY), "start", "--block", "--disable-usage-stats", *args])
@@ -239,3 +239,78 @@ def test_a_target_a_worker_may_not_load_is_a_one_line_error_naming_it(lab, clust
     line = err.strip()
     assert line.startswith("callbench: error: worker 1 (") and "could not prepare" in line, line
     assert "--allow-remote" in line and len(line.splitlines()) == 1
+
+
+@pytest.fixture(scope="module")
+def loopback_cluster():
+    """A Ray head and one node on this machine's loopback, where `callbench run` starts its servers: two
+    workers (the head takes one: the actors need no CPU)."""
+    temp = Path(tempfile.mkdtemp(prefix="cbray-", dir="/tmp"))
+    port = free_port()
+    address = f"127.0.0.1:{port}"
+    common = ["--node-ip-address", "127.0.0.1", "--temp-dir", str(temp), "--object-store-memory", "100000000"]
+    nodes = [Node(None, ["--head", "--port", str(port), "--num-cpus", "0", "--include-dashboard", "false",
+                         f"--system-config={SYSTEM_CONFIG}", *common], temp / "head.log")]
+    try:
+        wait_for("the Ray head", lambda: _alive_nodes(None, address) >= 1, logs=temp)
+        nodes.append(Node(None, ["--address", address, "--num-cpus", "1", *common], temp / "node1.log"))
+        wait_for("2 alive Ray nodes", lambda: _alive_nodes(None, address) >= 2, logs=temp)
+        yield address
+    finally:
+        for n in reversed(nodes):
+            n.kill()
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def test_a_suite_with_a_cluster_runs_each_cell_on_its_workers(loopback_cluster, tmp_path):
+    suite = tmp_path / "cluster.toml"
+    suite.write_text(f"""name = "cluster"
+repetitions = 2
+
+[[experiment]]
+id = "split"
+title = "Students at 300 calls/s from two workers"
+servers = ["rust-axum"]
+workloads = ["students"]
+rate = 300
+concurrency = 4
+duration = "2s"
+warmup = "500ms"
+cluster = {{ ray = "{loopback_cluster}", workers = 2 }}
+""")
+    out = tmp_path / "results"
+    r = subprocess.run([find_cli(REPO), "run", str(suite), "--out", str(out), "--no-build", "-q"], cwd=REPO,
+                       capture_output=True, text=True, timeout=600, env=dict(os.environ, CALLBENCH_PYTHON=sys.executable))
+    results = json.loads((out / "results.json").read_text())
+    [cell] = results["cells"]
+    assert r.returncode == 0, f"{r.stderr}\n{cell['error']}"
+    assert cell["status"] == "ok" and cell["params"]["cluster"] == f"2 workers of the Ray cluster at {loopback_cluster}"
+    assert len(cell["runs"]) == 2
+    for run in cell["runs"]:
+        shares = run["cluster"]["per_worker"]
+        assert [w["segment"] for w in shares] == ["0:1/2", "1/2:1"]
+        # The repetition's figures are the workers' merged: 600 calls at 300/s, split exactly.
+        assert run["calls_ok"] == sum(w["calls_ok"] for w in shares) == 600, shares
+        assert run["rate_requested"] == 300.0
+        assert run["cluster"]["start_skew_ms"] <= 5.0
+        assert run["latency_us"]["p50"] > 0 and run["server_cpu_us_per_call"] > 0
+    assert f"Calls made by 2 workers of the Ray cluster at {loopback_cluster}" in (out / "report.md").read_text()
+    # callbench reads its results back (the same model as every results.json).
+    again = subprocess.run([find_cli(REPO), "report", str(out)], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+
+
+def test_a_cluster_cannot_split_in_process_cells(tmp_path):
+    suite = tmp_path / "bad.toml"
+    suite.write_text("""name = "bad"
+[[experiment]]
+id = "x"
+title = "x"
+servers = ["inproc"]
+workloads = ["students"]
+cluster = { ray = "127.0.0.1:6379", workers = 2 }
+""")
+    r = subprocess.run([find_cli(REPO), "run", str(suite), "--out", str(tmp_path / "out"), "--no-build"], cwd=REPO,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode != 0 and "in-process cells" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not (tmp_path / "out").exists()

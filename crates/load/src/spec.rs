@@ -268,6 +268,68 @@ impl LoadSpec {
         Stop { calls, duration: self.duration, warmup: self.warmup }
     }
 
+    /// The command line of `callbench load` that makes this spec again (its segment aside: a
+    /// coordinator that splits a run sets each machine's own; `users_file` is not a flag).
+    pub fn to_flags(&self) -> Vec<String> {
+        let mut f = vec![self.target.clone()];
+        let mut add = |flag: &str, value: Option<String>| {
+            if let Some(v) = value {
+                f.push(flag.to_string());
+                f.push(v);
+            }
+        };
+        let time = |d: Duration| format!("{}us", d.as_micros());
+        add("--concurrency", self.concurrency.map(|c| c.to_string()));
+        add("--calls", self.calls.map(|n| n.to_string()));
+        add("--duration", self.duration.map(time));
+        add("--warmup", Some(time(self.warmup)));
+        add("--rate", self.rate.map(|r| r.to_string()));
+        add("--seed", Some(self.seed.to_string()));
+        add("--rate-shape", self.rate_shape.clone());
+        add("--slo", self.objective.clone());
+        add("--connections", self.connections.map(|c| c.to_string()));
+        add("--streams", self.streams.map(|s| s.to_string()));
+        add("--method", self.method.clone());
+        for (name, value) in &self.headers {
+            add("--header", Some(format!("{name}: {value}")));
+        }
+        add("--data", self.data.clone());
+        for path in &self.protos {
+            add("--proto", Some(path.display().to_string()));
+        }
+        for path in &self.import_paths {
+            add("--import-path", Some(path.display().to_string()));
+        }
+        add("--protoset", self.protoset.as_ref().map(|p| p.display().to_string()));
+        add("--workload", self.workload.clone());
+        add("--payload-size", Some(self.preset.payload_size.to_string()));
+        add("--ntimes", Some(self.preset.ntimes.to_string()));
+        add("--user-id", Some(self.preset.user_id.to_string()));
+        add("--cacert", self.ca_file.as_ref().map(|p| p.display().to_string()));
+        add("--tls-version", self.tls_version.map(|v| v.to_string()));
+        add("--timeout", Some(time(self.timeout)));
+        let statuses: Vec<String> = self.expect_status.iter().map(|s| s.to_string()).collect();
+        add("--expect-status", (!statuses.is_empty()).then(|| statuses.join(",")));
+        add("--expect-body", self.expect_body.clone());
+        add("--threads", Some(self.threads.to_string()));
+        for (set, flag) in [
+            (self.poisson, "--poisson"),
+            (self.coarse_timer, "--coarse-timer"),
+            (self.new_connection_per_call, "--new-connection-per-call"),
+            (self.http2, "--http2"),
+            (self.gzip, "--gzip"),
+            (self.insecure, "--insecure"),
+            (self.tls_resume, "--tls-resume"),
+            (self.check, "--check"),
+            (self.allow_remote, "--allow-remote"),
+        ] {
+            if set {
+                f.push(flag.to_string());
+            }
+        }
+        f
+    }
+
     /// How long the run is planned to take, warm-up included: its duration, or its rate shape's
     /// end; None for a run bounded by calls alone (or a shape that does not parse).
     pub fn planned_length(&self) -> Option<Duration> {
@@ -320,6 +382,32 @@ mod tests {
         assert_eq!((d.preset.payload_size, d.preset.ntimes, d.preset.user_id), (1000, 1, 4242));
         assert!(!d.coarse_timer && d.concurrency.is_none() && d.users_file.is_none());
         assert_eq!(d.stop().calls, Some(DEFAULT_CALLS));
+    }
+
+    #[test]
+    fn a_spec_written_as_flags_parses_back_to_itself() {
+        #[derive(clap::Parser)]
+        struct Flags {
+            #[command(flatten)]
+            spec: LoadSpec,
+        }
+        let parse = |flags: Vec<String>| {
+            <Flags as clap::Parser>::try_parse_from(std::iter::once("load".to_string()).chain(flags))
+                .unwrap_or_else(|e| panic!("{e}"))
+                .spec
+        };
+        let full = parse(
+            "grpcs://127.0.0.1:9/x -c 7 -n 100 -z 2.5s --warmup 300ms --rate 99.5 --poisson --seed 3 \
+             --connections 2 --streams 4 -X PUT -H a:b -d {} --http2 --workload auth --payload-size 10 --ntimes 2 \
+             --user-id 7 --gzip -k --tls-version 1.2 --tls-resume --timeout 3s --expect-status 200,204 \
+             --expect-body ok --check --threads 2 --allow-remote --coarse-timer --new-connection-per-call"
+                .split_whitespace()
+                .map(String::from)
+                .collect(),
+        );
+        for spec in [LoadSpec { target: "inproc:noop".into(), ..LoadSpec::default() }, full] {
+            assert_eq!(format!("{:?}", parse(spec.to_flags())), format!("{spec:?}"));
+        }
     }
 
     #[test]

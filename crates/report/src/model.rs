@@ -266,6 +266,41 @@ pub struct RunMetrics {
     /// What the client's own network namespace counted, when the experiment gave its clients one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outside: Option<OutsideCounts>,
+    /// The machines of a Ray cluster that made the calls together (`cluster` in the suite).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<ClusterRun>,
+}
+
+/// A repetition made by several machines together: the figures above are their merged ones
+/// (histograms added, counts summed), these are each machine's share.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClusterRun {
+    /// The cluster's head, HOST:PORT.
+    pub ray: String,
+    pub workers: usize,
+    /// The largest gap between the workers' first calls, ms.
+    pub start_skew_ms: f64,
+    /// Workers that fell behind their share, and why: the client side was the limit.
+    pub behind_schedule: Vec<String>,
+    pub per_worker: Vec<WorkerShare>,
+}
+
+/// One machine's share of a cluster's repetition.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WorkerShare {
+    pub name: String,
+    /// The Ray node's address.
+    pub address: String,
+    /// Its execution segment, `FROM:TO` of the run.
+    pub segment: String,
+    pub calls_ok: u64,
+    pub calls_errors: u64,
+    pub throughput_per_s: f64,
+    pub client_cpu_us_per_call: f64,
+    /// Its first call after the common start, ms.
+    pub start_late_ms: Option<f64>,
+    /// How well its clock was known (half the fastest round trip to it), ms.
+    pub clock_uncertainty_ms: Option<f64>,
 }
 
 /// Bytes and connections counted outside the client, by the kernel of the network namespace it

@@ -41,6 +41,35 @@ fn a_partial_run_follows_the_schema() {
 }
 
 #[test]
+fn a_run_made_by_a_cluster_follows_the_schema() {
+    use callbench_report::model::{ClusterRun, WorkerShare};
+    let mut r = common::fixture();
+    let share = |i: usize| WorkerShare {
+        name: format!("worker {i} (10.0.0.{i})"),
+        address: format!("10.0.0.{i}"),
+        segment: format!("{}:{}", if i == 1 { "0" } else { "1/2" }, if i == 1 { "1/2" } else { "1" }),
+        calls_ok: 300,
+        calls_errors: 0,
+        throughput_per_s: 150.0,
+        client_cpu_us_per_call: 40.0,
+        start_late_ms: Some(0.02),
+        clock_uncertainty_ms: None,
+    };
+    r.cells[0].runs[0].cluster = Some(ClusterRun {
+        ray: "10.0.0.9:6379".into(),
+        workers: 2,
+        start_skew_ms: 0.4,
+        behind_schedule: vec![],
+        per_worker: vec![share(1), share(2)],
+    });
+    let json = serde_json::to_value(&r).unwrap();
+    let errors = errors(&json);
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+    let back: Results = serde_json::from_value(json).unwrap();
+    assert_eq!(back.cells[0].runs[0].cluster, r.cells[0].runs[0].cluster);
+}
+
+#[test]
 fn the_schema_rejects_what_serde_would_not_write() {
     let good = serde_json::to_value(common::fixture()).unwrap();
     let mut bad_status = good.clone();

@@ -92,7 +92,13 @@ pub async fn measure_once(
     let emulated = link.filter(|l| l.is_emulated());
     let before = emulated
         .map(|l| crate::network::before_run(l, &p.fields.network.clone().unwrap_or_else(LinkSpec::transparent)));
-    let mut outcome = repetition::run(&spec, group, Some(&sides), counters, o.cancel.clone()).await;
+    let mut outcome = match &p.cluster {
+        Some(cluster) => {
+            let python = crate::python::interpreter(fleet.repo());
+            crate::cluster::measure(&python, &spec, cluster, group, o.cancel.clone()).await
+        }
+        None => repetition::run(&spec, group, Some(&sides), counters, o.cancel.clone()).await,
+    };
     if let (Some(link), Some(before), Ok(m)) = (emulated, before, outcome.as_mut()) {
         m.metrics.link = Some(crate::network::use_since(link, &before));
     }

@@ -3,6 +3,7 @@
 
 pub mod cell;
 pub mod client_metrics;
+pub mod cluster;
 pub mod environment;
 pub mod execute;
 pub mod experiment;

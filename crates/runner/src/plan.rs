@@ -2,6 +2,7 @@
 //! settings resolved, its id, and the `callbench load` spec that measures it.
 
 use crate::mechanism::{default_calls, Mechanism};
+use crate::suite::ClusterSpec;
 use crate::suite::{ExperimentKind, ExperimentSpec, LoadFields, Suite};
 use callbench_load::{parse, preset::PresetOptions, LoadSpec};
 use serde_json::{json, Value};
@@ -73,6 +74,8 @@ pub struct CellPlan {
     /// The load tool, when the experiment names its `clients` (`callbench`, `wrk`...).
     pub client: Option<String>,
     pub kind: CellKind,
+    /// The Ray cluster whose nodes make the calls together (None: this machine).
+    pub cluster: Option<ClusterSpec>,
 }
 
 /// What a cell times.
@@ -148,6 +151,7 @@ pub fn cells(suite: &Suite, e: &ExperimentSpec) -> Result<Vec<CellPlan>, String>
                         x,
                         sweep: e.sweep.as_ref().map(|s| s.param.clone()),
                         swept: swept.clone(),
+                        cluster: e.cluster.clone().filter(|_| kind == CellKind::Load),
                         client: client.cloned(),
                         kind,
                     };
@@ -301,6 +305,7 @@ impl CellPlan {
         put("user_id", f.user_id.map(|v| json!(v)));
         put("mode", Some(json!(self.mode())));
         put("network", f.network.as_ref().map(|n| json!(n.to_string())));
+        put("cluster", self.cluster.as_ref().map(|c| json!(c.to_string())));
         // A swept key of the network (rtt, bandwidth, ...) as written, with its unit: the report shows it.
         if let (Some(param), Some(text)) = (&self.sweep, &self.swept) {
             p.entry(param.clone()).or_insert_with(|| json!(text));
@@ -344,6 +349,21 @@ mod tests {
             }
         }
         assert!(count >= 9, "the suites of the issue: {count}");
+    }
+
+    #[test]
+    fn every_cell_of_an_experiment_with_a_cluster_runs_on_it() {
+        let suite = Suite::parse(
+            "name='x'\n[[experiment]]\nid='a'\ntitle='t'\nservers=['rust-axum','rust-tonic']\nworkloads=['students']\n\
+             concurrency=4\ncluster={ ray='10.0.0.1:6379', workers=2 }",
+        )
+        .unwrap();
+        let cells = cells(&suite, &suite.experiments[0]).unwrap();
+        assert_eq!(cells.len(), 2);
+        for c in &cells {
+            assert_eq!(c.cluster, Some(ClusterSpec { ray: "10.0.0.1:6379".into(), workers: 2 }));
+            assert_eq!(c.params(None)["cluster"], json!("2 workers of the Ray cluster at 10.0.0.1:6379"));
+        }
     }
 
     #[test]

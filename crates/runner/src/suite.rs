@@ -73,6 +73,24 @@ pub struct ExperimentSpec {
     pub sweep: Option<Sweep>,
     #[serde(default, rename = "reference")]
     pub references: Vec<ReferenceSpec>,
+    /// Split each load cell across the nodes of a Ray cluster (`python -m callbench.distributed`).
+    #[serde(default)]
+    pub cluster: Option<ClusterSpec>,
+}
+
+/// `cluster = { ray = "HOST:PORT", workers = N }`: where the Ray cluster's head is, and how many
+/// of its nodes make each cell's calls together.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterSpec {
+    pub ray: String,
+    pub workers: usize,
+}
+
+impl std::fmt::Display for ClusterSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} workers of the Ray cluster at {}", self.workers, self.ray)
+    }
 }
 
 /// What an experiment's cells measure, and so what its `servers` name.
@@ -292,6 +310,7 @@ impl Suite {
                 }
             }
             check_clients(self, e).map_err(|m| format!("experiment '{}': {m}", e.id))?;
+            check_cluster(self, e)?;
             if let Some(stall) = &e.server_stall {
                 callbench_serverkit::stall::parse(stall)
                     .map_err(|m| format!("experiment '{}': server_stall '{stall}': {m}", e.id))?;
@@ -327,6 +346,39 @@ impl Suite {
         }
         Ok(())
     }
+}
+
+/// A cluster splits calls through the load engine to servers: nothing else can be split.
+fn check_cluster(suite: &Suite, e: &ExperimentSpec) -> Result<(), String> {
+    let Some(cluster) = &e.cluster else { return Ok(()) };
+    let fields = e.load.over(&suite.defaults);
+    let what = format!("experiment {}: cluster", e.id);
+    if cluster.workers == 0 {
+        return Err(format!("{what}: workers must be at least 1"));
+    }
+    if cluster.ray.rsplit_once(':').and_then(|(_, port)| port.parse::<u16>().ok()).is_none() {
+        return Err(format!("{what}: ray must be the cluster's HOST:PORT, not {:?}", cluster.ray));
+    }
+    if e.kind != ExperimentKind::Load {
+        return Err(format!("{what}: only load experiments can be split across machines"));
+    }
+    if e.servers.iter().any(|s| s.split('+').next() == Some("inproc")) {
+        return Err(format!("{what}: in-process cells run inside one process and cannot be split (drop inproc)"));
+    }
+    if e.clients.iter().any(|c| c != "callbench") {
+        return Err(format!("{what}: only callbench's engine runs on a cluster (clients = [\"callbench\"])"));
+    }
+    let callers = fields.concurrency.or((fields.connections.is_none() && fields.streams.is_none()).then_some(1));
+    if let Some(c) = callers.filter(|c| *c < cluster.workers) {
+        return Err(format!(
+            "{what}: concurrency {c} cannot be split across {} workers: each needs a caller (concurrency >= workers)",
+            cluster.workers
+        ));
+    }
+    if fields.network.is_some() || e.sweep.as_ref().is_some_and(|s| LinkSpec::is_key(&s.param)) {
+        return Err(format!("{what}: an emulated network is on this machine; a cluster's workers are elsewhere"));
+    }
+    Ok(())
 }
 
 /// Peer tools make calls to servers over the wire, for a time: only in load experiments, against
@@ -372,6 +424,34 @@ mod tests {
     fn the_default_suite_parses() {
         let suite = Suite::parse(DEFAULT_SUITE).unwrap();
         assert!(suite.experiments.len() >= 4);
+    }
+
+    #[test]
+    fn a_cluster_splits_calls_of_the_engine_to_servers_only() {
+        let suite = |servers: &str, extra: &str| {
+            Suite::parse(&format!(
+                "name='x'\n[[experiment]]\nid='a'\ntitle='t'\nservers=[{servers}]\nworkloads=['students']\n{extra}"
+            ))
+        };
+        let cluster = "cluster = { ray = '10.0.0.1:6379', workers = 2 }";
+        let ok = suite("'rust-axum'", &format!("concurrency = 4\n{cluster}")).unwrap();
+        assert_eq!(ok.experiments[0].cluster, Some(ClusterSpec { ray: "10.0.0.1:6379".into(), workers: 2 }));
+        for (servers, extra, needle) in [
+            ("'inproc'", format!("concurrency = 4\n{cluster}"), "in-process"),
+            ("'rust-axum'", cluster.to_string(), "concurrency 1 cannot be split"),
+            (
+                "'rust-axum'",
+                format!("concurrency = 4\nduration = '1s'\nclients = ['wrk']\n{cluster}"),
+                "callbench's engine",
+            ),
+            ("'rust-axum'", format!("concurrency = 4\nnetwork = {{ rtt = '10ms' }}\n{cluster}"), "emulated network"),
+            ("'rust-axum'", "concurrency = 4\ncluster = { ray = 'head', workers = 2 }".into(), "HOST:PORT"),
+            ("'rust-axum'", "concurrency = 4\ncluster = { ray = 'h:1', workers = 0 }".into(), "at least 1"),
+            ("'rust-axum'", "concurrency = 4\ncluster = { ray = 'h:1', nodes = 2 }".into(), "nodes"),
+        ] {
+            let err = suite(servers, &extra).unwrap_err();
+            assert!(err.contains(needle), "{extra}: {err}");
+        }
     }
 
     #[test]

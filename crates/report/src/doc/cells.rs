@@ -12,6 +12,9 @@ pub fn experiment(r: &Results, exp: &Experiment) -> Vec<Block> {
     }
     blocks.push(Block::Paragraph(facts(exp)));
     let cells: Vec<&Cell> = r.cells.iter().filter(|c| c.experiment == exp.id).collect();
+    if let Some(text) = cluster(&cells) {
+        blocks.push(Block::Paragraph(text));
+    }
     if cells.is_empty() {
         blocks.push(Block::Paragraph("No cell of this experiment was measured.".into()));
         return blocks;
@@ -32,6 +35,26 @@ fn facts(exp: &Experiment) -> String {
         parts.push(format!("swept: {sweep}"));
     }
     parts.join(" · ")
+}
+
+/// How a cluster made the calls, when one did: the figures are merged from its workers.
+fn cluster(cells: &[&Cell]) -> Option<String> {
+    let runs: Vec<_> = cells.iter().flat_map(|c| &c.runs).filter_map(|r| r.cluster.as_ref()).collect();
+    let first = runs.first()?;
+    let skew = runs.iter().map(|c| c.start_skew_ms).fold(0.0, f64::max);
+    let behind = runs.iter().filter(|c| !c.behind_schedule.is_empty()).count();
+    let mut text = format!(
+        "Calls made by {} workers of the Ray cluster at {}, each its exact share of every run; latencies from their \
+         histograms added, counts and CPU summed (client CPU per call: all workers' together). The workers' first \
+         calls were at most {skew:.2} ms apart.",
+        first.workers, first.ray
+    );
+    if behind > 0 {
+        text.push_str(&format!(
+            " In {behind} repetition(s) a worker fell behind its share: the client side was the limit."
+        ));
+    }
+    Some(text)
 }
 
 fn table(exp: &Experiment, cells: &[&Cell]) -> Table {
