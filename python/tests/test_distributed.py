@@ -300,17 +300,22 @@ cluster = {{ ray = "{loopback_cluster}", workers = 2 }}
     assert again.returncode == 0, again.stderr
 
 
-def test_a_cluster_cannot_split_in_process_cells(tmp_path):
+@pytest.mark.parametrize("servers, cluster, needle", [
+    ("inproc", "", "in-process cells"),
+    ("rust-axum", ", server_host = '192.0.2.1'", "give --allow-remote"),
+])
+def test_what_a_cluster_cannot_do_is_refused_before_anything_runs(tmp_path, servers, cluster, needle):
     suite = tmp_path / "bad.toml"
-    suite.write_text("""name = "bad"
+    suite.write_text(f"""name = "bad"
 [[experiment]]
 id = "x"
 title = "x"
-servers = ["inproc"]
+servers = ["{servers}"]
 workloads = ["students"]
-cluster = { ray = "127.0.0.1:6379", workers = 2 }
+concurrency = 2
+cluster = {{ ray = "127.0.0.1:6379", workers = 2{cluster} }}
 """)
     r = subprocess.run([find_cli(REPO), "run", str(suite), "--out", str(tmp_path / "out"), "--no-build"], cwd=REPO,
                        capture_output=True, text=True, timeout=120)
-    assert r.returncode != 0 and "in-process cells" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert r.returncode != 0 and needle in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert not (tmp_path / "out").exists()

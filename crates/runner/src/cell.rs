@@ -94,6 +94,8 @@ pub async fn measure_once(
         .map(|l| crate::network::before_run(l, &p.fields.network.clone().unwrap_or_else(LinkSpec::transparent)));
     let mut outcome = match &p.cluster {
         Some(cluster) => {
+            // `callbench run --allow-remote` let this experiment's servers listen where the workers reach them.
+            spec.allow_remote = cluster.remote_server_host().is_some() && o.allow_remote;
             let python = crate::python::interpreter(fleet.repo());
             crate::cluster::measure(&python, &spec, cluster, group, o.cancel.clone()).await
         }

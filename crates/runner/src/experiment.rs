@@ -73,7 +73,8 @@ pub async fn run(
     };
     let _client_side = link.as_ref().map(|l| l.client.enter()).transpose()?;
     let stall = spec.server_stall.iter().map(|s| (callbench_serverkit::stall::ENV.to_string(), s.clone())).collect();
-    let fleet = Fleet::new(repo, o.server_cpus.clone()).behind(link.as_ref()).with_env(stall);
+    let host = spec.cluster.as_ref().and_then(|c| c.server_host.clone());
+    let fleet = Fleet::new(repo, o.server_cpus.clone()).behind(link.as_ref()).with_env(stall).listening_on(host);
     let results_dir = store.dir.clone();
     let mut cx = Context { repo, spec, o, fleet, programs, python, results_dir };
     let cells = prepare_cells(&mut cx, plans, results, progress).await;
@@ -552,6 +553,7 @@ rate = 100
         let store = Store::create(&dir).unwrap();
         let suite = Suite::parse(SUITE).unwrap();
         let o = Options {
+            allow_remote: false,
             suite_text: SUITE.into(),
             suite_file: "t.toml".into(),
             command_line: vec![],

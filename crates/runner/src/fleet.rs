@@ -42,6 +42,8 @@ pub struct Fleet<'a> {
     cpus: Vec<usize>,
     /// The emulated link the servers sit behind (in its server namespace, at its far address).
     link: Option<&'a Link>,
+    /// The address servers listen on (None: loopback; a cluster's `server_host`).
+    host: Option<String>,
     /// Keyed by (server name, mode, TLS).
     running: BTreeMap<(String, String, bool), Running>,
     /// Servers that cannot be measured in this run (failed start or verify), with the reason.
@@ -56,12 +58,26 @@ impl<'a> Fleet<'a> {
     }
 
     pub fn new(repo: &'a Repo, cpus: Vec<usize>) -> Self {
-        Fleet { repo, cpus, link: None, running: BTreeMap::new(), refused: BTreeMap::new(), env: Vec::new() }
+        Fleet {
+            repo,
+            cpus,
+            link: None,
+            host: None,
+            running: BTreeMap::new(),
+            refused: BTreeMap::new(),
+            env: Vec::new(),
+        }
     }
 
     /// Servers started from now on get `env` too.
     pub fn with_env(mut self, env: Vec<(String, String)>) -> Self {
         self.env = env;
+        self
+    }
+
+    /// Servers started from now on listen on `host` (None: loopback).
+    pub fn listening_on(mut self, host: Option<String>) -> Self {
+        self.host = host;
         self
     }
 
@@ -139,6 +155,9 @@ impl<'a> Fleet<'a> {
                 .collect(),
             ..StartOptions::default()
         };
+        if let Some(host) = &self.host {
+            options.host = host.clone();
+        }
         if let Some(link) = self.link {
             options.host = SERVER_ADDR.to_string();
             options.netns = Some(link.server.fd());

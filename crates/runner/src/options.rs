@@ -14,4 +14,6 @@ pub struct Options {
     pub cancel: Arc<AtomicBool>,
     /// A line on stderr per experiment and round.
     pub quiet: bool,
+    /// Servers may listen on an address other machines reach (a cluster's `server_host`).
+    pub allow_remote: bool,
 }

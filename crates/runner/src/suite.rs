@@ -85,11 +85,28 @@ pub struct ExperimentSpec {
 pub struct ClusterSpec {
     pub ray: String,
     pub workers: usize,
+    /// The address the experiment's servers listen on, one the workers reach (default: this
+    /// machine's loopback, for Ray nodes of this machine). Other than loopback: `--allow-remote`.
+    #[serde(default)]
+    pub server_host: Option<String>,
+}
+
+impl ClusterSpec {
+    /// `server_host` when other machines would reach it.
+    pub fn remote_server_host(&self) -> Option<&str> {
+        let host = self.server_host.as_deref()?;
+        let ip: std::net::IpAddr = host.parse().ok()?;
+        (!ip.is_loopback()).then_some(host)
+    }
 }
 
 impl std::fmt::Display for ClusterSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} workers of the Ray cluster at {}", self.workers, self.ray)
+        write!(f, "{} workers of the Ray cluster at {}", self.workers, self.ray)?;
+        match &self.server_host {
+            Some(host) => write!(f, ", servers at {host}"),
+            None => Ok(()),
+        }
     }
 }
 
@@ -353,6 +370,10 @@ fn check_cluster(suite: &Suite, e: &ExperimentSpec) -> Result<(), String> {
     let Some(cluster) = &e.cluster else { return Ok(()) };
     let fields = e.load.over(&suite.defaults);
     let what = format!("experiment {}: cluster", e.id);
+    if let Some(host) = &cluster.server_host {
+        host.parse::<std::net::IpAddr>()
+            .map_err(|_| format!("{what}: server_host must be an IP address of this machine, not {host:?}"))?;
+    }
     if cluster.workers == 0 {
         return Err(format!("{what}: workers must be at least 1"));
     }
@@ -435,7 +456,18 @@ mod tests {
         };
         let cluster = "cluster = { ray = '10.0.0.1:6379', workers = 2 }";
         let ok = suite("'rust-axum'", &format!("concurrency = 4\n{cluster}")).unwrap();
-        assert_eq!(ok.experiments[0].cluster, Some(ClusterSpec { ray: "10.0.0.1:6379".into(), workers: 2 }));
+        assert_eq!(
+            ok.experiments[0].cluster,
+            Some(ClusterSpec { ray: "10.0.0.1:6379".into(), workers: 2, server_host: None })
+        );
+        let remote =
+            |host: &str| ClusterSpec { server_host: Some(host.into()), ..ok.experiments[0].cluster.clone().unwrap() };
+        assert_eq!(remote("10.0.0.5").remote_server_host(), Some("10.0.0.5"));
+        assert_eq!(remote("127.0.0.1").remote_server_host(), None);
+        assert_eq!(
+            remote("10.0.0.5").to_string(),
+            "2 workers of the Ray cluster at 10.0.0.1:6379, servers at 10.0.0.5"
+        );
         for (servers, extra, needle) in [
             ("'inproc'", format!("concurrency = 4\n{cluster}"), "in-process"),
             ("'rust-axum'", cluster.to_string(), "concurrency 1 cannot be split"),
@@ -448,6 +480,11 @@ mod tests {
             ("'rust-axum'", "concurrency = 4\ncluster = { ray = 'head', workers = 2 }".into(), "HOST:PORT"),
             ("'rust-axum'", "concurrency = 4\ncluster = { ray = 'h:1', workers = 0 }".into(), "at least 1"),
             ("'rust-axum'", "concurrency = 4\ncluster = { ray = 'h:1', nodes = 2 }".into(), "nodes"),
+            (
+                "'rust-axum'",
+                "concurrency = 4\ncluster = { ray = 'h:1', workers = 2, server_host = 'myhost' }".into(),
+                "IP address",
+            ),
         ] {
             let err = suite(servers, &extra).unwrap_err();
             assert!(err.contains(needle), "{extra}: {err}");

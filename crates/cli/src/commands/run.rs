@@ -28,6 +28,10 @@ pub struct Args {
     /// No progress lines on stderr.
     #[arg(short, long)]
     quiet: bool,
+    /// Let the servers of an experiment with a cluster listen on an address other machines reach
+    /// (its `server_host`); without it, only loopback.
+    #[arg(long)]
+    allow_remote: bool,
 }
 
 /// Runs the suite; the exit code is the signal's when interrupted, 1 when some cell could not be
@@ -55,6 +59,11 @@ pub async fn run(args: Args) -> Result<i32> {
     if out.join("results.json").exists() {
         bail!("{} already holds results; give another --out", out.display());
     }
+    if !args.allow_remote {
+        if let Some(host) = suite.experiments.iter().filter_map(|e| e.cluster.as_ref()?.remote_server_host()).next() {
+            bail!("a cluster's server_host {host} is not loopback: other machines would reach the servers; give --allow-remote");
+        }
+    }
     execute::prepare(&repo, &suite, !args.no_build).map_err(anyhow::Error::msg)?;
     let store = Store::create(&out).map_err(anyhow::Error::msg)?;
     let cancel = Arc::new(AtomicBool::new(false));
@@ -68,6 +77,7 @@ pub async fn run(args: Args) -> Result<i32> {
         repetitions: args.repetitions.map(usize::from),
         cancel: cancel.clone(),
         quiet: args.quiet,
+        allow_remote: args.allow_remote,
     };
     if !args.quiet {
         eprintln!(
