@@ -170,6 +170,11 @@ def test_the_split_is_exact_and_even():
     assert distributed.behind_schedule({"rate": {"requested": 100.0, "achieved": 90.0, "not_started": 0},
                                         "duration_s": 1.0, "calls": {"ok": 90, "errors": 0},
                                         "client_cpu_us_per_call": 10.0}) == ["achieved 90.0/s of its 100.0/s"]
+    late = {"rate": {"requested": 100.0, "achieved": 100.0, "not_started": 0, "late_starts": 20}, "duration_s": 1.0,
+            "calls": {"ok": 100, "errors": 0}, "client_cpu_us_per_call": 10.0, "settings": {"precise_timer": True}}
+    assert distributed.behind_schedule(late) == ["20 of its 100 calls started more than 1 ms late"]
+    late["settings"]["precise_timer"] = False
+    assert distributed.behind_schedule(late) == []
 
 
 def test_two_workers_make_the_one_machine_run(lab, cluster, server):
