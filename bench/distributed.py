@@ -129,6 +129,8 @@ class Counter:
 def cluster_up(a, lab, temp: Path) -> tuple[dict[str, tuple[str, str]], str, Path, str]:
     """The Ray cluster in the lab and the server: hosts, the head's address, the server's counter file and its
     address."""
+    from callbench.distributed import alive_nodes
+
     hosts = lab.hosts
     ray = str(VENV_PYTHON.with_name("ray"))
     address = f"{hosts['head'][1]}:6379"
@@ -139,11 +141,11 @@ def cluster_up(a, lab, temp: Path) -> tuple[dict[str, tuple[str, str]], str, Pat
                                          "--include-dashboard", "false", "--node-ip-address", hosts["head"][1],
                                          *common]), signal.SIGKILL, stdout=log, stderr=subprocess.STDOUT)
     for i, node in enumerate(("node1", "node2")):
-        wait_for(f"{i + 1} Ray node(s)", lambda: alive(hosts["head"][0], address) >= i + 1)
+        wait_for(f"{i + 1} Ray node(s)", lambda: alive_nodes(address, hosts["head"][0]) >= i + 1)
         start(netns(hosts[node][0], pin + [ray, "start", "--block", "--address", address, "--num-cpus", "1",
                                            "--node-ip-address", hosts[node][1], *common]),
               signal.SIGKILL, stdout=log, stderr=subprocess.STDOUT)
-    wait_for("3 Ray nodes", lambda: alive(hosts["head"][0], address) >= 3)
+    wait_for("3 Ray nodes", lambda: alive_nodes(address, hosts["head"][0]) >= 3)
     counter = temp / "answered"
     server = start(netns(hosts["server"][0], ["taskset", "-c", a.server_cpu, str(CALLBENCH), "serve", "rust-axum",
                                               "--no-build", "--host", hosts["server"][1]]),
@@ -158,14 +160,6 @@ def cluster_up(a, lab, temp: Path) -> tuple[dict[str, tuple[str, str]], str, Pat
             break
     threading.Thread(target=lambda: [None for _ in server.stderr], daemon=True).start()
     return hosts, address, counter, url.replace("http://", "")
-
-
-def alive(ns: str, address: str) -> int:
-    code = ("import ray,sys; ray.init(address=sys.argv[1], logging_level='ERROR'); "
-            "print(sum(n['Alive'] for n in ray.nodes()))")
-    r = subprocess.run(netns(ns, [str(VENV_PYTHON), "-c", code, address]), capture_output=True, text=True,
-                       timeout=60, env=ENV)
-    return int(r.stdout.strip() or 0) if r.returncode == 0 else 0
 
 
 def one_run(workers: int, hosts, address: str, target: str, counter: Counter, a) -> dict:

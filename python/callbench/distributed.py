@@ -336,6 +336,21 @@ def run(load_args: list[str], workers: int, lead: float = LEAD_S, skew_limit: fl
     }
 
 
+def alive_nodes(address: str, netns: str | None = None) -> int:
+    """How many nodes of the Ray cluster at `address` are alive (0 when it cannot be joined), asked from a process
+    of its own (in network namespace `netns`, e.g. a host of `callbench lab`): for scripts that start a cluster and
+    wait for its nodes."""
+    import subprocess
+
+    from .servers import in_netns
+
+    code = ("import ray,sys; ray.init(address=sys.argv[1], logging_level='ERROR'); "
+            "print(sum(n['Alive'] for n in ray.nodes()))")
+    r = subprocess.run(in_netns(netns, [sys.executable, "-c", code, address]), capture_output=True, text=True,
+                       timeout=60, env=dict(os.environ, RAY_USAGE_STATS_ENABLED="0"))
+    return int(r.stdout.strip() or 0) if r.returncode == 0 else 0
+
+
 def _kill(actors: list[Any]) -> None:
     import ray
 

@@ -4,6 +4,7 @@
 //! and then wait for a start time on the monotonic clock, so that machines started by a
 //! coordinator start together.
 
+use callbench_engine::clock::monotonic_seconds;
 use callbench_engine::stats::percentiles;
 use callbench_engine::{Edge, EdgeHook};
 use callbench_load::watch::{RunView, Watch};
@@ -93,10 +94,7 @@ struct Flags {
 /// CLOCK_MONOTONIC in seconds: Python's `time.monotonic()` on Linux, and the clock `Instant` reads.
 #[pyfunction]
 pub fn monotonic_now() -> f64 {
-    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: clock_gettime writes into the struct given.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
-    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+    monotonic_seconds()
 }
 
 /// Runs `callbench load <args>` and returns (report JSON, latency histogram, uncorrected latency

@@ -102,7 +102,7 @@ def cluster(lab):
     def alive(n: int):
         if any(node.proc.poll() is not None for node in nodes):
             raise AssertionError("a Ray node ended at its start" + tails(temp))
-        return _alive_nodes(head_ns, address) >= n
+        return distributed.alive_nodes(address, head_ns) >= n
 
     try:
         for host in ("node1", "node2"):
@@ -116,14 +116,6 @@ def cluster(lab):
         for n in reversed(nodes):
             n.kill()
         shutil.rmtree(temp, ignore_errors=True)
-
-
-def _alive_nodes(netns: str | None, address: str) -> int:
-    argv = [sys.executable, "-c", "import ray,sys; ray.init(address=sys.argv[1], logging_level='ERROR'); "
-            "print(sum(n['Alive'] for n in ray.nodes()))", address]
-    r = subprocess.run(in_netns(netns, argv), capture_output=True, text=True, timeout=60,
-                       env=dict(os.environ, RAY_USAGE_STATS_ENABLED="0"))
-    return int(r.stdout.strip() or 0) if r.returncode == 0 else 0
 
 
 @pytest.fixture(scope="module")
@@ -257,9 +249,9 @@ def loopback_cluster():
     nodes = [Node(None, ["--head", "--port", str(port), "--num-cpus", "0", "--include-dashboard", "false",
                          f"--system-config={SYSTEM_CONFIG}", *common], temp / "head.log")]
     try:
-        wait_for("the Ray head", lambda: _alive_nodes(None, address) >= 1, logs=temp)
+        wait_for("the Ray head", lambda: distributed.alive_nodes(address) >= 1, logs=temp)
         nodes.append(Node(None, ["--address", address, "--num-cpus", "1", *common], temp / "node1.log"))
-        wait_for("2 alive Ray nodes", lambda: _alive_nodes(None, address) >= 2, logs=temp)
+        wait_for("2 alive Ray nodes", lambda: distributed.alive_nodes(address) >= 2, logs=temp)
         yield address
     finally:
         for n in reversed(nodes):

@@ -57,6 +57,15 @@ impl Clock {
     }
 }
 
+/// CLOCK_MONOTONIC in seconds: the clock `std::time::Instant` reads and Python's `time.monotonic()`
+/// gives, so times can cross between processes of one machine (a coordinator's start time).
+pub fn monotonic_seconds() -> f64 {
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes into the struct given.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,6 +6,7 @@
 use crate::measure::{self, CpuReading};
 use crate::repetition::Measured;
 use crate::suite::ClusterSpec;
+use callbench_engine::clock::monotonic_seconds;
 use callbench_load::LoadSpec;
 use callbench_report::model::{ClusterRun, Latency, RunMetrics, WorkerShare};
 use hdrhistogram::serialization::Deserializer;
@@ -46,7 +47,7 @@ pub async fn measure(
         .kill_on_drop(true);
     let pids = server_group.map(measure::group_pids).unwrap_or_default();
     let sampler = Sampler::start(pids);
-    let clock = (Instant::now(), monotonic_now());
+    let clock = (Instant::now(), monotonic_seconds());
     let mut child =
         command.spawn().map_err(|e| format!("cannot run {} -m callbench.distributed: {e}", python.display()))?;
     let stderr = child.stderr.take().map(|mut pipe| {
@@ -226,14 +227,6 @@ impl Sampler {
         }
         std::mem::take(&mut *self.readings.lock().unwrap_or_else(|p| p.into_inner()))
     }
-}
-
-/// CLOCK_MONOTONIC in seconds (Python's `time.monotonic()`, what the coordinator's times are on).
-fn monotonic_now() -> f64 {
-    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: clock_gettime writes into the struct given.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
-    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
 }
 
 /// A directory for the coordinator's files, removed when dropped.
