@@ -136,6 +136,8 @@ def merge(results: Sequence[LoadResult]) -> dict[str, Any]:
             k: over_all_calls(lambda r, k=k: r["payload_bytes_per_call"][k]) for k in reports[0]["payload_bytes_per_call"]
         },
         "client_cpu_us_per_call": over_all_calls(lambda r: r["client_cpu_us_per_call"]),
+        # Each machine holds its own memory: the largest of them.
+        "client_rss_peak_kib": max((r.get("client_rss_peak_kib") or 0 for r in reports), default=0) or None,
         "rate": {
             "requested": sum(r["requested"] for r in rates),
             "achieved": sum(r["achieved"] for r in rates),

@@ -65,42 +65,84 @@ impl Grpc {
     }
 }
 
-/// Splits the answer's data into length-prefixed messages as chunks arrive.
+/// Splits the answer's data into length-prefixed messages as chunks arrive, holding only the
+/// prefix being read and, when checked, the first message: a length prefix of 4 GiB costs
+/// nothing until its bytes come, and a message to keep beyond `limits::MAX_KEPT_BODY` is refused.
 #[derive(Default)]
 struct Messages {
-    pending: Vec<u8>,
+    /// The 5-byte prefix of the next message, as far as it has come.
+    prefix: Vec<u8>,
+    /// The message being read: its length and the bytes of it still to come.
+    current: Option<(usize, usize)>,
     count: u64,
     payload: u64,
     /// The first message and whether it was compressed, kept only when checked.
     first: Option<(bool, Vec<u8>)>,
+    keeping: bool,
     broken: bool,
 }
 
 impl Messages {
-    fn push(&mut self, chunk: &[u8], keep_first: bool) {
-        self.pending.extend_from_slice(chunk);
-        let mut at = 0;
-        while self.pending.len() - at >= 5 {
-            let len = u32::from_be_bytes(self.pending[at + 1..at + 5].try_into().unwrap()) as usize;
-            if self.pending.len() - at - 5 < len {
-                break;
-            }
-            let compressed = match self.pending[at] {
-                0 => false,
-                1 => true,
-                _ => {
-                    self.broken = true;
-                    false
+    fn push(&mut self, mut chunk: &[u8], keep_first: bool) {
+        while !chunk.is_empty() && !self.broken {
+            let Some((len, left)) = self.current else {
+                let n = (5 - self.prefix.len()).min(chunk.len());
+                self.prefix.extend_from_slice(&chunk[..n]);
+                chunk = &chunk[n..];
+                if self.prefix.len() == 5 {
+                    self.start_message(keep_first);
                 }
+                continue;
             };
-            if keep_first && self.first.is_none() {
-                self.first = Some((compressed, self.pending[at + 5..at + 5 + len].to_vec()));
+            let n = left.min(chunk.len());
+            if self.keeping {
+                if let Some((_, kept)) = &mut self.first {
+                    kept.extend_from_slice(&chunk[..n]);
+                }
             }
+            chunk = &chunk[n..];
+            self.current = Some((len, left - n));
+            if left == n {
+                self.count += 1;
+                self.payload += len as u64;
+                self.current = None;
+                self.keeping = false;
+            }
+        }
+        if let Some((len, 0)) = self.current {
+            // An empty message ends with its prefix.
             self.count += 1;
             self.payload += len as u64;
-            at += 5 + len;
+            self.current = None;
+            self.keeping = false;
         }
-        self.pending.drain(..at);
+    }
+
+    fn start_message(&mut self, keep_first: bool) {
+        let compressed = match self.prefix[0] {
+            0 => false,
+            1 => true,
+            _ => {
+                self.broken = true;
+                return;
+            }
+        };
+        let len = u32::from_be_bytes(self.prefix[1..5].try_into().expect("five bytes")) as usize;
+        self.prefix.clear();
+        self.keeping = keep_first && self.first.is_none();
+        if self.keeping {
+            if len > crate::limits::MAX_KEPT_BODY {
+                self.broken = true;
+                return;
+            }
+            self.first = Some((compressed, Vec::new()));
+        }
+        self.current = Some((len, len));
+    }
+
+    /// Whether the data ended between messages.
+    fn complete(&self) -> bool {
+        self.prefix.is_empty() && self.current.is_none()
     }
 }
 
@@ -125,8 +167,8 @@ impl Target for Grpc {
         let answer = match answer {
             Ok(answer) => answer,
             Err(e) if e.unprocessed() => return Reply::unprocessed(bytes, e.connection_survives()),
-            Err(e) if e.connection_survives() => return Reply::error(ErrorKind::Io, bytes),
-            Err(_) => return Reply::broken(ErrorKind::Io, bytes),
+            Err(e) if e.connection_survives() => return Reply::error(e.error_kind(), bytes),
+            Err(e) => return Reply::broken(e.error_kind(), bytes),
         };
         if answer.status != 200 {
             return Reply::error(ErrorKind::HttpStatus(answer.status), bytes);
@@ -136,13 +178,16 @@ impl Target for Grpc {
             Some(code) => return Reply::error(ErrorKind::GrpcStatus(code), bytes),
             None => return Reply::error(ErrorKind::Io, bytes), // no status at all: a broken answer
         }
-        if messages.broken || !messages.pending.is_empty() {
-            return Reply::error(ErrorKind::Io, bytes);
+        if messages.broken || !messages.complete() {
+            return Reply::error(ErrorKind::Protocol, bytes);
         }
         if let Some(check) = &self.check {
             let good = match &messages.first {
                 Some((false, message)) => check(message),
-                Some((true, message)) => gunzip(message).is_some_and(|m| check(&m)),
+                Some((true, message)) => match gunzip(message) {
+                    Ok(m) => check(&m),
+                    Err(e) => return Reply::error(e.error_kind(), bytes),
+                },
                 None => false,
             };
             if !good {
@@ -184,11 +229,31 @@ mod tests {
             m.push(&data[..split], true);
             m.push(&data[split..], true);
             assert_eq!((m.count, m.payload, m.broken), (3, 7, false), "split at {split}");
-            assert!(m.pending.is_empty());
+            assert!(m.complete());
             assert_eq!(m.first, Some((false, b"first".to_vec())));
         }
         let mut m = Messages::default();
         m.push(&frame(7, b"x"), false);
+        assert!(m.broken);
+        // Cut short: the data ends inside a prefix or a message.
+        for cut in [3, 7] {
+            let mut m = Messages::default();
+            m.push(&frame(0, b"first")[..cut], true);
+            assert!(!m.complete() && !m.broken, "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn a_huge_length_prefix_holds_nothing_until_its_bytes_come() {
+        let mut huge = vec![0u8];
+        huge.extend_from_slice(&u32::MAX.to_be_bytes());
+        let mut m = Messages::default();
+        m.push(&huge, false);
+        m.push(&[7u8; 1000], false);
+        assert!(!m.broken && !m.complete() && m.first.is_none() && m.prefix.is_empty());
+        // Kept (checked), it is refused at once: beyond what the engine keeps.
+        let mut m = Messages::default();
+        m.push(&huge, true);
         assert!(m.broken);
     }
 

@@ -6,6 +6,7 @@
 
 mod chunked;
 
+use crate::limits::MAX_KEPT_BODY;
 use crate::net::{Endpoint, Stream};
 use crate::record::{ByteCounts, ErrorKind};
 use crate::request::{gunzip, Expect, HttpRequest};
@@ -97,7 +98,7 @@ impl Http1 {
 /// How the answer's body is delimited.
 enum Framing {
     None,
-    Length(usize),
+    Length(u64),
     Chunked,
     UntilClose,
 }
@@ -116,9 +117,9 @@ fn parse_head(buf: &[u8], head_request: bool) -> Result<Option<Head>, ErrorKind>
     let mut response = httparse::Response::new(&mut headers);
     let len = match response.parse(buf) {
         Ok(httparse::Status::Complete(len)) => len,
-        Ok(httparse::Status::Partial) if buf.len() > MAX_HEAD => return Err(ErrorKind::Io),
+        Ok(httparse::Status::Partial) if buf.len() > MAX_HEAD => return Err(ErrorKind::Protocol),
         Ok(httparse::Status::Partial) => return Ok(None),
-        Err(_) => return Err(ErrorKind::Io),
+        Err(_) => return Err(ErrorKind::Protocol),
     };
     let status = response.code.unwrap_or(0);
     let mut close = response.version == Some(0);
@@ -127,7 +128,7 @@ fn parse_head(buf: &[u8], head_request: bool) -> Result<Option<Head>, ErrorKind>
         // Names first: most headers are none of these four, and need no value decoded.
         let value = || std::str::from_utf8(h.value).unwrap_or("").trim();
         if h.name.eq_ignore_ascii_case("content-length") {
-            length = Some(value().parse::<usize>().map_err(|_| ErrorKind::Io)?);
+            length = Some(value().parse::<u64>().map_err(|_| ErrorKind::Protocol)?);
         } else if h.name.eq_ignore_ascii_case("transfer-encoding") {
             chunked = value().to_ascii_lowercase().ends_with("chunked");
         } else if h.name.eq_ignore_ascii_case("connection") {
@@ -236,48 +237,78 @@ impl Http1Conn {
                 continue;
             }
             self.buf.advance(head.len);
-            let mut body = Vec::new();
-            let size = match head.framing {
-                Framing::None => 0,
-                Framing::Length(n) => {
-                    while self.buf.len() < n {
-                        if !self.fill().await? {
-                            return Err(ErrorKind::Io);
-                        }
-                    }
-                    if keep_body {
-                        body.extend_from_slice(&self.buf[..n]);
-                    }
-                    self.buf.advance(n);
-                    n as u64
-                }
-                Framing::Chunked => loop {
-                    let out = keep_body.then_some(&mut body);
-                    match chunked::scan(&self.buf, out).map_err(|()| ErrorKind::Io)? {
-                        Some((end, data)) => {
-                            self.buf.advance(end);
-                            break data;
-                        }
-                        None => {
-                            body.clear();
-                            if !self.fill().await? {
-                                return Err(ErrorKind::Io);
-                            }
-                        }
-                    }
-                },
-                Framing::UntilClose => {
-                    while self.fill().await? {}
-                    let n = self.buf.len();
-                    if keep_body {
-                        body.extend_from_slice(&self.buf);
-                    }
-                    self.buf.clear();
-                    n as u64
-                }
-            };
-            return Ok((head, body, size));
+            let body = self.body(&head.framing, keep_body).await?;
+            return Ok((head, body.0, body.1));
         }
+    }
+}
+
+impl Http1Conn {
+    /// Reads an answer's body as it arrives, dropping what is read: only a body kept for a check
+    /// is held, up to `limits::MAX_KEPT_BODY`. Gives it (empty unless kept) and its size.
+    async fn body(&mut self, framing: &Framing, keep: bool) -> Result<(Vec<u8>, u64), ErrorKind> {
+        let mut body = Vec::new();
+        let keep_part = |body: &mut Vec<u8>, part: &[u8]| {
+            if keep && body.len() + part.len() > MAX_KEPT_BODY {
+                return Err(ErrorKind::Protocol);
+            }
+            if keep {
+                body.extend_from_slice(part);
+            }
+            Ok(())
+        };
+        let size = match *framing {
+            Framing::None => 0,
+            Framing::Length(n) => {
+                if keep && n > MAX_KEPT_BODY as u64 {
+                    return Err(ErrorKind::Protocol);
+                }
+                let mut left = n;
+                loop {
+                    let take = left.min(self.buf.len() as u64) as usize;
+                    keep_part(&mut body, &self.buf[..take])?;
+                    self.buf.advance(take);
+                    left -= take as u64;
+                    if left == 0 {
+                        break n;
+                    }
+                    if !self.fill().await? {
+                        return Err(ErrorKind::Io);
+                    }
+                }
+            }
+            Framing::Chunked => {
+                let mut decoder = chunked::Chunked::default();
+                let mut over = false;
+                loop {
+                    let (used, done) = decoder
+                        .feed(&self.buf, |data| over |= keep_part(&mut body, data).is_err())
+                        .map_err(|_| ErrorKind::Protocol)?;
+                    self.buf.advance(used);
+                    if over {
+                        return Err(ErrorKind::Protocol);
+                    }
+                    if done {
+                        break decoder.data;
+                    }
+                    if !self.fill().await? {
+                        return Err(ErrorKind::Io);
+                    }
+                }
+            }
+            Framing::UntilClose => {
+                let mut n = 0;
+                loop {
+                    keep_part(&mut body, &self.buf)?;
+                    n += self.buf.len() as u64;
+                    self.buf.clear();
+                    if !self.fill().await? {
+                        break n;
+                    }
+                }
+            }
+        };
+        Ok((body, size))
     }
 }
 
@@ -333,11 +364,10 @@ impl Target for Http1 {
         let mut reply = if !self.expect.status_ok(head.status) {
             Reply::error(ErrorKind::HttpStatus(head.status), bytes)
         } else if let Some(check) = &self.expect.body {
-            let body = if head.gzip { gunzip(&body) } else { Some(body) };
-            if body.is_some_and(|b| check(&b)) {
-                Reply::ok(bytes)
-            } else {
-                Reply::error(ErrorKind::Validation, bytes)
+            match if head.gzip { gunzip(&body) } else { Ok(body) } {
+                Ok(body) if check(&body) => Reply::ok(bytes),
+                Ok(_) => Reply::error(ErrorKind::Validation, bytes),
+                Err(e) => Reply::error(e.error_kind(), bytes),
             }
         } else {
             Reply::ok(bytes)

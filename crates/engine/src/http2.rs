@@ -65,10 +65,12 @@ impl Target for Http2 {
         let mut bytes = ByteCounts { sent: self.body.len() as u64, received: 0 };
         let keep = self.expect.body.is_some();
         let mut body = Vec::new();
+        let mut too_large = false;
         let answer = conn
             .exchange(&self.block, &self.body, |chunk| {
                 bytes.received += chunk.len() as u64;
-                if keep {
+                too_large |= keep && body.len() + chunk.len() > crate::limits::MAX_KEPT_BODY;
+                if keep && !too_large {
                     body.extend_from_slice(chunk);
                 }
             })
@@ -76,17 +78,22 @@ impl Target for Http2 {
         let answer = match answer {
             Ok(answer) => answer,
             Err(e) if e.unprocessed() => return Reply::unprocessed(bytes, e.connection_survives()),
-            Err(e) if e.connection_survives() => return Reply::error(ErrorKind::Io, bytes),
-            Err(_) => return Reply::broken(ErrorKind::Io, bytes),
+            Err(e) if e.connection_survives() => return Reply::error(e.error_kind(), bytes),
+            Err(e) => return Reply::broken(e.error_kind(), bytes),
         };
         if !self.expect.status_ok(answer.status) {
             return Reply::error(ErrorKind::HttpStatus(answer.status), bytes);
         }
+        if too_large {
+            return Reply::error(ErrorKind::Protocol, bytes);
+        }
         if let Some(check) = &self.expect.body {
             let gzip = answer.headers.get("content-encoding") == Some(b"gzip");
-            let body = if gzip { gunzip(&body) } else { Some(body) };
-            if !body.is_some_and(|b| check(&b)) {
-                return Reply::error(ErrorKind::Validation, bytes);
+            let body = if gzip { gunzip(&body) } else { Ok(body) };
+            match body {
+                Ok(body) if check(&body) => {}
+                Ok(_) => return Reply::error(ErrorKind::Validation, bytes),
+                Err(e) => return Reply::error(e.error_kind(), bytes),
             }
         }
         Reply::ok(bytes)

@@ -14,6 +14,8 @@ pub mod h2pool;
 pub mod http1;
 pub mod http2;
 pub mod inproc;
+pub mod limits;
+pub mod memory;
 pub mod net;
 pub mod pacer;
 pub mod rate;

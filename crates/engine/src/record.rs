@@ -18,6 +18,9 @@ pub enum ErrorKind {
     Validation,
     /// Any other I/O failure on an open connection.
     Io,
+    /// The answer broke its protocol (bad framing, a frame or flow-control violation) or went
+    /// beyond the engine's limits (`limits`: a body too large to keep, a gzip bomb).
+    Protocol,
 }
 
 /// The result of one call.

@@ -1,5 +1,6 @@
 //! What an HTTP call sends and what counts as a good answer, shared by HTTP/1.1 and HTTP/2.
 
+use crate::record::ErrorKind;
 use bytes::Bytes;
 use std::io::Write;
 
@@ -80,11 +81,40 @@ pub fn gzip(data: &[u8]) -> Vec<u8> {
     encoder.finish().expect("writing to memory")
 }
 
-/// Undoes gzip; None if the data is not valid gzip.
-pub fn gunzip(data: &[u8]) -> Option<Vec<u8>> {
+/// Why an answer could not be inflated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Inflate {
+    /// Not valid gzip: the answer fails its check.
+    Corrupt,
+    /// It inflates beyond `limits::MAX_KEPT_BODY` (a gzip bomb): the answer breaks a limit.
+    TooLarge,
+}
+
+impl Inflate {
+    /// How a call whose answer could not be inflated fails.
+    pub fn error_kind(self) -> ErrorKind {
+        match self {
+            Inflate::Corrupt => ErrorKind::Validation,
+            Inflate::TooLarge => ErrorKind::Protocol,
+        }
+    }
+}
+
+/// Undoes gzip, reading at most `limits::MAX_KEPT_BODY` bytes of its output: 1 MiB of gzip can
+/// hold 1 GiB of zeros.
+pub fn gunzip(data: &[u8]) -> Result<Vec<u8>, Inflate> {
+    gunzip_at_most(data, crate::limits::MAX_KEPT_BODY)
+}
+
+fn gunzip_at_most(data: &[u8], limit: usize) -> Result<Vec<u8>, Inflate> {
+    use std::io::Read;
     let mut out = Vec::new();
-    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(data), &mut out).ok()?;
-    Some(out)
+    let mut inflated = flate2::read::GzDecoder::new(data).take(limit as u64 + 1);
+    inflated.read_to_end(&mut out).map_err(|_| Inflate::Corrupt)?;
+    if out.len() > limit {
+        return Err(Inflate::TooLarge);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -102,7 +132,18 @@ mod tests {
         assert_eq!(r.implied_headers().len(), 3);
         r.headers.push(("Content-Type".into(), "text/plain".into()));
         assert!(!r.implied_headers().contains(&("content-type", "application/json")));
-        assert!(gunzip(b"not gzip").is_none());
+        assert_eq!(gunzip(b"not gzip"), Err(Inflate::Corrupt));
+    }
+
+    #[test]
+    fn a_gzip_bomb_stops_at_the_limit() {
+        // 64 KiB of zeros compress to about 100 bytes; a limit below them refuses the rest.
+        let bomb = gzip(&vec![0u8; 64 * 1024]);
+        assert!(bomb.len() < 1024, "{}", bomb.len());
+        assert_eq!(gunzip_at_most(&bomb, 64 * 1024).unwrap().len(), 64 * 1024);
+        assert_eq!(gunzip_at_most(&bomb, 64 * 1024 - 1), Err(Inflate::TooLarge));
+        assert_eq!(Inflate::TooLarge.error_kind(), ErrorKind::Protocol);
+        assert_eq!(Inflate::Corrupt.error_kind(), ErrorKind::Validation);
     }
 
     #[test]

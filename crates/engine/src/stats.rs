@@ -145,7 +145,7 @@ pub struct Rate {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Summary {
     pub calls: Calls,
-    /// Failed calls by kind: `connect`, `timeout`, `io`, `validation`, `http_503`, `grpc_14`...
+    /// Failed calls by kind: `connect`, `timeout`, `io`, `protocol`, `validation`, `http_503`, `grpc_14`...
     pub errors: BTreeMap<String, u64>,
     pub duration_s: f64,
     pub throughput_per_s: f64,
@@ -165,6 +165,9 @@ pub struct Summary {
     pub wire_bytes_per_call: PerCall,
     pub payload_bytes_per_call: PerCall,
     pub client_cpu_us_per_call: f64,
+    /// The peak resident memory of the process that ran the load (VmHWM) when this summary was
+    /// made: what the answers made it hold.
+    pub client_rss_peak_kib: Option<u64>,
     /// Open loop only.
     pub rate: Option<Rate>,
 }
@@ -178,6 +181,7 @@ pub fn error_name(kind: ErrorKind) -> String {
         ErrorKind::GrpcStatus(code) => format!("grpc_{code}"),
         ErrorKind::Validation => "validation".into(),
         ErrorKind::Io => "io".into(),
+        ErrorKind::Protocol => "protocol".into(),
     }
 }
 
@@ -266,6 +270,7 @@ impl Stats {
                 received: per_call(self.payload_received as f64),
             },
             client_cpu_us_per_call: per_call(run.client_cpu.as_secs_f64() * 1e6),
+            client_rss_peak_kib: crate::memory::peak_rss_kib(),
             rate: run.requested_calls.map(|requested| Rate {
                 requested: per_s(requested),
                 achieved: self.achieved_rate(self.stop.warmup, self.stop.warmup + run.window),

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 pub use callbench_testkit::server::Server;
 
+pub mod hostile;
 pub mod nginx;
 
 /// The longest any one `callbench load` of these tests may take before it is killed.

@@ -27,6 +27,9 @@ const MAX_FRAME: u32 = 1 << 20;
 const ASSUMED_MAX_STREAMS: usize = 100;
 /// Headers (decoded) and header blocks (encoded) larger than this end the connection.
 const MAX_HEADER_LIST: usize = 1 << 20;
+/// Frames waiting for the writer beyond this (acknowledgements of SETTINGS and PINGs a server
+/// floods us with while not reading) end the connection with ENHANCE_YOUR_CALM.
+const MAX_PENDING_OUT: usize = 16 << 20;
 
 /// Why a call failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,8 +38,11 @@ pub enum H2Error {
     Reset(u32),
     /// The server is going away (GOAWAY) and did not take this stream, or the stream ids ran out.
     GoAway,
-    /// The connection broke (closed, I/O error, protocol or compression error).
+    /// The connection broke (closed, I/O error).
     Broken,
+    /// The server broke the protocol (a malformed frame, a flow-control or compression error, a
+    /// flood): we ended the connection with GOAWAY and the error's code.
+    Protocol,
     /// The connection had already ended when the call came: nothing was sent.
     Closed,
 }
@@ -45,6 +51,14 @@ impl H2Error {
     /// Whether the connection can take further calls.
     pub fn connection_survives(self) -> bool {
         matches!(self, H2Error::Reset(_))
+    }
+
+    /// How a call that failed this way is counted.
+    pub fn error_kind(self) -> crate::record::ErrorKind {
+        match self {
+            H2Error::Protocol => crate::record::ErrorKind::Protocol,
+            _ => crate::record::ErrorKind::Io,
+        }
     }
 
     /// Whether the server did not process the call, so it may be sent again (RFC 9113 §8.7):
@@ -88,6 +102,8 @@ struct Slot {
     body: Bytes,
     body_at: usize,
     send_window: i64,
+    /// DATA the server may still send on this stream before our next WINDOW_UPDATE.
+    recv_window: i64,
     /// Bytes the call consumed that the server has not been given back yet (stream level).
     unacked: u32,
     /// The server ended the stream (END_STREAM) or it failed.
@@ -148,12 +164,41 @@ struct State {
     sending: VecDeque<u32>,
     /// Bytes consumed (or discarded) that the server has not been given back yet (connection level).
     recv_unacked: u32,
+    /// DATA the server may still send on the connection before our next WINDOW_UPDATE.
+    recv_window: i64,
     /// Why no new stream can start (GOAWAY, broken connection, ids exhausted).
     closed: Option<H2Error>,
     /// Streams above this id were not processed by a server that sent GOAWAY.
     goaway_last: u32,
     hpack: super::hpack::Decoder,
     partial: Option<Partial>,
+}
+
+impl State {
+    /// A connection's state before any frame arrived; `out` holds what we send first.
+    fn new(out: Vec<u8>) -> State {
+        State {
+            out,
+            table: Table::Unused,
+            table_max: block::DEFAULT_TABLE_SIZE,
+            table_update: None,
+            streams: HashMap::default(),
+            next_id: 1,
+            open: 0,
+            max_open: ASSUMED_MAX_STREAMS,
+            waiting: vec![],
+            peer_initial_window: i64::from(frame::DEFAULT_WINDOW),
+            send_window: i64::from(frame::DEFAULT_WINDOW),
+            peer_max_frame: frame::DEFAULT_MAX_FRAME as usize,
+            sending: VecDeque::new(),
+            recv_unacked: 0,
+            recv_window: i64::from(CONNECTION_WINDOW),
+            closed: None,
+            goaway_last: u32::MAX,
+            hpack: super::hpack::Decoder::default(),
+            partial: None,
+        }
+    }
 }
 
 struct Shared {
@@ -217,26 +262,7 @@ impl Connection {
         );
         frame::put_window_update(&mut out, 0, CONNECTION_WINDOW - frame::DEFAULT_WINDOW);
         let shared = Arc::new(Shared {
-            state: Mutex::new(State {
-                out,
-                table: Table::Unused,
-                table_max: block::DEFAULT_TABLE_SIZE,
-                table_update: None,
-                streams: HashMap::default(),
-                next_id: 1,
-                open: 0,
-                max_open: ASSUMED_MAX_STREAMS,
-                waiting: vec![],
-                peer_initial_window: i64::from(frame::DEFAULT_WINDOW),
-                send_window: i64::from(frame::DEFAULT_WINDOW),
-                peer_max_frame: frame::DEFAULT_MAX_FRAME as usize,
-                sending: VecDeque::new(),
-                recv_unacked: 0,
-                closed: None,
-                goaway_last: u32::MAX,
-                hpack: super::hpack::Decoder::default(),
-                partial: None,
-            }),
+            state: Mutex::new(State::new(out)),
             flush: Notify::new(),
             usable: AtomicBool::new(true),
             goaways,
@@ -308,7 +334,12 @@ impl Connection {
                 frame::put_headers(&mut st.out, id, &with_update, body.is_empty(), max_frame);
             }
         }
-        let slot = Slot { body: body.clone(), send_window: st.peer_initial_window, ..Slot::default() };
+        let slot = Slot {
+            body: body.clone(),
+            send_window: st.peer_initial_window,
+            recv_window: i64::from(STREAM_WINDOW),
+            ..Slot::default()
+        };
         st.streams.insert(id, slot);
         if !body.is_empty() {
             st.sending.push_back(id);
@@ -344,6 +375,7 @@ impl Call<'_> {
                 slot.unacked += n;
                 if slot.unacked >= STREAM_WINDOW / 2 {
                     frame::put_window_update(&mut st.out, self.id, slot.unacked);
+                    slot.recv_window += i64::from(slot.unacked);
                     slot.unacked = 0;
                     updated = true;
                 }
@@ -424,6 +456,7 @@ impl State {
     fn give_back(&mut self) -> bool {
         if self.recv_unacked >= CONNECTION_WINDOW / 2 {
             frame::put_window_update(&mut self.out, 0, self.recv_unacked);
+            self.recv_window += i64::from(self.recv_unacked);
             self.recv_unacked = 0;
             return true;
         }
@@ -470,20 +503,27 @@ impl State {
 
     /// The connection is gone: every call still waiting fails.
     fn fail_all(&mut self, usable: &AtomicBool) {
+        self.fail_all_with(H2Error::Broken, usable);
+    }
+
+    fn fail_all_with(&mut self, e: H2Error, usable: &AtomicBool) {
         self.close(H2Error::Broken, usable);
         for slot in self.streams.values_mut() {
             if !slot.finished() {
-                slot.error = Some(H2Error::Broken);
+                slot.error = Some(e);
                 slot.wake();
             }
         }
     }
 
-    /// A connection error we detected: tell the server why, then stop.
+    /// A connection error we detected: tell the server why, then stop; the calls still waiting
+    /// fail as the server's protocol error. Every violation ends the connection (RFC 9113 §5.4.1
+    /// lets an endpoint end one at any time): a server that broke it once is not measured further
+    /// on it.
     fn protocol_error(&mut self, code: u32, usable: &AtomicBool) {
         let last = self.next_id.saturating_sub(2);
         frame::put_goaway(&mut self.out, last, code);
-        self.fail_all(usable);
+        self.fail_all_with(H2Error::Protocol, usable);
     }
 }
 

@@ -38,6 +38,8 @@ pub const FRAME_SIZE_ERROR: u32 = 0x6;
 pub const REFUSED_STREAM: u32 = 0x7;
 pub const CANCEL: u32 = 0x8;
 pub const COMPRESSION_ERROR: u32 = 0x9;
+/// The peer floods us (RFC 9113 §7).
+pub const ENHANCE_YOUR_CALM: u32 = 0xb;
 
 /// A frame's 9-byte header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! The frames a connection receives, applied to its state: answers' heads, data and trailers,
 //! settings, window updates, pings, resets and GOAWAY.
 
-use super::{H2Error, Partial, State, MAX_HEADER_LIST};
+use super::{H2Error, Partial, State, MAX_HEADER_LIST, MAX_PENDING_OUT};
 use crate::h2client::block::HeaderList;
 use crate::h2client::frame::{self, Head};
 use bytes::Bytes;
@@ -51,8 +51,14 @@ impl State {
                 Ok(())
             }
             frame::SETTINGS => {
+                if head.stream != 0 {
+                    return Err(frame::PROTOCOL_ERROR); // RFC 9113 §6.5: connection-level only
+                }
                 if head.has(frame::ACK) {
-                    return Ok(());
+                    return if payload.is_empty() { Ok(()) } else { Err(frame::FRAME_SIZE_ERROR) };
+                }
+                if self.out.len() > MAX_PENDING_OUT {
+                    return Err(frame::ENHANCE_YOUR_CALM); // acknowledgements the server never reads
                 }
                 for (id, value) in frame::settings(payload).ok_or(frame::FRAME_SIZE_ERROR)? {
                     match id {
@@ -93,7 +99,13 @@ impl State {
                 if payload.len() != 8 {
                     return Err(frame::FRAME_SIZE_ERROR);
                 }
+                if head.stream != 0 {
+                    return Err(frame::PROTOCOL_ERROR);
+                }
                 if !head.has(frame::ACK) {
+                    if self.out.len() > MAX_PENDING_OUT {
+                        return Err(frame::ENHANCE_YOUR_CALM);
+                    }
                     frame::put_ping_ack(&mut self.out, payload);
                 }
                 Ok(())
@@ -116,7 +128,13 @@ impl State {
                 Ok(())
             }
             frame::WINDOW_UPDATE => {
+                if payload.len() != 4 {
+                    return Err(frame::FRAME_SIZE_ERROR);
+                }
                 let inc = i64::from(frame::word(payload).ok_or(frame::FRAME_SIZE_ERROR)? & frame::MAX_WINDOW);
+                if inc == 0 {
+                    return Err(frame::PROTOCOL_ERROR); // RFC 9113 §6.9
+                }
                 if head.stream == 0 {
                     self.send_window += inc;
                     if self.send_window > i64::from(frame::MAX_WINDOW) {
@@ -124,6 +142,9 @@ impl State {
                     }
                 } else if let Some(slot) = self.streams.get_mut(&head.stream) {
                     slot.send_window += inc;
+                    if slot.send_window > i64::from(frame::MAX_WINDOW) {
+                        return Err(frame::FLOW_CONTROL_ERROR); // RFC 9113 §6.9.1
+                    }
                 }
                 self.pump();
                 Ok(())
@@ -134,10 +155,23 @@ impl State {
     }
 
     fn on_data(&mut self, head: Head, payload: &[u8]) -> Result<(), u32> {
+        if head.stream == 0 {
+            return Err(frame::PROTOCOL_ERROR);
+        }
         let data = frame::unpadded(&head, payload).ok_or(frame::PROTOCOL_ERROR)?;
         let padding = (payload.len() - data.len()) as u32;
+        // Flow control counts the whole payload, padding included (RFC 9113 §6.1): a server
+        // sending beyond the windows we advertised would fill our memory.
+        self.recv_window -= payload.len() as i64;
+        if self.recv_window < 0 {
+            return Err(frame::FLOW_CONTROL_ERROR);
+        }
         match self.streams.get_mut(&head.stream) {
             Some(slot) if !slot.finished() => {
+                slot.recv_window -= payload.len() as i64;
+                if slot.recv_window < 0 {
+                    return Err(frame::FLOW_CONTROL_ERROR);
+                }
                 if slot.head.is_none() {
                     return Err(frame::PROTOCOL_ERROR); // data before the answer's head
                 }

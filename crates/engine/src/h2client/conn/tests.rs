@@ -335,7 +335,7 @@ async fn a_server_that_does_not_speak_http2_breaks_the_call() {
     });
     let conn = connect(addr).await;
     let e = tokio::time::timeout(Duration::from_secs(5), call(&conn, "/", &Bytes::new())).await.unwrap();
-    assert_eq!(e.0.unwrap_err(), H2Error::Broken);
+    assert_eq!(e.0.unwrap_err(), H2Error::Protocol, "its answer is no HTTP/2 frame");
     assert!(!conn.is_usable());
 }
 
@@ -435,4 +435,134 @@ async fn a_stream_at_or_below_the_last_id_unanswered_when_the_socket_closes_is_a
     assert_eq!(kinds, [Err(H2Error::Broken), Err(H2Error::GoAway), Ok(200)], "{results:?}");
     assert!(!H2Error::Broken.unprocessed());
     assert_eq!(goaways, 1);
+}
+
+/// A raw server that waits for one request's HEADERS, then sends its SETTINGS and `frames` as
+/// they are; gives what the call got and the error code of the client's GOAWAY, if it sent one.
+async fn misbehaving(frames: impl FnOnce(u32) -> Vec<u8> + Send + 'static) -> (Result<Answer, H2Error>, Option<u32>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = tokio::spawn(async move {
+        let (mut tcp, _) = listener.accept().await.unwrap();
+        let mut preface = vec![0u8; frame::PREFACE.len()];
+        tcp.read_exact(&mut preface).await.unwrap();
+        let stream = loop {
+            let mut head = [0u8; frame::HEADER_LEN];
+            tcp.read_exact(&mut head).await.unwrap();
+            let head = Head::parse(&head);
+            tcp.read_exact(&mut vec![0u8; head.len as usize]).await.unwrap();
+            if head.kind == frame::HEADERS {
+                break head.stream;
+            }
+        };
+        let mut out = Vec::new();
+        frame::put_settings(&mut out, &[]);
+        out.extend(frames(stream));
+        let _ = tcp.write_all(&out).await;
+        // The client's frames until it closes: a GOAWAY among them names the violation.
+        let mut code = None;
+        loop {
+            let mut head = [0u8; frame::HEADER_LEN];
+            if tcp.read_exact(&mut head).await.is_err() {
+                break code;
+            }
+            let head = Head::parse(&head);
+            let mut payload = vec![0u8; head.len as usize];
+            if tcp.read_exact(&mut payload).await.is_err() {
+                break code;
+            }
+            if head.kind == frame::GOAWAY {
+                code = Some(u32::from_be_bytes(payload[4..8].try_into().unwrap()));
+            }
+        }
+    });
+    let conn = connect(addr).await;
+    let result = tokio::time::timeout(Duration::from_secs(5), call(&conn, "/", &Bytes::new())).await.unwrap().0;
+    // The client sends its GOAWAY and closes on its own: the server reads to that end.
+    let code = tokio::time::timeout(Duration::from_secs(5), server).await.unwrap().unwrap();
+    drop(conn);
+    (result, code)
+}
+
+fn raw_frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    frame::put_head(&mut out, payload.len(), kind, flags, stream);
+    out.extend_from_slice(payload);
+    out
+}
+
+/// The frames a misbehaving server sends, given the request's stream.
+type Frames = Box<dyn FnOnce(u32) -> Vec<u8> + Send>;
+
+#[tokio::test]
+async fn frames_that_break_the_protocol_end_the_connection_with_the_right_code() {
+    let cases: Vec<(&str, Frames, u32)> = vec![
+        (
+            "a WINDOW_UPDATE of 0 on the connection",
+            Box::new(|_| raw_frame(frame::WINDOW_UPDATE, 0, 0, &0u32.to_be_bytes())),
+            frame::PROTOCOL_ERROR,
+        ),
+        (
+            "a WINDOW_UPDATE of 0 on a stream",
+            Box::new(|s| raw_frame(frame::WINDOW_UPDATE, 0, s, &0u32.to_be_bytes())),
+            frame::PROTOCOL_ERROR,
+        ),
+        (
+            "a stream's send window beyond 2^31 - 1",
+            Box::new(|s| {
+                let mut f = raw_frame(frame::WINDOW_UPDATE, 0, s, &frame::MAX_WINDOW.to_be_bytes());
+                f.extend(raw_frame(frame::WINDOW_UPDATE, 0, s, &frame::MAX_WINDOW.to_be_bytes()));
+                f
+            }),
+            frame::FLOW_CONTROL_ERROR,
+        ),
+        ("SETTINGS on a stream", Box::new(|s| raw_frame(frame::SETTINGS, 0, s, &[])), frame::PROTOCOL_ERROR),
+        (
+            "a SETTINGS ack with a payload",
+            Box::new(|_| raw_frame(frame::SETTINGS, frame::ACK, 0, &[0; 6])),
+            frame::FRAME_SIZE_ERROR,
+        ),
+        ("DATA on stream 0", Box::new(|_| raw_frame(frame::DATA, 0, 0, b"x")), frame::PROTOCOL_ERROR),
+    ];
+    for (what, frames, code) in cases {
+        let (result, goaway) = misbehaving(frames).await;
+        assert_eq!(result.unwrap_err(), H2Error::Protocol, "{what}");
+        assert_eq!(goaway, Some(code), "{what}");
+    }
+}
+
+#[test]
+fn data_beyond_the_windows_we_advertised_is_a_flow_control_error() {
+    // Against the state itself: on a real socket the call takes the data as it comes and gives
+    // the window back, so no timing makes a server overrun it for sure.
+    let usable = AtomicBool::new(true);
+    let data = |st: &mut State, stream: u32, len: usize| {
+        let head = Head { len: len as u32, kind: frame::DATA, flags: 0, stream };
+        st.on_frame(head, &vec![0u8; len], &usable)
+    };
+    let answering = |st: &mut State, id: u32| {
+        let slot = Slot { head: Some(HeaderList::default()), recv_window: i64::from(STREAM_WINDOW), ..Slot::default() };
+        st.streams.insert(id, slot);
+    };
+    let mut st = State::new(vec![]);
+    answering(&mut st, 1);
+    for _ in 0..STREAM_WINDOW / MAX_FRAME {
+        assert_eq!(data(&mut st, 1, MAX_FRAME as usize), Ok(()));
+    }
+    assert_eq!(data(&mut st, 1, 1), Err(frame::FLOW_CONTROL_ERROR), "one byte past the stream's window");
+    // The connection's window: streams within theirs, together beyond it.
+    let mut st = State::new(vec![]);
+    for id in [1, 3, 5, 7, 9] {
+        answering(&mut st, id);
+    }
+    let per_stream = (STREAM_WINDOW / MAX_FRAME) as usize;
+    let mut results = vec![];
+    for id in [1, 3, 5, 7, 9] {
+        for _ in 0..per_stream {
+            results.push(data(&mut st, id, MAX_FRAME as usize));
+        }
+    }
+    let fine = (CONNECTION_WINDOW / MAX_FRAME) as usize;
+    assert!(results[..fine].iter().all(|r| r.is_ok()));
+    assert_eq!(results[fine], Err(frame::FLOW_CONTROL_ERROR), "past the connection's window");
 }
