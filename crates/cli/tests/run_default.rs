@@ -1,7 +1,8 @@
 //! End-to-end: the default suite, as `callbench run` with no argument runs it, twice in a row.
 //! No cell's headline may change significantly (`callbench compare --check`: no rank interval
-//! wholly beyond ±15%). About 6 minutes on a quiet machine: the real thing, not a shortened copy. How long a run
-//! takes is the README's measured figure, not an assertion here (a slower machine is no failure).
+//! wholly beyond ±15%). About 8 minutes on a quiet machine (7 min 35 s, 2026-11-26): the real
+//! thing, not a shortened copy. How long a run takes is the README's measured figure, not an
+//! assertion here (a slower machine is no failure).
 
 mod common;
 

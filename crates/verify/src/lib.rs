@@ -10,6 +10,7 @@ pub mod flood;
 pub mod grpc;
 pub mod gzip;
 pub mod http1;
+pub mod keepalive;
 pub mod probe;
 pub mod report;
 
@@ -133,6 +134,9 @@ pub async fn verify_address(protocol: Protocol, addr: SocketAddr, options: &Veri
     report.steps.push(Step { title: "gzip both ways".into(), outcomes: gzip::check_gzip(protocol, addr).await });
     if options.flood_requests > 0 {
         report.steps.push(flood_step(protocol, addr, None, options).await);
+        if protocol == Protocol::Rest {
+            report.steps.push(keepalive_step(addr).await);
+        }
     }
     Ok(report)
 }
@@ -160,6 +164,10 @@ pub async fn verify_server(repo: &Repo, manifest: &Manifest, options: &VerifyOpt
         }
         if i == 0 && options.flood_requests > 0 {
             report.steps.push(flood_step(manifest.protocol, server.addr, Some(&mut server), options).await);
+            // Over plain TCP: the TLS connections of `--tls` are the flood's.
+            if manifest.protocol == Protocol::Rest && !options.tls {
+                report.steps.push(keepalive_step(server.addr).await);
+            }
         }
         let status = server.stop(Duration::from_secs(5));
         dial::plain(server.addr);
@@ -235,6 +243,35 @@ async fn flood_step(
         failure: (!failed.is_empty()).then(|| failed.join("; ")),
     });
     Step { title: "flood of bad input".into(), outcomes }
+}
+
+/// Bad requests with bodies, each followed by a good one on the same connection.
+const KEEPALIVE_PAIRS: usize = 3000;
+
+async fn keepalive_step(addr: SocketAddr) -> Step {
+    let outcome = match keepalive::bad_then_good(addr, KEEPALIVE_PAIRS).await {
+        Ok(stats) => {
+            let name = format!(
+                "bad-then-good: {} refusals each followed by a good request on the same connection, {} announced \
+                 Connection: close, {} closed silently",
+                stats.pairs,
+                stats.announced,
+                stats.silent.len()
+            );
+            let failure = (!stats.silent.is_empty()).then(|| {
+                let mut firsts: Vec<&str> = stats.silent.iter().map(String::as_str).take(3).collect();
+                firsts.dedup();
+                format!(
+                    "{} good requests failed on a connection the server closed without Connection: close, e.g. {}",
+                    stats.silent.len(),
+                    firsts.join("; ")
+                )
+            });
+            Outcome { name, class: "flood".into(), failure }
+        }
+        Err(e) => Outcome { name: "bad-then-good".into(), class: "flood".into(), failure: Some(format!("{e:#}")) },
+    };
+    Step { title: "keep-alive after a refusal".into(), outcomes: vec![outcome] }
 }
 
 trait SignalIsTerm {

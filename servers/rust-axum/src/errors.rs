@@ -15,6 +15,10 @@ impl ApiError {
         ApiError { status, body: error_json(code, message) }
     }
 
+    pub fn payload_too_large() -> Self {
+        Self::new(StatusCode::PAYLOAD_TOO_LARGE, "RESOURCE_EXHAUSTED", "the request body is too large")
+    }
+
     pub fn unsupported_media_type() -> Self {
         Self::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json")
     }

@@ -4,6 +4,7 @@ mod errors;
 mod extract;
 mod routes;
 mod tls;
+mod whole_body;
 
 use axum::serve::ListenerExt;
 use callbench_serverkit::{announce, bind, fail, shutdown_signal, tls as serverkit_tls, ServeArgs};

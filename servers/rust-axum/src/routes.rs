@@ -44,6 +44,8 @@ pub fn router(users: Arc<UserStore>) -> Router {
             callbench_serverkit::answered::count();
             answer
         }))
+        // Outermost: the body is read whole before any of the above can answer.
+        .layer(axum::middleware::from_fn(crate::whole_body::read_whole_body))
         .with_state(users)
 }
 

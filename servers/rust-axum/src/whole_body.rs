@@ -1,0 +1,28 @@
+//! Every request body read whole before anything answers. hyper ends a keep-alive connection whose
+//! request body was left unread when the answer went out, without saying `Connection: close`, so
+//! the client's next request on it fails: with Python's http.client, 21 of 1500 `PUT /auth/abc`
+//! with a JSON body (refused 400 on its path before the body was read) and 9 of 1500 text/plain
+//! bodies (415) were each followed by a broken pipe. Bodies are small here: reading them first
+//! costs a copy the JSON extractor makes anyway.
+
+use crate::errors::ApiError;
+use axum::body::{to_bytes, Body};
+use axum::extract::Request;
+use axum::http::{header, HeaderValue};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use callbench_workloads::limits::MAX_BODY_BYTES;
+
+pub async fn read_whole_body(request: Request, next: Next) -> Response {
+    let (parts, body) = request.into_parts();
+    match to_bytes(body, MAX_BODY_BYTES).await {
+        Ok(bytes) => next.run(Request::from_parts(parts, Body::from(bytes))).await,
+        // Past the limit (as sent: a gzip body is inflated and limited again inside): the rest is
+        // left unread, so the connection ends, and the answer says so.
+        Err(_) => {
+            let mut answer = ApiError::payload_too_large().into_response();
+            answer.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+            answer
+        }
+    }
+}
