@@ -5,16 +5,12 @@
 
 mod common;
 
-use common::hostile::{measured_load, Conn, Hostile, Measured};
+use common::hostile::{assert_failed_as, checked_load, gzip_bomb, Conn, Hostile, Measured};
 use std::collections::HashSet;
-use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
-use std::time::Duration;
+use std::sync::Arc;
 
 const RUN: [&str; 6] = ["-z", "1s", "--timeout", "1s", "-c", "4"];
-/// Duration + call timeout + 3 s to start and exit.
-const TIME_BOUND: Duration = Duration::from_secs(5);
 /// As over HTTP/1.1 (16 MiB of a checked body per call in flight at most), plus the 16 MiB of
 /// acknowledgements a SETTINGS flood may queue before the connection is ended.
 const MEMORY_BOUND_KIB: u64 = 96 * 1024;
@@ -140,24 +136,8 @@ fn grpc(server: &Hostile) -> Vec<String> {
 
 /// Runs against `server` with `target` arguments; checks the bounds and the good answers' count.
 fn run(server: &Hostile, target: &[String], extra: &[&str]) -> Measured {
-    let mut args: Vec<&str> = RUN.to_vec();
-    args.extend_from_slice(extra);
-    args.extend(target.iter().map(String::as_str));
-    let before = server.good();
-    let m = measured_load(&args);
-    assert_eq!(m.run.code, Some(0), "{}", m.run.all());
-    assert!(m.run.elapsed < TIME_BOUND, "ran {:?}:\n{}", m.run.elapsed, m.run.all());
-    assert!(m.peak_rss_kib < MEMORY_BOUND_KIB, "peak RSS {} KiB:\n{}", m.peak_rss_kib, m.run.all());
-    let ok = m.report["calls"]["ok"].as_u64().unwrap();
-    assert_eq!(ok, server.good() - before, "every good answer is counted ok, and nothing else: {:#}", m.report);
-    assert!(ok > 0, "the good connections were served: {:#}", m.report);
-    m
-}
-
-fn assert_failed_as(m: &Measured, kind: &str) {
-    let errors = m.report["errors"].as_object().unwrap();
-    assert!(errors.keys().all(|k| k == kind), "only {kind}: {:#}", m.report);
-    assert!(m.report["calls"]["errors"].as_u64().unwrap() > 0, "{:#}", m.report);
+    let target: Vec<&str> = target.iter().map(String::as_str).collect();
+    checked_load(server, &[RUN.as_slice(), extra, &target].concat(), MEMORY_BOUND_KIB)
 }
 
 #[test]
@@ -284,23 +264,11 @@ fn a_connection_closed_in_the_middle_of_a_frame_fails_as_io() {
     }
 }
 
-/// 1 GiB of zeros in one gzip-compressed gRPC message: about 1 MiB.
-fn gzip_bomb_message() -> &'static [u8] {
-    static BOMB: OnceLock<Vec<u8>> = OnceLock::new();
-    BOMB.get_or_init(|| {
-        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-        let zeros = vec![0u8; 1 << 20];
-        for _ in 0..1024 {
-            encoder.write_all(&zeros).unwrap();
-        }
-        let gz = encoder.finish().unwrap();
-        [&[1u8][..], &(gz.len() as u32).to_be_bytes(), &gz].concat()
-    })
-}
-
 #[test]
 fn a_grpc_gzip_bomb_is_refused_at_the_limit() {
-    let bomb = gzip_bomb_message();
+    // 1 GiB of zeros in one gzip-compressed gRPC message: about 1 MiB.
+    let gz = gzip_bomb();
+    let bomb = [&[1u8][..], &(gz.len() as u32).to_be_bytes(), gz].concat();
     // Odd connections answer every call with the bomb: 1 MiB on the wire, 1 GiB inflated.
     let server = Hostile::start(move |conn| {
         let odd = conn.index % 2 == 1;

@@ -1,20 +1,16 @@
 //! End-to-end: `callbench load` against HTTP/1.1 servers that misbehave (a hostile server of
 //! ours, scripted per test). Every other connection is served well, the rest badly. For each: the
 //! run ends within its duration plus one call timeout and a start-up grace, its memory stays under
-//! `MEMORY_BOUND`, every failure is counted under its kind, the good answers are all counted ok
+//! `MEMORY_BOUND_KIB`, every failure is counted under its kind, the good answers are all counted ok
 //! (the server's own count), and nothing panics.
 
 mod common;
 
-use common::hostile::{measured_load, Conn, Hostile, Measured};
-use std::io::Write;
-use std::sync::OnceLock;
+use common::hostile::{assert_failed_as, checked_load, gzip_bomb, measured_load, Conn, Hostile, Measured};
 use std::time::Duration;
 
 /// Each run: 1 s of calls, a call timeout of 1 s, two callers (two connections at a time).
 const RUN: [&str; 6] = ["-z", "1s", "--timeout", "1s", "-c", "2"];
-/// Duration + call timeout (calls in flight at the end finish or time out) + 3 s to start and exit.
-const TIME_BOUND: Duration = Duration::from_secs(5);
 /// Peak RSS: the engine keeps at most 16 MiB of a checked body per call in flight, and drops
 /// every other body as it arrives. These runs peaked at 9 MiB, and at 27 MiB where a body was
 /// kept up to the limit (2026-11-26).
@@ -40,26 +36,8 @@ fn half_hostile(bad: impl Fn(&mut Conn) + Send + Sync + 'static) -> Hostile {
 /// Runs against `server`, checks the bounds and the count of good answers; gives the report.
 fn run(server: &Hostile, extra: &[&str]) -> Measured {
     let url = server.url("/x");
-    let mut args: Vec<&str> = RUN.to_vec();
-    args.extend_from_slice(extra);
-    args.push(&url);
-    let before = server.good();
-    let m = measured_load(&args);
-    assert_eq!(m.run.code, Some(0), "{}", m.run.all());
-    assert!(m.run.elapsed < TIME_BOUND, "ran {:?}:\n{}", m.run.elapsed, m.run.all());
-    assert!(m.peak_rss_kib < MEMORY_BOUND_KIB, "peak RSS {} KiB:\n{}", m.peak_rss_kib, m.run.all());
-    let ok = m.report["calls"]["ok"].as_u64().unwrap();
-    let good = server.good() - before;
-    assert_eq!(ok, good, "every good answer is counted ok, and nothing else: {:#}", m.report);
-    assert!(ok > 0, "the good connections were served: {:#}", m.report);
-    m
-}
-
-/// The failures were all of `kind`, and there were some.
-fn assert_failed_as(m: &Measured, kind: &str) {
-    let errors = m.report["errors"].as_object().unwrap();
-    assert!(errors.keys().all(|k| k == kind), "only {kind}: {:#}", m.report);
-    assert!(m.report["calls"]["errors"].as_u64().unwrap() > 0, "{:#}", m.report);
+    let args = [RUN.as_slice(), extra, &[url.as_str()]].concat();
+    checked_load(server, &args, MEMORY_BOUND_KIB)
 }
 
 #[test]
@@ -99,19 +77,6 @@ fn headers_that_never_end_break_the_protocol() {
         }
     });
     assert_failed_as(&run(&server, &[]), "protocol");
-}
-
-/// 1 GiB of zeros, gzip-compressed: about 1 MiB.
-fn gzip_bomb() -> &'static [u8] {
-    static BOMB: OnceLock<Vec<u8>> = OnceLock::new();
-    BOMB.get_or_init(|| {
-        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-        let zeros = vec![0u8; 1 << 20];
-        for _ in 0..1024 {
-            encoder.write_all(&zeros).unwrap();
-        }
-        encoder.finish().unwrap()
-    })
 }
 
 #[test]

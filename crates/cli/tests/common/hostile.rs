@@ -170,3 +170,41 @@ pub fn measured_load(args: &[&str]) -> Measured {
     let peak_rss_kib = report["client_rss_peak_kib"].as_u64().expect("Linux reports VmHWM");
     Measured { run, report, peak_rss_kib }
 }
+
+/// Duration (1 s) + one call timeout (1 s: calls in flight at the end finish or time out) + 3 s
+/// to start and exit: what every run against a hostile server must end within.
+pub const TIME_BOUND: Duration = Duration::from_secs(5);
+
+/// `callbench load ARGS` against `server`: it must exit 0 within `TIME_BOUND`, peak under
+/// `memory_bound_kib`, and count ok exactly the good answers the server sent (some).
+pub fn checked_load(server: &Hostile, args: &[&str], memory_bound_kib: u64) -> Measured {
+    let before = server.good();
+    let m = measured_load(args);
+    assert_eq!(m.run.code, Some(0), "{}", m.run.all());
+    assert!(m.run.elapsed < TIME_BOUND, "ran {:?}:\n{}", m.run.elapsed, m.run.all());
+    assert!(m.peak_rss_kib < memory_bound_kib, "peak RSS {} KiB:\n{}", m.peak_rss_kib, m.run.all());
+    let ok = m.report["calls"]["ok"].as_u64().unwrap();
+    assert_eq!(ok, server.good() - before, "every good answer is counted ok, and nothing else: {:#}", m.report);
+    assert!(ok > 0, "the good connections were served: {:#}", m.report);
+    m
+}
+
+/// The failures were all of `kind`, and there were some.
+pub fn assert_failed_as(m: &Measured, kind: &str) {
+    let errors = m.report["errors"].as_object().unwrap();
+    assert!(errors.keys().all(|k| k == kind), "only {kind}: {:#}", m.report);
+    assert!(m.report["calls"]["errors"].as_u64().unwrap() > 0, "{:#}", m.report);
+}
+
+/// 1 GiB of zeros, gzip-compressed: about 1 MiB (made once per test binary).
+pub fn gzip_bomb() -> &'static [u8] {
+    static BOMB: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    BOMB.get_or_init(|| {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        let zeros = vec![0u8; 1 << 20];
+        for _ in 0..1024 {
+            encoder.write_all(&zeros).unwrap();
+        }
+        encoder.finish().unwrap()
+    })
+}

@@ -17,6 +17,9 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::Notify;
 use tokio::task::AbortHandle;
 
+mod error;
+pub use error::H2Error;
+
 /// Windows large enough that a 1 MB answer never waits for a WINDOW_UPDATE round trip.
 const STREAM_WINDOW: u32 = 4 << 20;
 const CONNECTION_WINDOW: u32 = 16 << 20;
@@ -30,43 +33,6 @@ const MAX_HEADER_LIST: usize = 1 << 20;
 /// Frames waiting for the writer beyond this (acknowledgements of SETTINGS and PINGs a server
 /// floods us with while not reading) end the connection with ENHANCE_YOUR_CALM.
 const MAX_PENDING_OUT: usize = 16 << 20;
-
-/// Why a call failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum H2Error {
-    /// The server reset this stream (RST_STREAM with this code); the connection goes on.
-    Reset(u32),
-    /// The server is going away (GOAWAY) and did not take this stream, or the stream ids ran out.
-    GoAway,
-    /// The connection broke (closed, I/O error).
-    Broken,
-    /// The server broke the protocol (a malformed frame, a flow-control or compression error, a
-    /// flood): we ended the connection with GOAWAY and the error's code.
-    Protocol,
-    /// The connection had already ended when the call came: nothing was sent.
-    Closed,
-}
-
-impl H2Error {
-    /// Whether the connection can take further calls.
-    pub fn connection_survives(self) -> bool {
-        matches!(self, H2Error::Reset(_))
-    }
-
-    /// How a call that failed this way is counted.
-    pub fn error_kind(self) -> crate::record::ErrorKind {
-        match self {
-            H2Error::Protocol => crate::record::ErrorKind::Protocol,
-            _ => crate::record::ErrorKind::Io,
-        }
-    }
-
-    /// Whether the server did not process the call, so it may be sent again (RFC 9113 §8.7):
-    /// a stream above a GOAWAY's last-stream-id, or one reset with REFUSED_STREAM.
-    pub fn unprocessed(self) -> bool {
-        matches!(self, H2Error::GoAway | H2Error::Closed | H2Error::Reset(frame::REFUSED_STREAM))
-    }
-}
 
 /// A complete answer: its head (`:status` and headers) and its trailers, if any.
 #[derive(Debug)]
