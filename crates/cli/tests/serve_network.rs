@@ -58,13 +58,25 @@ fn median_across(spec: &str, calls: &str, pace: &str) -> f64 {
 }
 
 /// The same calls at rtt=0 and at `rtt_ms` differ by the link's delay, within 3% (or 150 µs).
+/// Three rounds, each measuring both in turn; the median of their differences is judged, so one
+/// round caught in a slow spell of this VM (CI, 2026-11-26: 314 µs over at 10 ms, against
+/// 40–110 µs in five runs before) does not decide, while a link that is off in every round does.
 fn assert_adds_its_rtt(rtt_ms: u32, (base_calls, calls): (&str, &str), pace: &str) {
-    let base = median_across("rtt=0", base_calls, pace);
-    let delayed = median_across(&format!("rtt={rtt_ms}ms"), calls, pace);
-    let (added, expected) = (delayed - base, rtt_ms as f64 * 1000.0);
+    let expected = rtt_ms as f64 * 1000.0;
+    let rounds: Vec<(f64, f64)> = (0..3)
+        .map(|_| {
+            let base = median_across("rtt=0", base_calls, pace);
+            (base, median_across(&format!("rtt={rtt_ms}ms"), calls, pace) - base)
+        })
+        .collect();
+    let mut added: Vec<f64> = rounds.iter().map(|r| r.1).collect();
+    added.sort_by(f64::total_cmp);
+    let shown: Vec<String> = rounds.iter().map(|(b, a)| format!("+{a:.0} µs over {b:.0} µs")).collect();
     assert!(
-        (added - expected).abs() <= (0.03 * expected).max(150.0),
-        "rtt={rtt_ms}ms added {added:.0} µs (at rtt=0: {base:.0} µs; pace: '{pace}')"
+        (added[1] - expected).abs() <= (0.03 * expected).max(150.0),
+        "rtt={rtt_ms}ms added a median {:.0} µs (rounds: {}; pace: '{pace}')",
+        added[1],
+        shown.join(", ")
     );
 }
 
