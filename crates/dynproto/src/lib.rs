@@ -15,6 +15,7 @@ mod protos;
 mod protoset;
 mod reflection;
 mod reflection_pb;
+pub mod strict;
 mod wire;
 
 use std::path::PathBuf;

@@ -12,6 +12,7 @@ pub mod gzip;
 pub mod http1;
 pub mod keepalive;
 pub mod probe;
+pub mod reflection;
 pub mod report;
 
 pub use report::{Outcome, Report, Step};
@@ -132,6 +133,9 @@ pub async fn verify_address(protocol: Protocol, addr: SocketAddr, options: &Veri
     });
     report.steps.push(engine_step(protocol, addr, None).await);
     report.steps.push(Step { title: "gzip both ways".into(), outcomes: gzip::check_gzip(protocol, addr).await });
+    if protocol == Protocol::Grpc {
+        report.steps.push(reflection_step(addr).await);
+    }
     if options.flood_requests > 0 {
         report.steps.push(flood_step(protocol, addr, None, options).await);
         if protocol == Protocol::Rest {
@@ -161,6 +165,10 @@ pub async fn verify_server(repo: &Repo, manifest: &Manifest, options: &VerifyOpt
             report.steps.push(engine_step(manifest.protocol, server.addr, Some(manifest)).await);
             let outcomes = gzip::check_gzip(manifest.protocol, server.addr).await;
             report.steps.push(Step { title: "gzip both ways".into(), outcomes });
+            // Over plain TCP, as the other steps of `--tls` are over TLS.
+            if manifest.protocol == Protocol::Grpc && !options.tls {
+                report.steps.push(reflection_step(server.addr).await);
+            }
         }
         if i == 0 && options.flood_requests > 0 {
             report.steps.push(flood_step(manifest.protocol, server.addr, Some(&mut server), options).await);
@@ -190,6 +198,10 @@ pub async fn verify_server(repo: &Repo, manifest: &Manifest, options: &VerifyOpt
         });
     }
     Ok(report)
+}
+
+async fn reflection_step(addr: SocketAddr) -> Step {
+    Step { title: "reflection as grpcurl and ghz use it".into(), outcomes: reflection::check_reflection(addr).await }
 }
 
 /// Two flood rounds; the server must survive, not keep growing, and still pass the ok vectors.

@@ -6,6 +6,7 @@ const protoLoader = require('@grpc/proto-loader');
 const { ReflectionService } = require('@grpc/reflection');
 const health = require('grpc-health-check');
 const { MAX_BODY_BYTES } = require('../../_node-shared/workloads/limits');
+const { forReflection } = require('./descriptors');
 const { LOADER_OPTIONS, loadContract } = require('./proto');
 const { contractServices } = require('./services');
 require('./reply-gzip'); // grpc-js cannot compress replies by itself
@@ -32,9 +33,10 @@ async function startServer(host, port, users, pem) {
   }
   new health.HealthImplementation(statuses).addToServer(server);
 
-  // Reflection (v1 and v1alpha) describes the contract and the health service.
+  // Reflection (v1 and v1alpha) describes the contract and the health service, with map entries
+  // named as protoc names them (see descriptors.js).
   const healthProto = protoLoader.loadSync(health.protoPath, LOADER_OPTIONS);
-  new ReflectionService({ ...contract, ...healthProto }).addToServer(server);
+  new ReflectionService(forReflection({ ...contract, ...healthProto })).addToServer(server);
 
   const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
   const boundPort = await new Promise((resolve, reject) => {

@@ -12,6 +12,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from .services import SERVICE_NAMES, add_services
+from .symbols import MethodAwarePool
 
 # GRPC_COMPRESS_LEVEL_LOW: grpc core picks, among the algorithms the client lists in grpc-accept-encoding, the
 # first of gzip, deflate; a client that accepts neither gets uncompressed replies. (grpcio's `compression=`
@@ -36,7 +37,9 @@ async def serve(args: serving.ServeArgs, users: UserStore, port: int, reuse_port
     server = grpc.aio.server(options=server_options(reuse_port))
     add_services(server, users)
     await add_health(server)
-    reflection.enable_server_reflection(SERVICE_NAMES + (health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    reflection.enable_server_reflection(
+        SERVICE_NAMES + (health.SERVICE_NAME, reflection.SERVICE_NAME), server, pool=MethodAwarePool()
+    )
     try:
         address = serving.host_port(args.host, port)
         if pem is None:
