@@ -37,6 +37,24 @@ async fn life_step_from_the_contract_round_trips_json() {
     assert_eq!(to_json(&answer), r#"{"board":[{"x":"5"}]}"#);
 }
 
+/// A double in request JSON is the one its text names, and prints back as that text (found by
+/// fuzz/fuzz_targets/contract_json.rs: serde_json's default parser read 3.449999046325684 one ulp
+/// off, so the answer printed 3.4499990463256838).
+#[tokio::test]
+async fn doubles_are_read_exactly() {
+    let method = resolve(&contract(), "callbench.v1.Echo/Echo", None).await.unwrap();
+    for text in ["3.449999046325684", "0.1", "2.2250738585072014e-308", "1.7976931348623157e308", "9007199254740993"] {
+        let json = format!(r#"{{"records": [{{"score": {text}}}]}}"#);
+        let message =
+            DynamicMessage::decode(method.input(), encode_request(&method, &json).unwrap().as_slice()).unwrap();
+        let records = message.get_field_by_name("records").unwrap();
+        let score = records.as_list().unwrap()[0].as_message().unwrap().get_field_by_name("score").unwrap().as_f64();
+        assert_eq!(score, Some(text.parse::<f64>().unwrap()), "{text}");
+        let printed = to_json(&message);
+        assert_eq!(encode_request(&method, &printed).unwrap(), encode_request(&method, &json).unwrap(), "{printed}");
+    }
+}
+
 #[tokio::test]
 async fn both_name_forms_and_empty_json() {
     let by_dot = resolve(&contract(), "callbench.v1.Students.List", None).await.expect("dot form");

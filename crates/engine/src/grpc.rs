@@ -69,21 +69,21 @@ impl Grpc {
 /// prefix being read and, when checked, the first message: a length prefix of 4 GiB costs
 /// nothing until its bytes come, and a message to keep beyond `limits::MAX_KEPT_BODY` is refused.
 #[derive(Default)]
-struct Messages {
+pub(crate) struct Messages {
     /// The 5-byte prefix of the next message, as far as it has come.
     prefix: Vec<u8>,
     /// The message being read: its length and the bytes of it still to come.
     current: Option<(usize, usize)>,
-    count: u64,
-    payload: u64,
+    pub(crate) count: u64,
+    pub(crate) payload: u64,
     /// The first message and whether it was compressed, kept only when checked.
-    first: Option<(bool, Vec<u8>)>,
+    pub(crate) first: Option<(bool, Vec<u8>)>,
     keeping: bool,
-    broken: bool,
+    pub(crate) broken: bool,
 }
 
 impl Messages {
-    fn push(&mut self, mut chunk: &[u8], keep_first: bool) {
+    pub(crate) fn push(&mut self, mut chunk: &[u8], keep_first: bool) {
         while !chunk.is_empty() && !self.broken {
             let Some((len, left)) = self.current else {
                 let n = (5 - self.prefix.len()).min(chunk.len());
@@ -141,7 +141,7 @@ impl Messages {
     }
 
     /// Whether the data ended between messages.
-    fn complete(&self) -> bool {
+    pub(crate) fn complete(&self) -> bool {
         self.prefix.is_empty() && self.current.is_none()
     }
 }

@@ -4,7 +4,7 @@
 //! written; a request it closed on before any answer byte was never processed (RFC 9112 §9.3.1):
 //! sent again when nothing of it was written or its method is idempotent.
 
-mod chunked;
+pub(crate) mod chunked;
 
 use crate::limits::MAX_KEPT_BODY;
 use crate::net::{Endpoint, Stream};
@@ -30,8 +30,9 @@ pub struct Http1 {
     expect: Expect,
 }
 
-pub struct Http1Conn {
-    stream: Stream,
+/// `S` is the socket in a run; the fuzz targets read answers from memory through the same code.
+pub struct Http1Conn<S = Stream> {
+    stream: S,
     buf: BytesMut,
     /// Answers read on this connection: a closed connection that had none was refused, not reused.
     answered: u64,
@@ -151,7 +152,7 @@ fn parse_head(buf: &[u8], head_request: bool) -> Result<Option<Head>, ErrorKind>
     Ok(Some(Head { len, status, framing, close, gzip }))
 }
 
-impl Http1Conn {
+impl<S: AsyncRead + AsyncWrite + Unpin> Http1Conn<S> {
     /// Reads more into the buffer; false at end of stream.
     async fn fill(&mut self) -> Result<bool, ErrorKind> {
         if self.buf.capacity() - self.buf.len() < 8 * 1024 {
@@ -243,7 +244,7 @@ impl Http1Conn {
     }
 }
 
-impl Http1Conn {
+impl<S: AsyncRead + AsyncWrite + Unpin> Http1Conn<S> {
     /// Reads an answer's body as it arrives, dropping what is read: only a body kept for a check
     /// is held, up to `limits::MAX_KEPT_BODY`. Gives it (empty unless kept) and its size.
     async fn body(&mut self, framing: &Framing, keep: bool) -> Result<(Vec<u8>, u64), ErrorKind> {
@@ -310,6 +311,43 @@ impl Http1Conn {
         };
         Ok((body, size))
     }
+}
+
+/// What one HTTP/1.1 answer came to, for the fuzz targets: its status and body size (inflated
+/// when kept and gzip), or how it failed.
+#[cfg(feature = "fuzzing")]
+pub type Http1Answer = Result<(u16, u64), ErrorKind>;
+
+/// For the fuzz targets: reads answers from `stream` as a call does, until one fails or says
+/// close, 16 at most; a kept body that says gzip is inflated as a check would.
+#[cfg(feature = "fuzzing")]
+pub(crate) async fn read_answers<S: AsyncRead + AsyncWrite + Unpin>(
+    stream: S,
+    head_request: bool,
+    keep_body: bool,
+) -> Vec<Http1Answer> {
+    let mut conn = Http1Conn { stream, buf: BytesMut::with_capacity(16 * 1024), answered: 0, read_any: false };
+    let mut answers = Vec::new();
+    for _ in 0..16 {
+        let (head, body, size) = match conn.answer(head_request, keep_body).await {
+            Ok(answer) => answer,
+            Err(kind) => {
+                answers.push(Err(kind));
+                break;
+            }
+        };
+        // A kept body is the whole body, within the limit; one not kept is not held at all.
+        assert_eq!(body.len() as u64, if keep_body { size } else { 0 });
+        assert!(body.len() <= MAX_KEPT_BODY);
+        answers.push(match head.gzip && keep_body {
+            true => gunzip(&body).map(|b| (head.status, b.len() as u64)).map_err(|e| e.error_kind()),
+            false => Ok((head.status, size)),
+        });
+        if head.close {
+            break;
+        }
+    }
+    answers
 }
 
 impl Target for Http1 {

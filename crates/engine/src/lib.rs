@@ -7,6 +7,8 @@
 pub mod clock;
 pub mod cpu;
 pub mod driver;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 pub mod grpc;
 mod guard;
 mod h2client;

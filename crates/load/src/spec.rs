@@ -271,11 +271,14 @@ impl LoadSpec {
     /// The command line of `callbench load` that makes this spec again (its segment aside: a
     /// coordinator that splits a run sets each machine's own; `users_file` is not a flag).
     pub fn to_flags(&self) -> Vec<String> {
-        let mut f = vec![self.target.clone()];
+        // A target that looks like a flag goes last, after `--` (fuzz/fuzz_targets/load_flags.rs).
+        let dashed = self.target.starts_with('-');
+        let mut f = if dashed { vec![] } else { vec![self.target.clone()] };
+        // `--flag=value`, one argument: a value that starts with '-' (`-d -z`) would be read as a
+        // flag of its own (found by fuzz/fuzz_targets/load_flags.rs).
         let mut add = |flag: &str, value: Option<String>| {
             if let Some(v) = value {
-                f.push(flag.to_string());
-                f.push(v);
+                f.push(format!("{flag}={v}"));
             }
         };
         let time = |d: Duration| format!("{}us", d.as_micros());
@@ -326,6 +329,9 @@ impl LoadSpec {
             if set {
                 f.push(flag.to_string());
             }
+        }
+        if dashed {
+            f.extend(["--".to_string(), self.target.clone()]);
         }
         f
     }
@@ -405,7 +411,15 @@ mod tests {
                 .map(String::from)
                 .collect(),
         );
-        for spec in [LoadSpec { target: "inproc:noop".into(), ..LoadSpec::default() }, full] {
+        let dashes = LoadSpec {
+            target: "http://127.0.0.1:9/".into(),
+            data: Some("-z".into()),
+            headers: vec![("x".into(), "--y".into())],
+            expect_body: Some("--".into()),
+            ..LoadSpec::default()
+        };
+        let dashed_target = LoadSpec { target: "--".into(), ..LoadSpec::default() };
+        for spec in [LoadSpec { target: "inproc:noop".into(), ..LoadSpec::default() }, full, dashes, dashed_target] {
             assert_eq!(format!("{:?}", parse(spec.to_flags())), format!("{spec:?}"));
         }
     }

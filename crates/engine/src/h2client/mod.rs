@@ -7,7 +7,9 @@
 mod block;
 mod conn;
 mod frame;
-mod hpack;
+pub(crate) mod hpack;
 
+#[cfg(any(test, feature = "fuzzing"))]
+pub use block::check_round_trip;
 pub use block::{request_block, HeaderList, RequestBlocks};
 pub use conn::{Answer, Connection, H2Error};

@@ -1,0 +1,13 @@
+//! HTTP/1.1 answers as a server sends them: heads, Content-Length, chunked and until-close
+//! bodies, gzip, pipelined answers. Byte 0: bit 0 = the request was HEAD, bit 1 = bodies are
+//! kept for a check; byte 1: the size of the pieces the bytes arrive in (0 = whole); then the
+//! server's bytes.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    if let [flags, step, server @ ..] = data {
+        let step = if *step == 0 { usize::MAX } else { *step as usize };
+        callbench_engine::fuzzing::http1_answers(server, step, flags & 1 != 0, flags & 2 != 0);
+    }
+});
