@@ -9,7 +9,7 @@ mod conn;
 mod frame;
 pub(crate) mod hpack;
 
-#[cfg(any(test, feature = "fuzzing"))]
+#[cfg(feature = "fuzzing")]
 pub use block::check_round_trip;
 pub use block::{request_block, HeaderList, RequestBlocks};
 pub use conn::{Answer, Connection, H2Error};
