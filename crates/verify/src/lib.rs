@@ -14,6 +14,7 @@ pub mod keepalive;
 pub mod probe;
 pub mod reflection;
 pub mod report;
+pub mod slow_clients;
 
 pub use report::{Outcome, Report, Step};
 
@@ -141,6 +142,7 @@ pub async fn verify_address(protocol: Protocol, addr: SocketAddr, options: &Veri
         if protocol == Protocol::Rest {
             report.steps.push(keepalive_step(addr).await);
         }
+        report.steps.push(slow_clients_step(protocol, addr, None).await);
     }
     Ok(report)
 }
@@ -175,6 +177,9 @@ pub async fn verify_server(repo: &Repo, manifest: &Manifest, options: &VerifyOpt
             // Over plain TCP: the TLS connections of `--tls` are the flood's.
             if manifest.protocol == Protocol::Rest && !options.tls {
                 report.steps.push(keepalive_step(server.addr).await);
+            }
+            if !options.tls {
+                report.steps.push(slow_clients_step(manifest.protocol, server.addr, Some(&mut server)).await);
             }
         }
         let status = server.stop(Duration::from_secs(5));
@@ -255,6 +260,49 @@ async fn flood_step(
         failure: (!failed.is_empty()).then(|| failed.join("; ")),
     });
     Step { title: "flood of bad input".into(), outcomes }
+}
+
+/// Two rounds of idle, dripping and half-closed connections held open while every valid vector
+/// is sent on connections of its own: each must be answered, the server must live, and its RSS
+/// must not keep growing from one round to the next.
+async fn slow_clients_step(protocol: Protocol, addr: SocketAddr, mut server: Option<&mut ServerProcess>) -> Step {
+    let mut outcomes = Vec::new();
+    let mut rss = Vec::new();
+    for round in 1..=2 {
+        let (held, answers) = slow_clients::hold(protocol, addr, run_vectors(protocol, addr, None)).await;
+        let ok: Vec<Outcome> = answers.into_iter().filter(|o| o.class == "ok").collect();
+        let failed: Vec<String> =
+            ok.iter().filter_map(|o| o.failure.as_ref().map(|f| format!("{}: {f}", o.name))).collect();
+        let alive = server.as_mut().is_none_or(|s| s.exited().is_none());
+        let failure = if !alive {
+            Some("the server died while slow clients were held".to_string())
+        } else if !failed.is_empty() {
+            Some(format!("valid calls failed while slow clients were held: {}", failed.join("; ")))
+        } else if held.refused > 0 {
+            Some(format!("{} connections refused or reset as they were opened", held.refused))
+        } else {
+            None
+        };
+        let name = format!(
+            "slow-clients-round-{round}: {} idle, {} dripping a byte per 100 ms, {} half-closed connections held {:.1} s; {} valid vectors answered",
+            held.idle,
+            held.dripping,
+            held.half_closed,
+            held.held_for.as_secs_f64(),
+            ok.len() - failed.len()
+        );
+        outcomes.push(Outcome { name, class: "flood".into(), failure });
+        rss.push(server.as_ref().and_then(|s| s.rss_kib()));
+    }
+    if let [Some(first), Some(second)] = rss[..] {
+        let limit = first + first / 2 + 20 * 1024;
+        outcomes.push(Outcome {
+            name: format!("slow-clients-memory: RSS {first} KiB after round 1, {second} KiB after round 2"),
+            class: "flood".into(),
+            failure: (second > limit).then(|| format!("RSS grew from {first} KiB to {second} KiB over round 2")),
+        });
+    }
+    Step { title: "slow, idle and half-closed clients".into(), outcomes }
 }
 
 /// Bad requests with bodies, each followed by a good one on the same connection.
