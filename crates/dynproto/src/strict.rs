@@ -35,12 +35,24 @@ pub fn check_file(file: &FileDescriptorProto) -> Result<(), String> {
     for service in &file.service {
         let name = format!("{scope}{}", service.name());
         check_name(&name, service.name())?;
-        let mut seen = HashSet::new();
-        for method in &service.method {
-            check_name(&format!("{name}.{}", method.name()), method.name())?;
-            if !seen.insert(method.name()) {
-                return Err(format!("service {name:?}: method {:?} declared twice", method.name()));
-            }
+        unique_names(&format!("{name}."), service.method.iter().map(|m| m.name()), |method| {
+            format!("service {name:?}: method {method:?} declared twice")
+        })?;
+    }
+    Ok(())
+}
+
+/// Members of one scope (a service's methods, an enum's values): valid names, none twice.
+fn unique_names<'a>(
+    scope: &str,
+    names: impl Iterator<Item = &'a str>,
+    twice: impl Fn(&str) -> String,
+) -> Result<(), String> {
+    let mut seen = HashSet::new();
+    for name in names {
+        check_name(&format!("{scope}{name}"), name)?;
+        if !seen.insert(name) {
+            return Err(twice(name));
         }
     }
     Ok(())
@@ -157,14 +169,9 @@ fn check_enum(e: &EnumDescriptorProto, scope: &str, proto3: bool) -> Result<(), 
     if proto3 && e.value[0].number() != 0 {
         return Err(format!("enum {full:?} using proto3 semantics must have zero number for the first value"));
     }
-    let mut names = HashSet::new();
-    for v in &e.value {
-        check_name(&format!("{scope}{}", v.name()), v.name())?;
-        if !names.insert(v.name()) {
-            return Err(format!("enum {full:?} has a value {:?} declared twice", v.name()));
-        }
-    }
-    Ok(())
+    unique_names(scope, e.value.iter().map(|v| v.name()), |value| {
+        format!("enum {full:?} has a value {value:?} declared twice")
+    })
 }
 
 #[cfg(test)]
