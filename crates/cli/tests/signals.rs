@@ -61,14 +61,15 @@ fn wait_exit(child: &mut Child) -> std::process::ExitStatus {
         }
         if Instant::now() > deadline {
             let _ = child.kill();
-            panic!("callbench did not exit within 10 s of SIGINT");
+            panic!("callbench did not exit within 10 s of the signal");
         }
         std::thread::sleep(Duration::from_millis(20));
     }
 }
 
-#[test]
-fn ctrl_c_during_serve_stops_the_server() {
+/// `callbench serve rust-axum` once it said it is ready: the process, the server's address and
+/// the rest of its stderr.
+fn serve_axum() -> (Child, String, BufReader<std::process::ChildStderr>) {
     let mut cli = Command::new(env!("CARGO_BIN_EXE_callbench"))
         .args(["serve", "rust-axum", "--no-build"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -85,11 +86,34 @@ fn ctrl_c_during_serve_stops_the_server() {
         assert!(Instant::now() < deadline);
     }
     let addr = line.split("http://").nth(1).unwrap().split_whitespace().next().unwrap().to_string();
+    (cli, addr, stderr)
+}
+
+#[test]
+fn ctrl_c_during_serve_stops_the_server() {
+    let (mut cli, addr, _stderr) = serve_axum();
     let server = wait_for_server(&mut cli, "rust-axum", Duration::from_secs(5));
     assert!(std::net::TcpStream::connect(&addr).is_ok());
     interrupt(&cli);
     let status = wait_exit(&mut cli);
     assert_eq!(status.code(), Some(130));
+    assert!(!alive(server), "server {server} outlived callbench serve");
+    assert!(std::net::TcpStream::connect(&addr).is_err(), "{addr} still accepts connections");
+}
+
+/// A caller that stopped reading (a script killed, a pipe closed) must not keep the server
+/// alive: printing to a closed stderr once made the signal's handler fail before it stopped
+/// anything, and serve then ignored every further SIGTERM.
+#[test]
+fn sigterm_during_serve_stops_the_server_when_nobody_reads_its_stderr() {
+    let (mut cli, addr, stderr) = serve_axum();
+    let server = wait_for_server(&mut cli, "rust-axum", Duration::from_secs(5));
+    drop(stderr);
+    unsafe {
+        libc::kill(cli.id() as i32, libc::SIGTERM);
+    }
+    let status = wait_exit(&mut cli);
+    assert_eq!(status.code(), Some(143));
     assert!(!alive(server), "server {server} outlived callbench serve");
     assert!(std::net::TcpStream::connect(&addr).is_err(), "{addr} still accepts connections");
 }

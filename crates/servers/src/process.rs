@@ -6,7 +6,7 @@ use crate::manifest::{Manifest, Placeholders};
 use crate::repo::Repo;
 use anyhow::{bail, Context, Result};
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::SocketAddr;
 use std::os::fd::RawFd;
 use std::os::unix::process::CommandExt;
@@ -298,12 +298,11 @@ pub fn free_port(host: &str) -> Result<u16> {
 fn drain(stream: impl Read + Send + 'static, tail: Arc<Mutex<VecDeque<String>>>, echo: bool, is_err: bool) {
     std::thread::spawn(move || {
         for line in BufReader::new(stream).lines().map_while(|l| l.ok()) {
+            // Our own output may be closed (a reader gone): the server's is still read to its
+            // end, or a server that writes much would block on a full pipe.
             if echo {
-                if is_err {
-                    eprintln!("{line}");
-                } else {
-                    println!("{line}");
-                }
+                let _ =
+                    if is_err { writeln!(std::io::stderr(), "{line}") } else { writeln!(std::io::stdout(), "{line}") };
             }
             let mut tail = tail.lock().unwrap_or_else(|e| e.into_inner());
             if tail.len() == 20 {
