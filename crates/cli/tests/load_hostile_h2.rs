@@ -213,7 +213,7 @@ fn a_reset_on_every_other_call_fails_exactly_those_calls() {
         let target = if grpc_call { grpc(&server) } else { h2c(&server) };
         let before = resets.load(Ordering::Relaxed);
         let m = run(&server, &target, &[]);
-        assert_failed_as(&m, "io");
+        assert_failed_as(&m, "reset_2");
         assert_eq!(
             m.report["calls"]["errors"].as_u64().unwrap(),
             resets.load(Ordering::Relaxed) - before,

@@ -16,6 +16,9 @@ pub enum ErrorKind {
     GrpcStatus(i32),
     /// An answer that failed validation (unexpected body, or the workload rejected the request).
     Validation,
+    /// The server reset the call's HTTP/2 stream (RST_STREAM) with this error code: it refused or
+    /// abandoned that call, the connection went on.
+    Reset(u32),
     /// Any other I/O failure on an open connection.
     Io,
     /// The answer broke its protocol (bad framing, a frame or flow-control violation) or went

@@ -180,6 +180,7 @@ pub fn error_name(kind: ErrorKind) -> String {
         ErrorKind::HttpStatus(code) => format!("http_{code}"),
         ErrorKind::GrpcStatus(code) => format!("grpc_{code}"),
         ErrorKind::Validation => "validation".into(),
+        ErrorKind::Reset(code) => format!("reset_{code}"),
         ErrorKind::Io => "io".into(),
         ErrorKind::Protocol => "protocol".into(),
     }

@@ -29,6 +29,7 @@ impl H2Error {
     pub fn error_kind(self) -> crate::record::ErrorKind {
         match self {
             H2Error::Protocol => crate::record::ErrorKind::Protocol,
+            H2Error::Reset(code) => crate::record::ErrorKind::Reset(code),
             _ => crate::record::ErrorKind::Io,
         }
     }
