@@ -2,7 +2,7 @@
 // Unit tests of the shared workloads: node --test servers/_node-shared/test/
 
 const assert = require('node:assert/strict');
-const { mkdtempSync, writeFileSync } = require('node:fs');
+const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { test } = require('node:test');
@@ -25,8 +25,10 @@ test('sha512 matches the FIPS 180 vector', () => {
   );
 });
 
-test('both auth modes agree', async () => {
-  const path = join(mkdtempSync(join(tmpdir(), 'cb-node-')), 'users.json');
+test('both auth modes agree', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'cb-node-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'users.json');
   const users = Array.from({ length: 10 }, (_, i) => ({ id: i + 1, hash: auth.sha512Hex(`password-${i + 1}`) }));
   writeFileSync(path, JSON.stringify(users));
   for (const mode of auth.MODES) {

@@ -5,7 +5,7 @@
 const assert = require('node:assert/strict');
 const { spawn } = require('node:child_process');
 const { createHash } = require('node:crypto');
-const { mkdtempSync, writeFileSync } = require('node:fs');
+const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const { request } = require('node:http');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
@@ -16,8 +16,13 @@ const MAIN = join(__dirname, '..', 'src', 'main.js');
 const MiB4 = 4 * 1024 * 1024;
 const sha512 = (t) => createHash('sha512').update(t).digest('hex');
 
+// One scratch folder for every server of this file, removed when the tests end.
+const SCRATCH = mkdtempSync(join(tmpdir(), 'cb-fastify-'));
+after(() => rmSync(SCRATCH, { recursive: true, force: true }));
+let files = 0;
+
 function usersFile() {
-  const path = join(mkdtempSync(join(tmpdir(), 'cb-fastify-')), 'users.json');
+  const path = join(SCRATCH, `users-${++files}.json`);
   writeFileSync(path, JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ id: i + 1, hash: sha512(`password-${i + 1}`) }))));
   return path;
 }

@@ -5,7 +5,7 @@
 const assert = require('node:assert/strict');
 const { spawn } = require('node:child_process');
 const { createHash } = require('node:crypto');
-const { mkdtempSync, writeFileSync } = require('node:fs');
+const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const http2 = require('node:http2');
 const { join } = require('node:path');
@@ -19,8 +19,13 @@ const MAIN = join(__dirname, '..', 'src', 'main.js');
 const MiB4 = 4 * 1024 * 1024;
 const GZIP = { 'grpc.default_compression_algorithm': 2 };
 
+// One scratch folder for every server of this file, removed when the tests end.
+const SCRATCH = mkdtempSync(join(tmpdir(), 'cb-grpcjs-'));
+after(() => rmSync(SCRATCH, { recursive: true, force: true }));
+let files = 0;
+
 function usersFile() {
-  const path = join(mkdtempSync(join(tmpdir(), 'cb-grpcjs-')), 'users.json');
+  const path = join(SCRATCH, `users-${++files}.json`);
   const sha = (t) => createHash('sha512').update(t).digest('hex');
   writeFileSync(path, JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ id: i + 1, hash: sha(`password-${i + 1}`) }))));
   return path;
