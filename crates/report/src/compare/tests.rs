@@ -195,3 +195,43 @@ fn a_change_the_clients_fixed_work_shares_is_the_machines_speed() {
     assert_eq!(headline((1.42, 1.37, 1.54), 1.40), Verdict::ChangedSignificant);
     assert_eq!(headline((1.20, 1.17, 1.25), 0.50), Verdict::ChangedSignificant);
 }
+
+#[test]
+fn a_slow_spell_over_a_whole_experiment_is_the_machines_speed() {
+    let metric = |metric: &str, r: (f64, f64, f64), verdict: Verdict| MetricComparison {
+        metric: metric.into(),
+        a: Some(e(1.0, 1.0, 1.0)),
+        b: Some(e(r.0, r.1, r.2)),
+        ratio: Some(e(r.0, r.1, r.2)),
+        coverage: Some(0.95),
+        exact: false,
+        verdict,
+    };
+    let cell = |id: &str, throughput: (f64, f64, f64), client: (f64, f64, f64)| CellComparison {
+        id: id.into(),
+        experiment: "connections".into(),
+        headline: "throughput_per_s".into(),
+        metrics: vec![
+            metric("throughput_per_s", throughput, Verdict::ChangedSignificant),
+            metric("client_cpu_us_per_call", client, Verdict::ChangedWithinNoise),
+        ],
+    };
+    let verdicts = |others: (f64, f64, f64), tonic: (f64, f64, f64)| {
+        let mut cells = vec![
+            cell("actix", (0.73, 0.67, 0.81), (others.0 * 1.03, others.1, others.2)),
+            cell("axum", (0.78, 0.73, 0.82), others),
+            cell("tonic", tonic, (1.27, 1.12, 1.41)),
+        ];
+        experiment_machine_speed(&mut cells, 0.15);
+        cells.iter().map(|c| c.metrics[0].verdict).collect::<Vec<_>>()
+    };
+    // Seen on this VM: every cell's client CPU per call ×1.27–1.54, tonic's own interval just
+    // short of the per-cell rule; divided by the experiment's ×1.37, no throughput is beyond ±15%.
+    assert_eq!(verdicts((1.37, 1.29, 1.47), (0.71, 0.66, 0.75)), vec![Verdict::MachineSpeed; 3]);
+    // One server fell far more than the machine did: that one is still a change.
+    let v = verdicts((1.37, 1.29, 1.47), (0.40, 0.36, 0.44));
+    assert_eq!(v[2], Verdict::ChangedSignificant);
+    // The other clients' work unchanged: the machine did not move, so nothing is excused.
+    let v = verdicts((1.0, 0.95, 1.05), (0.71, 0.66, 0.75));
+    assert_eq!(v[2], Verdict::ChangedSignificant);
+}
