@@ -324,7 +324,8 @@ def cases(a, tools) -> list[Case]:
             "ghz": lambda port, secs: [tools["ghz"], "--insecure", "--cpus", "1", "--proto", str(proto),
                                        "--call", "callbench.v1.Students/List", "-d", "{}", "-c", str(c),
                                        "--connections", str(a.grpc_connections), "-z", f"{secs}s",
-                                       "--disable-template-functions", "--disable-template-data", "--duration-stop", "ignore",
+                                       *([] if a.ghz_templates else ["--disable-template-functions", "--disable-template-data"]),
+                                       "--duration-stop", "ignore",
                                        "-O", "json", f"127.0.0.1:{port}"],
         }),
     ]
@@ -372,6 +373,8 @@ def parse_args(argv):
     p.add_argument("-c", "--concurrency", type=int, default=50, help="calls in flight, HTTP/1.1 and gRPC (default 50)")
     p.add_argument("--h2-connections", type=int, default=5, help="HTTP/2 connections (default 5)")
     p.add_argument("--h2-streams", type=int, default=10, help="streams per HTTP/2 connection (default 10)")
+    p.add_argument("--ghz-templates", action="store_true",
+                   help="leave ghz's per-call template functions on, as ghz runs by default (and suites/tools.toml runs it)")
     p.add_argument("--grpc-connections", type=int, default=1, help="gRPC connections (default 1, as ghz)")
     p.add_argument("--path", default="/students", help="REST path (default /students; gRPC calls Students/List)")
     p.add_argument("--rest-server", default="rust-actix")
