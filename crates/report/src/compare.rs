@@ -4,7 +4,7 @@
 
 mod render;
 
-use crate::model::{Cell, Estimate, Results};
+use crate::model::{higher_is_better, Cell, Estimate, Results};
 use crate::stats;
 
 /// The metrics compared for every cell, besides its experiment's headline.
@@ -145,8 +145,8 @@ fn compare_cell(ra: &Results, a: &Cell, b: &Cell, rb: &Results, threshold: f64) 
 /// a slow spell of the machine lasting the whole experiment (2026-11-26).
 fn machine_speed(metrics: &mut [MetricComparison], headline: &str, threshold: f64) {
     let slowdown =
-        |m: &MetricComparison| m.ratio.map(|r| if more_is_better(&m.metric) { 1.0 / r.median } else { r.median });
-    let client = metrics.iter().find(|m| m.metric == "client_cpu_us_per_call" && !m.exact);
+        |m: &MetricComparison| m.ratio.map(|r| if higher_is_better(&m.metric) { 1.0 / r.median } else { r.median });
+    let client = client_cpu(metrics);
     let Some((client_slowdown, client_far)) =
         client.and_then(|c| Some((slowdown(c)?, c.ratio.as_ref().is_some_and(|r| beyond(r, threshold)))))
     else {
@@ -179,19 +179,18 @@ fn experiment_machine_speed(cells: &mut [CellComparison], threshold: f64) {
         let client: Vec<f64> = cells
             .iter()
             .filter(|c| c.experiment == experiment)
-            .filter_map(|c| c.metrics.iter().find(|m| m.metric == "client_cpu_us_per_call" && !m.exact))
+            .filter_map(|c| client_cpu(&c.metrics))
             .filter_map(|m| m.ratio.map(|r| r.median))
             .collect();
         if client.len() < MACHINE_QUORUM {
             continue;
         }
         let Some(factor) = stats::median(&client) else { continue };
-        for c in cells.iter_mut().filter(|c| c.experiment == experiment) {
-            let headline = c.headline.clone();
-            for m in c.metrics.iter_mut().filter(|m| m.metric == headline && m.verdict == Verdict::ChangedSignificant) {
+        for CellComparison { headline, metrics, .. } in cells.iter_mut().filter(|c| c.experiment == experiment) {
+            for m in metrics.iter_mut().filter(|m| m.metric == *headline && m.verdict == Verdict::ChangedSignificant) {
                 let Some(r) = m.ratio else { continue };
                 // A slower machine lowers what more is better of and raises the rest.
-                let f = if more_is_better(&m.metric) { 1.0 / factor } else { factor };
+                let f = if higher_is_better(&m.metric) { 1.0 / factor } else { factor };
                 let rest = Estimate { median: r.median / f, lo: r.lo / f, hi: r.hi / f, n: r.n };
                 if !beyond(&rest, threshold) {
                     m.verdict = Verdict::MachineSpeed;
@@ -201,8 +200,9 @@ fn experiment_machine_speed(cells: &mut [CellComparison], threshold: f64) {
     }
 }
 
-fn more_is_better(metric: &str) -> bool {
-    crate::model::METRICS.iter().any(|(name, _, better)| *name == metric && *better)
+/// The client's CPU per call among a cell's comparisons (a timing, not an exact count).
+fn client_cpu(metrics: &[MetricComparison]) -> Option<&MetricComparison> {
+    metrics.iter().find(|m| m.metric == "client_cpu_us_per_call" && !m.exact)
 }
 
 fn compare_metric(metric: &str, a: &Cell, b: &Cell, threshold: f64) -> MetricComparison {

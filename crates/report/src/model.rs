@@ -475,6 +475,11 @@ pub fn is_exact_count(metric: &str) -> bool {
     EXACT_COUNTS.contains(&metric)
 }
 
+/// True for the metrics of [`METRICS`] where more is better (throughput), false for the rest.
+pub fn higher_is_better(metric: &str) -> bool {
+    METRICS.iter().find(|(m, _, _)| *m == metric).is_some_and(|(_, _, more)| *more)
+}
+
 impl RunMetrics {
     /// The value of one of [`METRICS`] in this run (None when the run does not have it).
     pub fn metric(&self, name: &str) -> Option<f64> {

@@ -6,7 +6,7 @@
 use crate::analysis;
 use crate::doc::comparisons::{figure, EQUAL, NO_DIFFERENCE, TOO_FEW};
 use crate::format;
-use crate::model::{Cell, Comparison, Estimate, Experiment, Results, METRICS};
+use crate::model::{higher_is_better, Cell, Comparison, Estimate, Experiment, Results};
 use crate::names;
 
 /// The cells of one workload and swept value: the best on the headline against the others.
@@ -46,10 +46,6 @@ pub fn sentences(r: &Results, exp: &Experiment) -> Vec<String> {
         }
     }
     out
-}
-
-fn higher_is_better(metric: &str) -> bool {
-    METRICS.iter().find(|(m, _, _)| *m == metric).is_some_and(|(_, _, more)| *more)
 }
 
 /// The measured cells grouped by workload and swept value, in the tables' order (swept values
