@@ -17,13 +17,34 @@ fn alone() -> MutexGuard<'static, ()> {
     ONE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Pins the calling thread, and so the threads it starts afterwards (the echo, the namespace
+/// threads), to the first CPU it may use, and returns that CPU for the forwarder. On a virtual
+/// machine a CPU that idled for milliseconds takes 100–500 µs to run a thread woken from another
+/// one; across a 10 ms link the ping-pong's three threads each idle that long, and a fresh CI
+/// machine put 450 µs of such wake-ups into a 10 ms round trip. On one CPU the wake-ups are local
+/// and what remains is the link's arithmetic (the runner pins the forwarder beside the client too).
+fn one_cpu() -> usize {
+    // SAFETY: affinity syscalls on the calling thread with a zeroed, properly sized set.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        assert_eq!(libc::sched_getaffinity(0, size, &mut set), 0, "sched_getaffinity");
+        let cpu = (0..libc::CPU_SETSIZE as usize).find(|&c| libc::CPU_ISSET(c, &set)).expect("some CPU");
+        let mut one: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut one);
+        assert_eq!(libc::sched_setaffinity(0, size, &one), 0, "sched_setaffinity");
+        cpu
+    }
+}
+
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     values[values.len() / 2]
 }
 
 fn link(spec: &str) -> Link {
-    Link::create(&LinkSpec::parse(spec).unwrap(), &[]).unwrap_or_else(|e| panic!("{e}"))
+    let cpu = one_cpu();
+    Link::create(&LinkSpec::parse(spec).unwrap(), &[cpu]).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Within 3% of `expected`, or 150 µs, whichever is larger (the accuracy bound).
