@@ -24,6 +24,7 @@ import json
 import os
 import re
 import selectors
+import shlex
 import shutil
 import signal
 import subprocess
@@ -37,6 +38,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from engine_report import (OPEN_LOOP_TOLERANCE, Row, cpu_model, fmt, git_commit, markdown_report, med,  # noqa: E402
                            ratio_lines, text_report, tool_versions)
+from engine_floor import FLOOR_TOOLS, http_commands, over_floor, parse_floor, raw_commands  # noqa: E402
 from engine_tools import PARSERS, parse_callbench  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -144,9 +146,10 @@ class Server:
     log: Path
 
 
-def start_server(binary: str, name: str, cpu: str, users: Path, workdir: Path, timeout=30.0) -> Server:
+def start_server(binary: str, name: str, cpu: str, users: Path, workdir: Path, timeout=30.0, args=None) -> Server:
     log = workdir / f"{name}.stderr"
-    argv = ["taskset", "-c", cpu, binary, "--host", "127.0.0.1", "--port", "0", "--workers", "1", "--users", str(users)]
+    args = args or ["--host", "127.0.0.1", "--port", "0", "--workers", "1", "--users", str(users)]
+    argv = ["taskset", "-c", cpu, binary] + args
     p = PROCS.start(argv, stdout=subprocess.PIPE, stderr=open(log, "wb"), cwd=workdir)
     sel = selectors.DefaultSelector()
     sel.register(p.stdout, selectors.EVENT_READ)
@@ -286,8 +289,15 @@ def run_client(argv, cpu: str, timeout: float, server: Server | None, workdir: P
 class Case:
     protocol: str
     server_bin: str
-    peer: str
+    peer: str | None
     commands: dict  # tool -> function(port, seconds) -> argv
+    server_args: list | None = None  # None: a reference server's flags
+
+    def tools(self, use_cb: bool) -> list:
+        """The tools run on this case, in the order of each repetition."""
+        order = (["callbench"] if use_cb else []) + ([self.peer] if self.peer else [])
+        order += [t for t in self.commands if t not in order and t != "callbench"]
+        return [t for t in order if t in self.commands]
 
 
 def cases(a, tools) -> list[Case]:
@@ -329,6 +339,10 @@ def cases(a, tools) -> list[Case]:
                                        "-O", "json", f"127.0.0.1:{port}"],
         }),
     ]
+    floor = tools.get("callbench-floor")
+    if floor:
+        out[0].commands.update(http_commands(floor, a.path, c))
+        out.append(Case("raw TCP", "callbench-floor", None, raw_commands(floor, c), server_args=["serve", "--port", "0"]))
     return [k for k in out if k.protocol in a.protocols]
 
 
@@ -337,7 +351,7 @@ def measure(tool: str, case: Case, server: Server, secs: int, rep: int, a, workd
     c = run_client(argv, a.client_cpu, secs + a.grace, server, workdir, a.server_cpu)
     run = Run(tool, case.protocol, rep, cpu=c.cpu, wall=c.wall, status=c.code, foreign=c.foreign / c.wall)
     try:
-        parsed = PARSERS[tool](c.out)
+        parsed = (parse_floor if tool.startswith(FLOOR_TOOLS) else PARSERS[tool])(c.out)
         run.ok, run.errors, run.seconds = parsed["ok"], parsed["errors"], parsed["seconds"]
         run.extra = {k: v for k, v in parsed.items() if k not in ("ok", "errors", "seconds")}
     except Exception as e:  # noqa: BLE001 - reported, the run counts as failed
@@ -365,7 +379,8 @@ def parse_args(argv):
     p.add_argument("--reps", type=int, default=5, help="interleaved repetitions per tool (default 5)")
     p.add_argument("--seconds", type=int, default=10, help="length of each run (default 10)")
     p.add_argument("--quick", action="store_true", help="2 repetitions of 3 s, open loop 3 s per rate")
-    p.add_argument("--protocols", default="http1,http2,grpc", help="any of http1,http2,grpc (default all)")
+    p.add_argument("--protocols", default="http1,http2,grpc,raw",
+                   help="any of http1,http2,grpc,raw (default all; raw: callbench-floor's 64-byte echo)")
     p.add_argument("--no-open-loop", action="store_true", help="skip the open-loop check")
     p.add_argument("--open-loop-protocol", default="http1", choices=["http1", "http2", "grpc"])
     p.add_argument("--open-loop-seconds", type=int, default=5)
@@ -390,7 +405,7 @@ def parse_args(argv):
     a = p.parse_args(argv)
     if a.quick:
         a.reps, a.seconds, a.open_loop_seconds = 2, 3, 3
-    names = {"http1": "HTTP/1.1", "http2": "HTTP/2", "grpc": "gRPC"}
+    names = {"http1": "HTTP/1.1", "http2": "HTTP/2", "grpc": "gRPC", "raw": "raw TCP"}
     try:
         a.protocols = [names[x.strip()] for x in a.protocols.split(",") if x.strip()]
         a.open_loop_protocol = names[a.open_loop_protocol]
@@ -430,7 +445,11 @@ def main(argv=None) -> int:
     tools = {t: which(t) for t in ("wrk", "h2load", "ghz")}
     cb = release / "callbench"
     tools["callbench"] = str(cb) if cb.exists() else None
-    missing = [t for t, pth in tools.items() if not pth and t != "callbench"]
+    floor = release / "callbench-floor"
+    tools["callbench-floor"] = str(floor) if floor.exists() else None
+    if not tools["callbench-floor"]:
+        log("note: target/release/callbench-floor is missing: no floor rows (build the workspace)")
+    missing = [t for t, pth in tools.items() if not pth and t not in ("callbench", "callbench-floor")]
     if missing:
         log(f"missing peer tools: {', '.join(missing)} (run scripts/setup)")
         return 2
@@ -459,8 +478,8 @@ def main(argv=None) -> int:
             if not binary.exists():
                 log(f"{case.protocol}: {binary} is missing, skipped")
                 continue
-            order = (["callbench"] if use_cb else []) + [case.peer]
-            server = start_server(str(binary), case.server_bin, a.server_cpu, users, workdir)
+            order = case.tools(use_cb)
+            server = start_server(str(binary), case.server_bin, a.server_cpu, users, workdir, args=case.server_args)
             servers.append(server)
             log(f"{case.protocol}: {case.server_bin} on 127.0.0.1:{server.port} (CPU {a.server_cpu}); "
                 f"{' / '.join(order)}, {a.reps} × {a.seconds} s each")
@@ -488,12 +507,13 @@ def main(argv=None) -> int:
 
     rows = []
     for case in all_cases:
-        for tool in (["callbench"] if use_cb else []) + [case.peer]:
+        for tool in case.tools(use_cb):
             rs = [r for r in runs if r.protocol == case.protocol and r.tool == tool]
             if rs:
                 rows.append(Row(case.protocol, tool, rs))
     ratios = ratio_lines(rows) if use_cb else []
-    print(text_report(rows, ratios, open_loop))
+    floors = over_floor(rows)
+    print(text_report(rows, ratios, open_loop, floors))
 
     commands = {}
     for case in all_cases:
@@ -502,15 +522,14 @@ def main(argv=None) -> int:
                 continue
             argv = [Path(x).name if i == 0 else x for i, x in enumerate(f("PORT", a.seconds))]
             argv = [x.replace(str(ROOT) + "/", "") for x in argv]
-            commands[(case.protocol, tool)] = "taskset -c " + a.client_cpu + " " + " ".join(
-                f"'{x}'" if x in ("{}",) else x for x in argv)
+            commands[(case.protocol, tool)] = "taskset -c " + a.client_cpu + " " + shlex.join(argv)
     meta = {"date": dt.datetime.now().strftime("%Y-%m-%d %H:%M"), "cpu": cpu_model(), "ncpu": os.cpu_count(),
             "kernel": "Linux " + os.uname().release, "commit": git_commit(), "client_cpu": a.client_cpu,
             "server_cpu": a.server_cpu, "reps": a.reps, "seconds": a.seconds, "versions": tool_versions(tools),
             "commands": commands, "argv": a.argv,
             "call": f"REST `GET {a.path}` ({a.rest_server}; HTTP/2 h2c on {a.h2_server}), gRPC "
                     f"`callbench.v1.Students/List` ({a.grpc_server})"}
-    md = markdown_report(rows, ratios, open_loop, meta)
+    md = markdown_report(rows, ratios, open_loop, meta, floors)
     if a.markdown:
         print()
         print(md)

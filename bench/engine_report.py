@@ -70,7 +70,7 @@ def ratio_lines(rows: list[Row]):
     by = {(r.protocol, r.tool): r for r in rows}
     out = []
     for (protocol, tool), peer in by.items():
-        if tool == "callbench":
+        if tool == "callbench" or tool.startswith("floor"):
             continue
         cb = by.get((protocol, "callbench"))
         if not cb or not cb.good or not peer.good:
@@ -92,7 +92,7 @@ def ratio_lines(rows: list[Row]):
     return out
 
 
-def text_report(rows, ratios, open_loop) -> str:
+def text_report(rows, ratios, open_loop, floors=()) -> str:
     lines = [f"{'protocol':9} {'tool':10} {'calls/s':>10} {'CPU µs/call':>12} {'client CPU':>10} {'server CPU':>10} "
              f"{'others':>7} {'errors':>7} {'runs':>5}"]
     for r in rows:
@@ -105,6 +105,11 @@ def text_report(rows, ratios, open_loop) -> str:
     for protocol, peer, tr, bound, tv, cr, ct, cv in ratios:
         lines.append(f"  {protocol:9} vs {peer:7} throughput {fmt(tr, 2):>5} (target 0.90–1.10 when server-bound: {tv}); "
                      f"CPU/call {fmt(cr, 2):>5} (target ≤ {ct:.2f}: {cv})")
+    if floors:
+        lines.append("")
+        lines.append("over the floor (CPU per call ÷ callbench-floor's over epoll, same calls, same server):")
+        for protocol, tool, x in floors:
+            lines.append(f"  {protocol:9} {tool:12} {fmt(x, 2):>5}×")
     if open_loop:
         lines.append("")
         lines.append(f"open loop ({open_loop['protocol']}, {open_loop['seconds']} s per rate; closed-loop maximum "
@@ -120,7 +125,7 @@ def text_report(rows, ratios, open_loop) -> str:
     return "\n".join(lines)
 
 
-def markdown_report(rows, ratios, open_loop, meta) -> str:
+def markdown_report(rows, ratios, open_loop, meta, floors=()) -> str:
     md = [f"# callbench engine vs peers — {meta['date']}", ""]
     md.append(f"Machine: {meta['cpu']} ({meta['ncpu']} CPUs), {meta['kernel']}. callbench {meta['commit']}. "
               f"Client pinned to CPU {meta['client_cpu']}, server to CPU {meta['server_cpu']} (`--workers 1`). "
@@ -148,6 +153,17 @@ def markdown_report(rows, ratios, open_loop, meta) -> str:
         md.append("|---|---|---:|---|---:|---|")
     for protocol, peer, tr, bound, tv, cr, ct, cv in ratios:
         md.append(f"| {protocol} | {peer} | {fmt(tr, 2)} | ±10% when server-bound: {tv} | {fmt(cr, 2)} | ≤ {ct:.2f}: {cv} |")
+    if floors:
+        md.append("")
+        md.append("Over the floor: each tool's client CPU per call divided by `callbench-floor`'s (bench/floor) over epoll, "
+                  "which makes the same calls against the same server with nothing on top — the request's bytes out, the "
+                  "answer's bytes counted in, no parsing, one clock read per wake-up — so the floor is what the kernel alone costs "
+                  "at that server's pace; `floor-uring` is the same over io_uring.")
+        md.append("")
+        md.append("| protocol | tool | CPU per call over the floor |")
+        md.append("|---|---|---:|")
+        for protocol, tool, x in floors:
+            md.append(f"| {protocol} | {tool} | {fmt(x, 2)}× |")
     if open_loop:
         md.append("")
         md.append(f"Open loop ({open_loop['protocol']}, `callbench load --rate R`, {open_loop['seconds']} s each; "

@@ -1,0 +1,96 @@
+"""The floor under the tools bench/engine.py compares: `callbench-floor` (bench/floor) makes the same calls with
+nothing on top — for HTTP/1.1 it writes the request's bytes and waits for as many answer bytes as the server's
+answer has, no parsing, no timers; for raw TCP it ping-pongs 64 bytes with its own echo server. What a tool costs
+beyond the floor is its own work; the floor itself is the kernel's (epoll, or io_uring with `floor-uring`)."""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+
+FLOOR_TOOLS = ("floor", "floor-uring")
+RAW_SIZE = 64
+
+
+def http_request(path: str) -> str:
+    """The request callbench-floor sends, escaped as its --request takes it."""
+    return f"GET {path} HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\n\\r\\n"
+
+
+def http_answer_size(port: int, path: str, timeout: float = 5.0) -> int:
+    """Bytes of the server's whole answer to the floor's request, read twice on one kept connection: the floor
+    counts bytes, so the answer must be the same size every time (a Date header keeps its length)."""
+    raw = http_request(path).replace("\\r", "\r").replace("\\n", "\n").encode()
+    sizes = []
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        for _ in range(2):
+            s.sendall(raw)
+            data = b""
+            while b"\r\n\r\n" not in data:
+                chunk = s.recv(65536)
+                if not chunk:
+                    raise RuntimeError("the server closed the connection before answering")
+                data += chunk
+            head, _, body = data.partition(b"\r\n\r\n")
+            if not head.startswith(b"HTTP/1.1 200"):
+                raise RuntimeError(f"the server answered {head.splitlines()[0]!r}")
+            m = re.search(rb"(?im)^content-length:\s*(\d+)\s*$", head)
+            if not m:
+                raise RuntimeError("the answer has no Content-Length: the floor cannot count its bytes")
+            length = int(m.group(1))
+            while len(body) < length:
+                chunk = s.recv(65536)
+                if not chunk:
+                    raise RuntimeError("the server closed the connection mid-answer")
+                body += chunk
+            if len(body) != length:
+                raise RuntimeError("the server sent more than one answer's bytes")
+            sizes.append(len(head) + 4 + length)
+    if sizes[0] != sizes[1]:
+        raise RuntimeError(f"answers of {sizes[0]} and {sizes[1]} bytes: the floor needs a fixed size")
+    return sizes[0]
+
+
+def http_commands(floor_bin: str, path: str, concurrency: int) -> dict:
+    """tool -> function(port, seconds) -> argv, for the HTTP/1.1 case (PORT: the command as the report shows it)."""
+    sizes: dict = {}
+
+    def command(io):
+        def argv(port, secs):
+            if port == "PORT":
+                size = "SIZE"
+            else:
+                size = sizes.setdefault(port, http_answer_size(port, path))
+            return [floor_bin, "client", f"127.0.0.1:{port}", "--io", io, "-c", str(concurrency), "-z", str(secs),
+                    "--warmup", "0", "--size", str(size), "--request", http_request(path)]
+        return argv
+
+    return {"floor": command("epoll"), "floor-uring": command("uring")}
+
+
+def raw_commands(floor_bin: str, concurrency: int) -> dict:
+    def command(io, c):
+        return lambda port, secs: [floor_bin, "client", f"127.0.0.1:{port}", "--io", io, "-c", str(c), "-z", str(secs),
+                                   "--warmup", "0", "--size", str(RAW_SIZE)]
+
+    return {"floor": command("epoll", concurrency), "floor-uring": command("uring", concurrency),
+            "floor c=1": command("epoll", 1), "floor-uring c=1": command("uring", 1)}
+
+
+def parse_floor(text: str) -> dict:
+    d = json.loads(text.strip().splitlines()[-1])
+    return {"ok": int(d["calls"]), "errors": 0, "seconds": float(d["seconds"]), "p50_us": d.get("p50_us"),
+            "self_cpu_us": d.get("client_cpu_us_per_call")}
+
+
+def over_floor(rows) -> list:
+    """(protocol, tool, CPU per call ÷ the epoll floor's) for every tool measured beside a floor."""
+    by = {(r.protocol, r.tool): r for r in rows}
+    out = []
+    for (protocol, tool), row in by.items():
+        floor = by.get((protocol, "floor"))
+        if tool == "floor" or not floor or not floor.good or not row.good or "c=1" in tool:
+            continue
+        out.append((protocol, tool, row.cpu_us / floor.cpu_us))
+    return out

@@ -1,0 +1,112 @@
+//! The floor under every protocol: 64-byte round trips over TCP with nothing on top (no HTTP, no
+//! framing), from a tiny echo server and two clients that differ only in how they talk to the
+//! kernel: epoll with one read and one write per call, or io_uring with every connection's sends
+//! and receives submitted together. `bench/floor.py` runs them pinned and interleaved; the engine's
+//! transport will be chosen by what this measures.
+
+mod epoll_client;
+mod outcome;
+mod server;
+mod socket;
+mod uring_client;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::time::Duration;
+
+#[derive(Parser)]
+#[command(about = "Raw TCP round trips: the kernel's own cost per call")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// An echo server on 127.0.0.1 (one thread, epoll); prints `listening on ADDR`
+    Serve {
+        #[arg(long, default_value_t = 0)]
+        port: u16,
+    },
+    /// Ping-pong on `-c` connections for `-z` seconds after a warm-up; prints one JSON line
+    Client {
+        /// host:port of the echo server (loopback only)
+        addr: String,
+        #[arg(long, value_enum, default_value = "epoll")]
+        io: Io,
+        #[arg(short = 'c', long, default_value_t = 50)]
+        connections: usize,
+        /// Seconds measured
+        #[arg(short = 'z', long, default_value_t = 5.0)]
+        seconds: f64,
+        /// Seconds run before the measured window
+        #[arg(long, default_value_t = 0.5)]
+        warmup: f64,
+        /// Bytes each way per call (with --request: the answer's size)
+        #[arg(long, default_value_t = 64)]
+        size: usize,
+        /// Send these bytes as each call instead of `size` bytes (`\r\n` and `\n` are escapes):
+        /// e.g. an HTTP/1.1 request, to pay a real server's pace with nothing on top
+        #[arg(long)]
+        request: Option<String>,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq, Debug)]
+pub enum Io {
+    /// epoll_wait, then read and write per call
+    Epoll,
+    /// io_uring: sends and receives of all connections in one io_uring_enter
+    Uring,
+    /// io_uring with SINGLE_ISSUER and DEFER_TASKRUN (completions run only when the client waits)
+    UringDefer,
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Serve { port } => server::serve(port),
+        Command::Client { addr, io, connections, seconds, warmup, size, request } => {
+            let request = request.map(|r| r.replace("\\r", "\r").replace("\\n", "\n").into_bytes());
+            client(&addr, io, connections, seconds, warmup, size, request)
+        }
+    };
+    if let Err(e) = result {
+        eprintln!("callbench-floor: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn client(
+    addr: &str,
+    io: Io,
+    connections: usize,
+    seconds: f64,
+    warmup: f64,
+    size: usize,
+    request: Option<Vec<u8>>,
+) -> Result<(), String> {
+    let addr: std::net::SocketAddr = addr.parse().map_err(|e| format!("bad address {addr:?}: {e}"))?;
+    if !addr.ip().is_loopback() {
+        return Err(format!("{addr} is not a loopback address: the floor is measured on this machine only"));
+    }
+    if request.as_ref().is_some_and(|r| r.is_empty()) {
+        return Err("--request must not be empty".into());
+    }
+    if connections == 0 || size == 0 || !(seconds > 0.0 && seconds <= 600.0) || !(0.0..=60.0).contains(&warmup) {
+        return Err("connections and size must be at least 1, seconds within (0, 600], warmup within [0, 60]".into());
+    }
+    let plan = outcome::Plan {
+        warmup: Duration::from_secs_f64(warmup),
+        measured: Duration::from_secs_f64(seconds),
+        answer: size,
+        request: request.unwrap_or_else(|| vec![b'x'; size]),
+    };
+    let streams = socket::connect_all(addr, connections)?;
+    let result = match io {
+        Io::Epoll => epoll_client::run(&streams, &plan)?,
+        Io::Uring => uring_client::run(&streams, &plan, false)?,
+        Io::UringDefer => uring_client::run(&streams, &plan, true)?,
+    };
+    println!("{}", result.to_json(io, connections, size));
+    Ok(())
+}
