@@ -21,6 +21,7 @@ pub mod memory;
 pub mod net;
 pub mod pacer;
 pub mod rate;
+pub mod raw;
 pub mod record;
 pub mod request;
 pub mod rng;

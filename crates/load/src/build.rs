@@ -13,6 +13,7 @@ use callbench_engine::http1::Http1;
 use callbench_engine::http2::Http2;
 use callbench_engine::inproc::InProc;
 use callbench_engine::net::{self, tls, Endpoint};
+use callbench_engine::raw::Raw;
 use callbench_engine::request::{BodyCheck, Expect, HttpRequest};
 use callbench_engine::{Connected, ErrorKind, Reply, Target, WireTotals};
 use std::sync::Arc;
@@ -24,11 +25,12 @@ pub enum AnyTarget {
     Http2(Arc<Http2>),
     Grpc(Arc<Grpc>),
     InProc(Arc<InProc>),
+    Raw(Arc<Raw>),
 }
 
 pub struct Built {
     pub target: AnyTarget,
-    /// `http/1.1`, `h2`, `grpc` or `inproc`.
+    /// `http/1.1`, `h2`, `grpc`, `raw` or `inproc`.
     pub protocol: &'static str,
     pub tls: bool,
     pub concurrency: usize,
@@ -67,6 +69,7 @@ impl Built {
             AnyTarget::Http2(t) => drive(Shared(t.clone()), plan, watch).await,
             AnyTarget::Grpc(t) => drive(Shared(t.clone()), plan, watch).await,
             AnyTarget::InProc(t) => drive(Shared(t.clone()), plan, watch).await,
+            AnyTarget::Raw(t) => drive(Shared(t.clone()), plan, watch).await,
         }
     }
 }
@@ -94,6 +97,7 @@ pub async fn build(spec: &LoadSpec) -> Result<Built, String> {
         (TargetUrl::InProc { .. }, Some(_)) => {
             return Err("inproc targets name their workload: inproc:<workload>, without --workload".into())
         }
+        (TargetUrl::Raw { .. }, Some(_)) => return Err("raw:// targets echo bytes: leave out --workload".into()),
         (_, Some(name)) => Some(preset::preset(name, &spec.preset)?),
         _ => None,
     };
@@ -104,6 +108,7 @@ pub async fn build(spec: &LoadSpec) -> Result<Built, String> {
         TargetUrl::Http { tls, host, port, path } => build_http(spec, tls, &host, port, &path, preset).await,
         TargetUrl::Grpc { tls, host, port, method } => build_grpc(spec, tls, &host, port, method, preset).await,
         TargetUrl::InProc { workload } => build_inproc(spec, &workload),
+        TargetUrl::Raw { host, port, size } => build_raw(spec, &host, port, size).await,
     }
 }
 
@@ -309,6 +314,33 @@ fn expected_message_check(method: &MethodDescriptor, json: &[u8]) -> Result<Body
         prost_reflect::DynamicMessage::decode(output.clone(), bytes)
             .is_ok_and(|m| callbench_contract::rest_json::same_message(&m, &expected))
     }))
+}
+
+async fn build_raw(spec: &LoadSpec, host: &str, port: u16, size: usize) -> Result<Built, String> {
+    let misplaced = [
+        (!spec.headers.is_empty(), "-H"),
+        (spec.data.is_some(), "-d"),
+        (spec.method.is_some(), "-X"),
+        (spec.gzip, "--gzip"),
+        (spec.check, "--check"),
+        (spec.expect_body.is_some(), "--expect-body"),
+        (!spec.expect_status.is_empty(), "--expect-status"),
+        (!spec.protos.is_empty() || spec.protoset.is_some(), "--proto"),
+    ];
+    if let Some((_, flag)) = misplaced.iter().find(|(given, _)| *given) {
+        return Err(format!("{flag} has no meaning for raw:// targets (an echo of size=N bytes)"));
+    }
+    let endpoint = endpoint(spec, false, host, port, &[]).await?;
+    drop(endpoint.connect_uncounted().await?.0);
+    let (concurrency, connections) = one_call_per_connection(spec)?;
+    Ok(Built {
+        target: AnyTarget::Raw(Arc::new(Raw::new(endpoint, size))),
+        protocol: "raw",
+        tls: false,
+        concurrency,
+        connections,
+        call: format!("echo {size} B"),
+    })
 }
 
 fn build_inproc(spec: &LoadSpec, workload: &str) -> Result<Built, String> {

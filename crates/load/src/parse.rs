@@ -96,18 +96,42 @@ pub fn header(text: &str) -> Result<(String, String), String> {
 /// What `<TARGET>` names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TargetUrl {
-    Http { tls: bool, host: String, port: u16, path: String },
-    Grpc { tls: bool, host: String, port: u16, method: Option<String> },
-    InProc { workload: String },
+    Http {
+        tls: bool,
+        host: String,
+        port: u16,
+        path: String,
+    },
+    Grpc {
+        tls: bool,
+        host: String,
+        port: u16,
+        method: Option<String>,
+    },
+    InProc {
+        workload: String,
+    },
+    /// An echo of raw bytes: `size` out, the same back (`raw://host:port?size=N`, 64 by default).
+    Raw {
+        host: String,
+        port: u16,
+        size: usize,
+    },
 }
+
+/// The most bytes a raw call may send (and so receive): a floor is measured with small calls.
+pub const MAX_RAW_SIZE: usize = 1 << 20;
 
 pub fn target(text: &str) -> Result<TargetUrl, String> {
     if let Some(workload) = text.strip_prefix("inproc:") {
         return Ok(TargetUrl::InProc { workload: workload.trim_start_matches("//").to_string() });
     }
-    let (scheme, rest) = text
-        .split_once("://")
-        .ok_or_else(|| format!("bad target {text:?}: expected http://, https://, grpc://, grpcs:// or inproc:"))?;
+    let (scheme, rest) = text.split_once("://").ok_or_else(|| {
+        format!("bad target {text:?}: expected http://, https://, grpc://, grpcs://, raw:// or inproc:")
+    })?;
+    if scheme.eq_ignore_ascii_case("raw") {
+        return raw(text, rest);
+    }
     let (tls, grpc, default_port) = match scheme.to_ascii_lowercase().as_str() {
         "http" => (false, false, 80),
         "https" => (true, false, 443),
@@ -134,6 +158,33 @@ pub fn target(text: &str) -> Result<TargetUrl, String> {
         path.to_string()
     };
     Ok(TargetUrl::Http { tls, host, port, path })
+}
+
+/// `raw://host:port` with an optional `?size=N` (bytes each way); the port has no default.
+fn raw(text: &str, rest: &str) -> Result<TargetUrl, String> {
+    let (authority, query) = rest.split_once('?').unwrap_or((rest, ""));
+    let authority = authority.trim_end_matches('/');
+    if authority.contains('/') {
+        return Err(format!("bad target {text:?}: a raw:// target has no path"));
+    }
+    let (host, port) = split_host_port(authority, 0).map_err(|e| format!("bad target {text:?}: {e}"))?;
+    if port == 0 {
+        return Err(format!("bad target {text:?}: name the echo's port (raw://host:port)"));
+    }
+    let mut size = 64;
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        match pair.split_once('=') {
+            Some(("size", n)) => {
+                size = n
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|n| (1..=MAX_RAW_SIZE).contains(n))
+                    .ok_or_else(|| format!("bad target {text:?}: size must be 1..={MAX_RAW_SIZE} bytes"))?
+            }
+            _ => return Err(format!("bad target {text:?}: unknown parameter {pair:?} (raw:// takes size=N)")),
+        }
+    }
+    Ok(TargetUrl::Raw { host, port, size })
 }
 
 fn split_host_port(authority: &str, default_port: u16) -> Result<(String, u16), String> {
@@ -206,7 +257,26 @@ mod tests {
             })
         );
         assert_eq!(target("inproc:echo"), Ok(TargetUrl::InProc { workload: "echo".into() }));
-        for bad in ["127.0.0.1:80", "ftp://x/", "http://", "http://h:99999/", "http://[::1/"] {
+        assert_eq!(
+            target("raw://127.0.0.1:9000"),
+            Ok(TargetUrl::Raw { host: "127.0.0.1".into(), port: 9000, size: 64 })
+        );
+        assert_eq!(
+            target("RAW://[::1]:7/?size=1024"),
+            Ok(TargetUrl::Raw { host: "[::1]".into(), port: 7, size: 1024 })
+        );
+        for bad in [
+            "127.0.0.1:80",
+            "ftp://x/",
+            "http://",
+            "http://h:99999/",
+            "http://[::1/",
+            "raw://127.0.0.1",
+            "raw://127.0.0.1:9/echo",
+            "raw://127.0.0.1:9?size=0",
+            "raw://127.0.0.1:9?size=2000000",
+            "raw://127.0.0.1:9?colour=red",
+        ] {
             assert!(target(bad).is_err(), "{bad}");
         }
     }

@@ -13,7 +13,7 @@ use std::time::Duration;
 /// flags are made when the target is built.
 #[derive(Debug, Clone, clap::Args)]
 pub struct LoadSpec {
-    /// What to load: http(s)://…, grpc(s)://…/package.Service/Method, or inproc:WORKLOAD
+    /// What to load: http(s)://…, grpc(s)://…/package.Service/Method, raw://host:port[?size=N] (an echo), or inproc:WORKLOAD
     pub target: String,
 
     /// Calls in flight at most (closed loop: the number of callers) [default: 50; inproc: 1]

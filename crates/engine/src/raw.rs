@@ -1,0 +1,116 @@
+//! The floor as a target: a message of `size` bytes out, the same bytes back from an echo, nothing
+//! on top (no framing, no parsing). What a call costs here is what the kernel and the driver loop
+//! cost, so a suite can show it beside REST, gRPC and in-process calls (`raw://host:port`).
+
+use crate::net::{Endpoint, Stream};
+use crate::record::{ByteCounts, ErrorKind};
+use crate::target::{Connected, Reply, Target, WireTotals};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+pub struct Raw {
+    endpoint: Endpoint,
+    message: Vec<u8>,
+}
+
+pub struct RawConn {
+    stream: Stream,
+    echo: Vec<u8>,
+}
+
+impl Raw {
+    /// Calls of `size` bytes each way (at least one) to the echo at `endpoint`.
+    pub fn new(endpoint: Endpoint, size: usize) -> Raw {
+        // Not all one byte, so that an echo that answers with other bytes is seen.
+        let message = (0..size.max(1)).map(|i| b'a' + (i % 26) as u8).collect();
+        Raw { endpoint, message }
+    }
+
+    pub fn size(&self) -> usize {
+        self.message.len()
+    }
+}
+
+impl Target for Raw {
+    type Conn = RawConn;
+
+    async fn connect(&self, _slot: usize) -> Result<Connected<RawConn>, ErrorKind> {
+        let (stream, handshake) = self.endpoint.connect().await?;
+        Ok(Connected::new(RawConn { stream, echo: vec![0; self.message.len()] }, handshake))
+    }
+
+    async fn call(&self, conn: &mut RawConn) -> Reply {
+        let size = self.message.len() as u64;
+        let sent = ByteCounts { sent: size, received: 0 };
+        if conn.stream.write_all(&self.message).await.is_err() {
+            return Reply::broken(ErrorKind::Io, sent);
+        }
+        if conn.stream.read_exact(&mut conn.echo).await.is_err() {
+            return Reply::broken(ErrorKind::Io, sent);
+        }
+        let bytes = ByteCounts { sent: size, received: size };
+        if conn.echo != self.message {
+            // The stream is out of step with the calls: the next answer cannot be told apart.
+            return Reply::broken(ErrorKind::Validation, bytes);
+        }
+        Reply::ok(bytes)
+    }
+
+    fn wire(&self) -> WireTotals {
+        self.endpoint.wire()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::Outcome;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    async fn target(answer: impl Fn(Vec<u8>) -> Vec<u8> + Send + 'static) -> Raw {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let (mut s, _) = listener.accept().await.unwrap();
+            let mut buf = vec![0u8; 16];
+            while s.read_exact(&mut buf).await.is_ok() {
+                if s.write_all(&answer(buf.clone())).await.is_err() {
+                    return;
+                }
+            }
+        });
+        Raw::new(Endpoint::new("127.0.0.1", addr.port(), vec![addr], None).unwrap(), 16)
+    }
+
+    #[tokio::test]
+    async fn an_echo_answers_every_call_and_its_bytes_are_counted() {
+        let raw = target(|m| m).await;
+        let mut conn = raw.connect(0).await.unwrap().conn;
+        for _ in 0..3 {
+            let reply = raw.call(&mut conn).await;
+            assert_eq!(reply.outcome, Outcome::Ok);
+            assert_eq!(reply.bytes, ByteCounts { sent: 16, received: 16 });
+        }
+        assert_eq!(raw.wire(), WireTotals { sent: 48, received: 48 });
+    }
+
+    #[tokio::test]
+    async fn other_bytes_back_fail_the_call_and_end_the_connection() {
+        let raw = target(|m| m.iter().rev().copied().collect()).await;
+        let mut conn = raw.connect(0).await.unwrap().conn;
+        let reply = raw.call(&mut conn).await;
+        assert_eq!(reply.outcome, Outcome::Error(ErrorKind::Validation));
+        assert!(!reply.keep_connection);
+    }
+
+    #[tokio::test]
+    async fn a_server_that_closes_is_an_io_error() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { drop(listener.accept().await.unwrap()) });
+        let raw = Raw::new(Endpoint::new("127.0.0.1", addr.port(), vec![addr], None).unwrap(), 16);
+        let mut conn = raw.connect(0).await.unwrap().conn;
+        let reply = raw.call(&mut conn).await;
+        assert_eq!(reply.outcome, Outcome::Error(ErrorKind::Io));
+        assert!(!reply.keep_connection);
+    }
+}
