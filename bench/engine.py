@@ -38,7 +38,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from engine_report import (OPEN_LOOP_TOLERANCE, Row, cpu_model, fmt, git_commit, markdown_report, med,  # noqa: E402
                            ratio_lines, text_report, tool_versions)
-from engine_floor import FLOOR_TOOLS, http_commands, over_floor, parse_floor, raw_commands  # noqa: E402
+from engine_floor import (FLOOR_TOOLS, ONE_AT_A_TIME_TARGETS, http_commands, one_at_a_time, over_floor,  # noqa: E402
+                          parse_floor, raw_commands)
 from engine_tools import PARSERS, parse_callbench  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -296,7 +297,8 @@ class Case:
     def tools(self, use_cb: bool) -> list:
         """The tools run on this case, in the order of each repetition."""
         order = (["callbench"] if use_cb else []) + ([self.peer] if self.peer else [])
-        order += [t for t in self.commands if t not in order and t != "callbench"]
+        order += [t for t in self.commands if t not in order and not t.startswith("callbench")]
+        order += [t for t in self.commands if t not in order and t.startswith("callbench") and use_cb]
         return [t for t in order if t in self.commands]
 
 
@@ -342,7 +344,8 @@ def cases(a, tools) -> list[Case]:
     floor = tools.get("callbench-floor")
     if floor:
         out[0].commands.update(http_commands(floor, a.path, c))
-        out.append(Case("raw TCP", "callbench-floor", None, raw_commands(floor, c), server_args=["serve", "--port", "0"]))
+        out.append(Case("raw TCP", "callbench-floor", None, raw_commands(floor, c, cb),
+                        server_args=["serve", "--port", "0"]))
     return [k for k in out if k.protocol in a.protocols]
 
 
@@ -351,7 +354,7 @@ def measure(tool: str, case: Case, server: Server, secs: int, rep: int, a, workd
     c = run_client(argv, a.client_cpu, secs + a.grace, server, workdir, a.server_cpu)
     run = Run(tool, case.protocol, rep, cpu=c.cpu, wall=c.wall, status=c.code, foreign=c.foreign / c.wall)
     try:
-        parsed = (parse_floor if tool.startswith(FLOOR_TOOLS) else PARSERS[tool])(c.out)
+        parsed = (parse_floor if tool.startswith(FLOOR_TOOLS) else PARSERS[tool.split()[0]])(c.out)
         run.ok, run.errors, run.seconds = parsed["ok"], parsed["errors"], parsed["seconds"]
         run.extra = {k: v for k, v in parsed.items() if k not in ("ok", "errors", "seconds")}
     except Exception as e:  # noqa: BLE001 - reported, the run counts as failed
@@ -513,7 +516,8 @@ def main(argv=None) -> int:
                 rows.append(Row(case.protocol, tool, rs))
     ratios = ratio_lines(rows) if use_cb else []
     floors = over_floor(rows)
-    print(text_report(rows, ratios, open_loop, floors))
+    single = one_at_a_time(rows)
+    print(text_report(rows, ratios, open_loop, floors, single, ONE_AT_A_TIME_TARGETS))
 
     commands = {}
     for case in all_cases:
@@ -529,7 +533,7 @@ def main(argv=None) -> int:
             "commands": commands, "argv": a.argv,
             "call": f"REST `GET {a.path}` ({a.rest_server}; HTTP/2 h2c on {a.h2_server}), gRPC "
                     f"`callbench.v1.Students/List` ({a.grpc_server})"}
-    md = markdown_report(rows, ratios, open_loop, meta, floors)
+    md = markdown_report(rows, ratios, open_loop, meta, floors, single, ONE_AT_A_TIME_TARGETS)
     if a.markdown:
         print()
         print(md)

@@ -9,7 +9,12 @@ import json
 import re
 import socket
 
+from engine_report import med
+
 FLOOR_TOOLS = ("floor", "floor-uring")
+# io_uring as it is cheapest here (bench/floor): one multishot receive per connection into provided buffers, and
+# completions run only when the client enters the ring (SINGLE_ISSUER + DEFER_TASKRUN).
+URING = "uring-multishot-defer"
 RAW_SIZE = 64
 
 
@@ -66,22 +71,44 @@ def http_commands(floor_bin: str, path: str, concurrency: int) -> dict:
                     "--warmup", "0", "--size", str(size), "--request", http_request(path)]
         return argv
 
-    return {"floor": command("epoll"), "floor-uring": command("uring")}
+    return {"floor": command("epoll"), "floor-uring": command(URING)}
 
 
-def raw_commands(floor_bin: str, concurrency: int) -> dict:
+def raw_commands(floor_bin: str, concurrency: int, cb: str | None) -> dict:
+    """The raw TCP case: callbench's `raw://` target (when `cb` is given) and the floor clients, at `concurrency`
+    connections and at one call at a time, against `callbench-floor serve`."""
     def command(io, c):
         return lambda port, secs: [floor_bin, "client", f"127.0.0.1:{port}", "--io", io, "-c", str(c), "-z", str(secs),
                                    "--warmup", "0", "--size", str(RAW_SIZE)]
 
-    return {"floor": command("epoll", concurrency), "floor-uring": command("uring", concurrency),
-            "floor c=1": command("epoll", 1), "floor-uring c=1": command("uring", 1)}
+    def callbench(c):
+        return lambda port, secs: [cb, "load", "-c", str(c), "-z", f"{secs}s", "--threads", "1", "-o", "json", "-q",
+                                   f"raw://127.0.0.1:{port}?size={RAW_SIZE}"]
+
+    out = {"callbench": callbench(concurrency), "callbench c=1": callbench(1)} if cb else {}
+    out.update({"floor": command("epoll", concurrency), "floor-uring": command(URING, concurrency),
+                "floor c=1": command("epoll", 1), "floor-uring c=1": command(URING, 1)})
+    return out
 
 
 def parse_floor(text: str) -> dict:
     d = json.loads(text.strip().splitlines()[-1])
     return {"ok": int(d["calls"]), "errors": 0, "seconds": float(d["seconds"]), "p50_us": d.get("p50_us"),
             "self_cpu_us": d.get("client_cpu_us_per_call")}
+
+
+# One call at a time, callbench against the raw ping-pong on the same echo: (CPU per call, p50 latency) at most.
+ONE_AT_A_TIME_TARGETS = (1.2, 1.3)
+
+
+def one_at_a_time(rows):
+    """(CPU ratio, latency ratio) of `callbench c=1` over `floor c=1` in the raw TCP case, or None."""
+    by = {(r.protocol, r.tool): r for r in rows}
+    cb, floor = by.get(("raw TCP", "callbench c=1")), by.get(("raw TCP", "floor c=1"))
+    if not cb or not floor or not cb.good or not floor.good:
+        return None
+    p50 = lambda row: med([r.extra.get("p50_us") for r in row.good if r.extra.get("p50_us") is not None])  # noqa: E731
+    return cb.cpu_us / floor.cpu_us, p50(cb) / p50(floor)
 
 
 def over_floor(rows) -> list:

@@ -70,7 +70,7 @@ def ratio_lines(rows: list[Row]):
     by = {(r.protocol, r.tool): r for r in rows}
     out = []
     for (protocol, tool), peer in by.items():
-        if tool == "callbench" or tool.startswith("floor"):
+        if tool.startswith(("callbench", "floor")) or protocol not in CPU_TARGETS:
             continue
         cb = by.get((protocol, "callbench"))
         if not cb or not cb.good or not peer.good:
@@ -92,7 +92,13 @@ def ratio_lines(rows: list[Row]):
     return out
 
 
-def text_report(rows, ratios, open_loop, floors=()) -> str:
+def single_verdicts(single, targets):
+    """'meets'/'misses' for one call at a time: (CPU ratio, its verdict, latency ratio, its verdict)."""
+    (cpu, lat), (cpu_t, lat_t) = single, targets
+    return cpu, "meets" if cpu <= cpu_t else "misses", lat, "meets" if lat <= lat_t else "misses"
+
+
+def text_report(rows, ratios, open_loop, floors=(), single=None, single_targets=None) -> str:
     lines = [f"{'protocol':9} {'tool':10} {'calls/s':>10} {'CPU µs/call':>12} {'client CPU':>10} {'server CPU':>10} "
              f"{'others':>7} {'errors':>7} {'runs':>5}"]
     for r in rows:
@@ -110,6 +116,11 @@ def text_report(rows, ratios, open_loop, floors=()) -> str:
         lines.append("over the floor (CPU per call ÷ callbench-floor's over epoll, same calls, same server):")
         for protocol, tool, x in floors:
             lines.append(f"  {protocol:9} {tool:12} {fmt(x, 2):>5}×")
+    if single:
+        cpu, cv, lat, lv = single_verdicts(single, single_targets)
+        lines.append("")
+        lines.append(f"one call at a time, callbench raw:// over the raw ping-pong: CPU/call {fmt(cpu, 2)} (target ≤ "
+                     f"{single_targets[0]:.1f}: {cv}); p50 latency {fmt(lat, 2)} (target ≤ {single_targets[1]:.1f}: {lv})")
     if open_loop:
         lines.append("")
         lines.append(f"open loop ({open_loop['protocol']}, {open_loop['seconds']} s per rate; closed-loop maximum "
@@ -125,7 +136,7 @@ def text_report(rows, ratios, open_loop, floors=()) -> str:
     return "\n".join(lines)
 
 
-def markdown_report(rows, ratios, open_loop, meta, floors=()) -> str:
+def markdown_report(rows, ratios, open_loop, meta, floors=(), single=None, single_targets=None) -> str:
     md = [f"# callbench engine vs peers — {meta['date']}", ""]
     md.append(f"Machine: {meta['cpu']} ({meta['ncpu']} CPUs), {meta['kernel']}. callbench {meta['commit']}. "
               f"Client pinned to CPU {meta['client_cpu']}, server to CPU {meta['server_cpu']} (`--workers 1`). "
@@ -158,12 +169,19 @@ def markdown_report(rows, ratios, open_loop, meta, floors=()) -> str:
         md.append("Over the floor: each tool's client CPU per call divided by `callbench-floor`'s (bench/floor) over epoll, "
                   "which makes the same calls against the same server with nothing on top — the request's bytes out, the "
                   "answer's bytes counted in, no parsing, one clock read per wake-up — so the floor is what the kernel alone costs "
-                  "at that server's pace; `floor-uring` is the same over io_uring.")
+                  "at that server's pace; `floor-uring` is the same over io_uring (one multishot receive per connection into provided "
+                  "buffers, SINGLE_ISSUER + DEFER_TASKRUN).")
         md.append("")
         md.append("| protocol | tool | CPU per call over the floor |")
         md.append("|---|---|---:|")
         for protocol, tool, x in floors:
             md.append(f"| {protocol} | {tool} | {fmt(x, 2)}× |")
+    if single:
+        cpu, cv, lat, lv = single_verdicts(single, single_targets)
+        md.append("")
+        md.append(f"One call at a time (`-c 1`), `callbench load raw://` over `callbench-floor`'s ping-pong on the same "
+                  f"echo: client CPU per call {fmt(cpu, 2)}× (target ≤ {single_targets[0]:.1f}: {cv}), p50 latency "
+                  f"{fmt(lat, 2)}× (target ≤ {single_targets[1]:.1f}: {lv}).")
     if open_loop:
         md.append("")
         md.append(f"Open loop ({open_loop['protocol']}, `callbench load --rate R`, {open_loop['seconds']} s each; "

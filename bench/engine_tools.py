@@ -40,7 +40,8 @@ def parse_ghz(text: str) -> dict:
 def parse_callbench(text: str) -> dict:
     d = json.loads(text)
     out = {"ok": int(d["calls"]["ok"]), "errors": int(d["calls"]["errors"]), "self_cpu_us": d.get("client_cpu_us_per_call"),
-           "rate": d.get("rate"), "wire_sent": (d.get("wire_bytes_per_call") or {}).get("sent")}
+           "rate": d.get("rate"), "wire_sent": (d.get("wire_bytes_per_call") or {}).get("sent"),
+           "p50_us": (d.get("latency_us") or {}).get("p50")}
     if d.get("duration_s"):
         out["seconds"] = float(d["duration_s"])
     elif d.get("throughput_per_s"):

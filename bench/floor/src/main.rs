@@ -4,6 +4,7 @@
 //! and receives submitted together. `bench/floor.py` runs them pinned and interleaved; the engine's
 //! transport will be chosen by what this measures.
 
+mod buf_ring;
 mod epoll_client;
 mod outcome;
 mod server;
@@ -12,6 +13,7 @@ mod uring_client;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::time::Duration;
+use uring_client::Mode;
 
 #[derive(Parser)]
 #[command(about = "Raw TCP round trips: the kernel's own cost per call")]
@@ -59,6 +61,10 @@ pub enum Io {
     Uring,
     /// io_uring with SINGLE_ISSUER and DEFER_TASKRUN (completions run only when the client waits)
     UringDefer,
+    /// io_uring, one multishot receive per connection into provided buffers
+    UringMultishot,
+    /// io_uring multishot receives with SINGLE_ISSUER and DEFER_TASKRUN
+    UringMultishotDefer,
 }
 
 fn main() {
@@ -104,8 +110,10 @@ fn client(
     let streams = socket::connect_all(addr, connections)?;
     let result = match io {
         Io::Epoll => epoll_client::run(&streams, &plan)?,
-        Io::Uring => uring_client::run(&streams, &plan, false)?,
-        Io::UringDefer => uring_client::run(&streams, &plan, true)?,
+        Io::Uring => uring_client::run(&streams, &plan, Mode { defer: false, multishot: false })?,
+        Io::UringDefer => uring_client::run(&streams, &plan, Mode { defer: true, multishot: false })?,
+        Io::UringMultishot => uring_client::run(&streams, &plan, Mode { defer: false, multishot: true })?,
+        Io::UringMultishotDefer => uring_client::run(&streams, &plan, Mode { defer: true, multishot: true })?,
     };
     println!("{}", result.to_json(io, connections, size));
     Ok(())
