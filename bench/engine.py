@@ -145,13 +145,25 @@ class Server:
     proc: subprocess.Popen
     port: int
     log: Path
+    # The server's own count of the calls it answered (CALLBENCH_ANSWERED_FILE: the Rust reference servers keep
+    # it in a mapped file), or None for a server that keeps none.
+    answered: Path | None = None
+
+    def answered_calls(self) -> int | None:
+        try:
+            data = self.answered.read_bytes()[:8] if self.answered else b""
+        except OSError:
+            return None
+        return int.from_bytes(data, sys.byteorder) if len(data) == 8 else None
 
 
 def start_server(binary: str, name: str, cpu: str, users: Path, workdir: Path, timeout=30.0, args=None) -> Server:
     log = workdir / f"{name}.stderr"
+    answered = None if args else workdir / f"answered-{name}"
     args = args or ["--host", "127.0.0.1", "--port", "0", "--workers", "1", "--users", str(users)]
     argv = ["taskset", "-c", cpu, binary] + args
-    p = PROCS.start(argv, stdout=subprocess.PIPE, stderr=open(log, "wb"), cwd=workdir)
+    env = dict(os.environ, CALLBENCH_ANSWERED_FILE=str(answered)) if answered else None
+    p = PROCS.start(argv, stdout=subprocess.PIPE, stderr=open(log, "wb"), cwd=workdir, env=env)
     sel = selectors.DefaultSelector()
     sel.register(p.stdout, selectors.EVENT_READ)
     deadline = time.monotonic() + timeout
@@ -173,7 +185,7 @@ def start_server(binary: str, name: str, cpu: str, users: Path, workdir: Path, t
         raise RuntimeError(f"{name}: unexpected first line {line!r}")
     # Keep draining its stdout so it never blocks on a full pipe.
     threading.Thread(target=lambda: [None for _ in iter(lambda: p.stdout.read(65536), b"")], daemon=True).start()
-    return Server(name, p, int(m.group(2)), log)
+    return Server(name, p, int(m.group(2)), log, answered)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -553,10 +565,12 @@ def run_open_loop(a, case: Case, server: Server, runs, workdir, log):
     """Closed-loop maximum (the median of callbench's runs above), then --rate at the given shares of it.
 
     callbench's own `rate.achieved` counts the calls intended in its window, late ones included, so it equals the
-    requested rate by construction. The achieved rate is therefore measured outside callbench: the bytes the
-    server's connections received (kernel tcp_info, via ss) between 20% and 90% of the run, divided by callbench's
-    request bytes per call (`wire_bytes_per_call.sent`). A closed-loop run checks the method against callbench's
-    own throughput first.
+    requested rate by construction. The achieved rate is therefore measured outside callbench, between 20% and 90%
+    of the run: by the server's own count of the calls it answered (CALLBENCH_ANSWERED_FILE, read at both times:
+    exact to the call, so the rate is good to the calls in flight over the span, 50 of some 10^5 here), or, for a
+    server that keeps no count, by the bytes its connections received (kernel tcp_info, via ss) over callbench's
+    request bytes per call (`wire_bytes_per_call.sent`; good to about 2%). A closed-loop run checks the method
+    against callbench's own throughput first.
     """
     closed = [r.throughput for r in runs if r.protocol == case.protocol and r.tool == "callbench" and not r.note and r.ok]
     if not closed:
@@ -565,12 +579,15 @@ def run_open_loop(a, case: Case, server: Server, runs, workdir, log):
     top = med(closed)
     secs = a.open_loop_seconds
     base = case.commands["callbench"](server.port, secs)
-    out = {"protocol": case.protocol, "max": top, "seconds": secs, "runs": []}
+    counted = server.answered_calls() is not None
+    sampler = server.answered_calls if counted else (lambda: server_received_bytes(server.port))
+    method = "answered" if counted else "bytes"
+    out = {"protocol": case.protocol, "max": top, "seconds": secs, "runs": [], "method": method}
     for share in [None] + a.open_loop_shares:  # None: the closed-loop check of the measurement
         rate = None if share is None else round(top * share)
         argv = base if rate is None else base[:2] + ["--rate", str(rate)] + base[2:]
         c = run_client(argv, a.client_cpu, secs + a.grace, server, workdir, a.server_cpu,
-                       sample_at=(0.2 * secs, 0.9 * secs), sampler=lambda: server_received_bytes(server.port))
+                       sample_at=(0.2 * secs, 0.9 * secs), sampler=sampler)
         o = {"share": share, "requested": float("nan") if rate is None else float(rate), "measured": float("nan"),
              "error_pct": float("nan"), "achieved": float("nan"), "errors": 0, "late": None, "note": ""}
         try:
@@ -578,9 +595,9 @@ def run_open_loop(a, case: Case, server: Server, runs, workdir, log):
             r = p["rate"] or {}
             o.update(errors=p["errors"], late=r.get("late_starts"),
                      achieved=float(r["achieved"]) if r.get("achieved") is not None else p["ok"] / p["seconds"])
-            if len(c.samples) == 2 and p.get("wire_sent"):
+            if len(c.samples) == 2 and (counted or p.get("wire_sent")):
                 (ta, ba), (tb, bb) = c.samples
-                o["measured"] = (bb - ba) / p["wire_sent"] / (tb - ta)
+                o["measured"] = (bb - ba) / (1 if counted else p["wire_sent"]) / (tb - ta)
                 # Closed loop: against callbench's own throughput (a check of the measurement, whole window).
                 versus = o["achieved"] if rate is None else o["requested"]
                 o["error_pct"] = (o["measured"] - versus) / versus * 100

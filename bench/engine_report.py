@@ -185,9 +185,12 @@ def markdown_report(rows, ratios, open_loop, meta, floors=(), single=None, singl
     if open_loop:
         md.append("")
         md.append(f"Open loop ({open_loop['protocol']}, `callbench load --rate R`, {open_loop['seconds']} s each; "
-                  f"closed-loop maximum {fmt(open_loop['max'])} calls/s). Measured: the requests' bytes the server's "
-                  "connections received (kernel tcp_info via `ss`) from 20% to 90% of the run, over callbench's "
-                  "request bytes per call; the closed-loop row checks that against callbench's own throughput "
+                  f"closed-loop maximum {fmt(open_loop['max'])} calls/s). Measured from 20% to 90% of the run: "
+                  + ("the calls the server answered, by its own count (`CALLBENCH_ANSWERED_FILE`, exact to the call)"
+                     if open_loop.get("method") == "answered" else
+                     "the requests' bytes the server's connections received (kernel tcp_info via `ss`), over "
+                     "callbench's request bytes per call")
+                  + "; the closed-loop row checks that against callbench's own throughput "
                   "(over its whole window, ramp-up included). callbench's own achieved rate counts the calls "
                   "intended in its window, late ones included. Error: measured vs requested (closed loop: vs "
                   "callbench's throughput). Target: within 1% of the requested rate.")
