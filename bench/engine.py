@@ -159,7 +159,7 @@ class Server:
 
 def start_server(binary: str, name: str, cpu: str, users: Path, workdir: Path, timeout=30.0, args=None) -> Server:
     log = workdir / f"{name}.stderr"
-    answered = None if args else workdir / f"answered-{name}"
+    answered = workdir / f"answered-{name}"  # a server that keeps no count never makes it
     args = args or ["--host", "127.0.0.1", "--port", "0", "--workers", "1", "--users", str(users)]
     argv = ["taskset", "-c", cpu, binary] + args
     env = dict(os.environ, CALLBENCH_ANSWERED_FILE=str(answered)) if answered else None
@@ -356,8 +356,7 @@ def cases(a, tools) -> list[Case]:
     floor = tools.get("callbench-floor")
     if floor:
         out[0].commands.update(http_commands(floor, a.path, c))
-        out.append(Case("raw TCP", "callbench-floor", None, raw_commands(floor, c, cb),
-                        server_args=["serve", "--port", "0"]))
+        out.append(Case("raw TCP", "raw-echo", None, raw_commands(floor, c, cb)))
     return [k for k in out if k.protocol in a.protocols]
 
 

@@ -1,6 +1,6 @@
 """The floor under the tools bench/engine.py compares: `callbench-floor` (bench/floor) makes the same calls with
 nothing on top — for HTTP/1.1 it writes the request's bytes and waits for as many answer bytes as the server's
-answer has, no parsing, no timers; for raw TCP it ping-pongs 64 bytes with its own echo server. What a tool costs
+answer has, no parsing, no timers; for raw TCP it ping-pongs 64 bytes with raw-echo (servers/raw-echo). What a tool costs
 beyond the floor is its own work; the floor itself is the kernel's (epoll, or io_uring with `floor-uring`)."""
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def http_commands(floor_bin: str, path: str, concurrency: int) -> dict:
 
 def raw_commands(floor_bin: str, concurrency: int, cb: str | None) -> dict:
     """The raw TCP case: callbench's `raw://` target (when `cb` is given) and the floor clients, at `concurrency`
-    connections and at one call at a time, against `callbench-floor serve`."""
+    connections and at one call at a time, against raw-echo."""
     def command(io, c):
         return lambda port, secs: [floor_bin, "client", f"127.0.0.1:{port}", "--io", io, "-c", str(c), "-z", str(secs),
                                    "--warmup", "0", "--size", str(RAW_SIZE)]

@@ -1,13 +1,12 @@
-//! The floor under every protocol: 64-byte round trips over TCP with nothing on top (no HTTP, no
-//! framing), from a tiny echo server and two clients that differ only in how they talk to the
-//! kernel: epoll with one read and one write per call, or io_uring with every connection's sends
-//! and receives submitted together. `bench/floor.py` runs them pinned and interleaved; the engine's
-//! transport will be chosen by what this measures.
+//! The floor under every protocol: round trips over TCP with nothing on top (no parsing, no
+//! framing), from clients that differ only in how they talk to the kernel: epoll with one read and
+//! one write per call, or io_uring with every connection's sends and receives submitted together.
+//! Against `raw-echo` (servers/raw-echo) or, with `--request`, an HTTP/1.1 server. bench/engine.py
+//! runs them pinned and interleaved beside callbench and the peers.
 
 mod buf_ring;
 mod epoll_client;
 mod outcome;
-mod server;
 mod socket;
 mod uring_client;
 
@@ -24,14 +23,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// An echo server on 127.0.0.1 (one thread, epoll); prints `listening on ADDR`
-    Serve {
-        #[arg(long, default_value_t = 0)]
-        port: u16,
-    },
     /// Ping-pong on `-c` connections for `-z` seconds after a warm-up; prints one JSON line
     Client {
-        /// host:port of the echo server (loopback only)
+        /// host:port of the server (loopback only): raw-echo, or an HTTP/1.1 server with --request
         addr: String,
         #[arg(long, value_enum, default_value = "epoll")]
         io: Io,
@@ -70,7 +64,6 @@ pub enum Io {
 fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Serve { port } => server::serve(port),
         Command::Client { addr, io, connections, seconds, warmup, size, request } => {
             let request = request.map(|r| r.replace("\\r", "\r").replace("\\n", "\n").into_bytes());
             client(&addr, io, connections, seconds, warmup, size, request)

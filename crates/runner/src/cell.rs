@@ -70,8 +70,8 @@ pub async fn measure_once(
     results: &mut Results,
     o: &Options,
 ) -> Result<Measured, CellError> {
-    let (addr, group, grpc) = if p.server.is_inproc() {
-        (None, None, false)
+    let (addr, group, protocol) = if p.server.is_inproc() {
+        (None, None, Protocol::Rest)
     } else {
         // A server that died since the cell's last repetition ends the cell (the next cell
         // restarts it): the cell's runs must all come from one process.
@@ -79,9 +79,9 @@ pub async fn measure_once(
             return Err(CellError::ServerDied(crash));
         }
         let running = fleet.ensure(&p.server.name, &p.mode(), p.server.tls, &mut results.servers).await?;
-        (Some(running.addr()), Some(running.group()), running.protocol == Protocol::Grpc)
+        (Some(running.addr()), Some(running.group()), running.protocol)
     };
-    let mut spec = p.load_spec(addr, grpc, rate)?;
+    let mut spec = p.load_spec(addr, protocol, rate)?;
     if addr.is_none() {
         spec.users_file = Some(fleet.repo().users_file().map_err(|e| format!("{e:#}"))?);
     }

@@ -86,6 +86,12 @@ pub fn prepare(repo: &Repo, suite: &Suite, build: bool) -> Result<(), String> {
                 let names: Vec<&str> = known.iter().map(|m| m.name.as_str()).collect();
                 format!("experiment '{}': unknown server '{}' (known: inproc, {})", e.id, s.name, names.join(", "))
             })?;
+            if caller.is_some() && m.protocol == Protocol::Raw {
+                return Err(format!(
+                    "experiment '{}': {} is a raw echo; Python callers call REST or gRPC",
+                    e.id, m.name
+                ));
+            }
             if let Some(caller) = caller.filter(|c| (c.transport() == "grpc") != (m.protocol == Protocol::Grpc)) {
                 return Err(format!(
                     "experiment '{}': {} calls {} servers; {} is {}",
@@ -98,9 +104,17 @@ pub fn prepare(repo: &Repo, suite: &Suite, build: bool) -> Result<(), String> {
             }
             if s.http2 && m.protocol != Protocol::Rest {
                 return Err(format!(
-                    "experiment '{}': '+h2' is for REST servers; {} is gRPC (always HTTP/2)",
-                    e.id, m.name
+                    "experiment '{}': '+h2' is for REST servers; {} is {}",
+                    e.id,
+                    m.name,
+                    match m.protocol {
+                        Protocol::Raw => "a raw echo (no protocol)",
+                        _ => "gRPC (always HTTP/2)",
+                    }
                 ));
+            }
+            if m.protocol == Protocol::Raw {
+                check_raw(e, &m.name)?;
             }
             if let Some(argv) = m.build_argv(repo) {
                 builds.entry(argv).or_insert_with(|| m.name.clone());
@@ -115,4 +129,38 @@ pub fn prepare(repo: &Repo, suite: &Suite, build: bool) -> Result<(), String> {
         crate::python::prepare(repo, build)?;
     }
     Ok(())
+}
+
+/// A raw server (an echo) answers one workload, `echo` (its payload each way), to callbench's
+/// own engine: what the cells of other workloads or tools would be called is not what they did.
+fn check_raw(e: &crate::suite::ExperimentSpec, server: &str) -> Result<(), String> {
+    if let Some(w) = e.workloads.iter().find(|w| w.as_str() != "echo") {
+        return Err(format!(
+            "experiment '{}': {server} echoes bytes: it takes the workload echo (payload_size bytes each way), not {w}",
+            e.id
+        ));
+    }
+    if let Some(c) = e.clients.iter().find(|c| c.as_str() != "callbench") {
+        return Err(format!("experiment '{}': {server} is measured by callbench's raw:// target, not by {c}", e.id));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_raw;
+    use crate::suite::Suite;
+
+    #[test]
+    fn a_raw_server_takes_the_echo_workload_from_callbench_only() {
+        let experiment = |extra: &str| {
+            let text = format!("name='x'\n[[experiment]]\nid='a'\ntitle='t'\nservers=['raw-echo']\n{extra}");
+            Suite::parse(&text).unwrap().experiments.remove(0)
+        };
+        assert_eq!(check_raw(&experiment("workloads=['echo']"), "raw-echo"), Ok(()));
+        let students = check_raw(&experiment("workloads=['echo','students']"), "raw-echo").unwrap_err();
+        assert!(students.contains("not students"), "{students}");
+        let wrk = check_raw(&experiment("workloads=['echo']\nclients=['callbench','wrk']\nduration='1s'"), "raw-echo");
+        assert!(wrk.unwrap_err().contains("not by wrk"));
+    }
 }

@@ -195,7 +195,12 @@ async fn prepare_cells(
         }
         if cell.transport.is_empty() {
             let protocol = results.servers.iter().find(|s| s.name == p.server.name).map(|s| s.protocol.as_str());
-            cell.transport = if protocol == Some("grpc") { "grpc" } else { "rest-h1" }.into();
+            cell.transport = match protocol {
+                Some("grpc") => "grpc",
+                Some("raw") => "raw",
+                _ => "rest-h1",
+            }
+            .into();
         }
         if p.server.tls {
             cell.transport += "+tls";
@@ -257,9 +262,9 @@ async fn start_server(
     let running = cx.fleet.ensure(&p.server.name, &p.mode(), p.server.tls, &mut results.servers).await?;
     let key = (p.server.label(), p.mode());
     if let (Some(warmup), false) = (&cx.spec.server_warmup, warmed.contains(&key)) {
-        let (addr, grpc) = (running.addr(), running.protocol == Protocol::Grpc);
+        let (addr, protocol) = (running.addr(), running.protocol);
         let started = Instant::now();
-        warm_up_server(cx.spec, p, addr, grpc, warmup, cx.o).await;
+        warm_up_server(cx.spec, p, addr, protocol, warmup, cx.o).await;
         progress.done(&server_warmup_key(&cx.spec.id, &p.server.label()), started.elapsed());
         warmed.insert(key);
     }
@@ -427,7 +432,7 @@ async fn warm_up_server(
     spec: &ExperimentSpec,
     p: &CellPlan,
     addr: std::net::SocketAddr,
-    grpc: bool,
+    protocol: Protocol,
     warmup: &str,
     o: &Options,
 ) {
@@ -439,7 +444,7 @@ async fn warm_up_server(
     for workload in &spec.workloads {
         let mut plan = p.clone();
         plan.workload = workload.clone();
-        let Ok(mut load) = plan.load_spec(Some(addr), grpc, None) else { continue };
+        let Ok(mut load) = plan.load_spec(Some(addr), protocol, None) else { continue };
         load.duration = Some(share);
         load.calls = None;
         load.warmup = std::time::Duration::ZERO;

@@ -5,10 +5,15 @@ use crate::mechanism::{default_calls, Mechanism};
 use crate::suite::ClusterSpec;
 use crate::suite::{ExperimentKind, ExperimentSpec, LoadFields, Suite};
 use callbench_load::{parse, preset::PresetOptions, LoadSpec};
+use callbench_servers::manifest::Protocol;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::time::Duration;
+
+/// Bytes each way of a raw cell whose suite sets no `payload_size`: the size `callbench load raw://`
+/// takes by default.
+pub const RAW_DEFAULT_SIZE: usize = 64;
 
 /// `rust-actix`, `rust-actix+h2`, `inproc`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -200,18 +205,30 @@ impl CellPlan {
     }
 
     /// The spec of one repetition against `addr` (None for in-process), at `rate` if open loop.
-    pub fn load_spec(&self, addr: Option<SocketAddr>, grpc: bool, rate: Option<f64>) -> Result<LoadSpec, String> {
+    /// The `callbench load` spec of one repetition against the server at `addr` that speaks
+    /// `protocol` (no address: in-process).
+    pub fn load_spec(
+        &self,
+        addr: Option<SocketAddr>,
+        protocol: Protocol,
+        rate: Option<f64>,
+    ) -> Result<LoadSpec, String> {
         let f = &self.fields;
         let dur = |t: &Option<String>| t.as_deref().map(parse::duration).transpose();
+        let raw = addr.is_some() && protocol == Protocol::Raw;
         let mut spec = LoadSpec {
-            target: match (addr, grpc) {
+            target: match (addr, protocol) {
                 (None, _) => format!("inproc:{}", self.workload),
-                (Some(a), true) => format!("{}://{a}", if self.server.tls { "grpcs" } else { "grpc" }),
-                (Some(a), false) => format!("{}://{a}", if self.server.tls { "https" } else { "http" }),
+                (Some(a), Protocol::Grpc) => format!("{}://{a}", if self.server.tls { "grpcs" } else { "grpc" }),
+                (Some(a), Protocol::Rest) => format!("{}://{a}", if self.server.tls { "https" } else { "http" }),
+                // The echo workload's payload each way (the only workload a raw server takes).
+                (Some(a), Protocol::Raw) => {
+                    format!("raw://{a}?size={}", f.payload_size.unwrap_or(RAW_DEFAULT_SIZE).max(1))
+                }
             },
             // The reference servers' certificates are self-signed, made at their start.
             insecure: self.server.tls,
-            workload: addr.map(|_| self.workload.clone()),
+            workload: addr.filter(|_| !raw).map(|_| self.workload.clone()),
             http2: self.server.http2,
             // Unset with --connections/--streams: the engine derives it (HTTP/2: connections × streams).
             concurrency: f.concurrency.or((f.connections.is_none() && f.streams.is_none()).then_some(1)),
@@ -224,7 +241,7 @@ impl CellPlan {
             streams: f.streams,
             new_connection_per_call: f.new_connection_per_call.unwrap_or(false),
             tls_version: f.tls_version.as_deref().map(str::parse).transpose()?,
-            gzip: f.gzip.unwrap_or(false),
+            gzip: f.gzip.unwrap_or(false) && !raw,
             ..LoadSpec::default()
         };
         if let Some(t) = dur(&f.timeout)? {
@@ -349,6 +366,25 @@ mod tests {
             }
         }
         assert!(count >= 9, "the suites of the issue: {count}");
+    }
+
+    #[test]
+    fn a_raw_server_is_called_with_the_echo_payload_and_no_workload() {
+        let suite = Suite::parse(
+            "name='x'\n[[experiment]]\nid='a'\ntitle='t'\nservers=['raw-echo','rust-tonic']\nworkloads=['echo']\n\
+             sweep={ param='payload_size', values=[1000] }",
+        )
+        .unwrap();
+        let cells = cells(&suite, &suite.experiments[0]).unwrap();
+        let addr: SocketAddr = "127.0.0.1:9000".parse().unwrap();
+        let raw = cells[0].load_spec(Some(addr), Protocol::Raw, None).unwrap();
+        assert_eq!((raw.target.as_str(), raw.workload.as_deref()), ("raw://127.0.0.1:9000?size=1000", None));
+        let grpc = cells[1].load_spec(Some(addr), Protocol::Grpc, None).unwrap();
+        assert_eq!((grpc.target.as_str(), grpc.workload.as_deref()), ("grpc://127.0.0.1:9000", Some("echo")));
+        let mut unsized_cell = cells[0].clone();
+        unsized_cell.fields.payload_size = None;
+        let raw = unsized_cell.load_spec(Some(addr), Protocol::Raw, None).unwrap();
+        assert_eq!(raw.target, format!("raw://127.0.0.1:9000?size={RAW_DEFAULT_SIZE}"));
     }
 
     #[test]

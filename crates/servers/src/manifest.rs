@@ -12,6 +12,8 @@ use std::path::PathBuf;
 pub enum Protocol {
     Rest,
     Grpc,
+    /// Bytes back, no protocol: the floor (servers/raw-echo).
+    Raw,
 }
 
 impl std::fmt::Display for Protocol {
@@ -19,6 +21,7 @@ impl std::fmt::Display for Protocol {
         f.write_str(match self {
             Protocol::Rest => "rest",
             Protocol::Grpc => "grpc",
+            Protocol::Raw => "raw",
         })
     }
 }

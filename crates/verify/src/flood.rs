@@ -94,6 +94,7 @@ impl Conn {
         Ok(match protocol {
             Protocol::Rest => Conn::Rest(Http1Conn::connect(addr).await?),
             Protocol::Grpc => Conn::Grpc(GrpcConn::connect(addr).await?),
+            Protocol::Raw => anyhow::bail!("an echo has no bad input to flood it with"),
         })
     }
 

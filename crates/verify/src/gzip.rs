@@ -26,6 +26,8 @@ pub async fn check_gzip(protocol: Protocol, addr: SocketAddr) -> Vec<Outcome> {
             ("gzip-request-inflated", grpc(addr, true, false).await),
             ("gzip-reply-when-accepted", grpc(addr, false, true).await),
         ],
+        // Bytes back as they came: there is no encoding to negotiate.
+        Protocol::Raw => vec![],
     };
     checks
         .into_iter()

@@ -5,6 +5,7 @@
 pub mod body;
 pub mod check;
 pub mod dial;
+pub mod echo;
 pub mod engine_client;
 pub mod flood;
 pub mod grpc;
@@ -70,6 +71,10 @@ pub fn apply_deviations(manifest: &Manifest, outcomes: &mut [Outcome]) {
 
 /// Sends every vector of `protocol` (of one workload, if given) and judges the answers.
 pub async fn run_vectors(protocol: Protocol, addr: SocketAddr, workload: Option<&str>) -> Vec<Outcome> {
+    if protocol == Protocol::Raw {
+        // The contract's vectors are calls; an echo has its own checks (the engine's raw:// call included).
+        return echo::check_echo(addr).await;
+    }
     let mut outcomes = Vec::new();
     for file in vectors::all().into_iter().filter(|f| workload.is_none_or(|w| f.workload == w)) {
         for v in &file.vectors {
@@ -89,6 +94,9 @@ pub async fn run_vectors(protocol: Protocol, addr: SocketAddr, workload: Option<
 /// engine_client.rs): the step's outcomes, and the vectors the engine cannot send, with why.
 pub async fn run_vectors_through_engine(protocol: Protocol, addr: SocketAddr) -> (Vec<Outcome>, Vec<String>) {
     let (mut outcomes, mut not_sent) = (Vec::new(), Vec::new());
+    if protocol == Protocol::Raw {
+        return (outcomes, vec!["raw: the echo's checks already call it through the engine".into()]);
+    }
     for file in vectors::all() {
         for v in &file.vectors {
             let sent = match (protocol, &v.rest, &v.grpc) {
@@ -137,7 +145,7 @@ pub async fn verify_address(protocol: Protocol, addr: SocketAddr, options: &Veri
     if protocol == Protocol::Grpc {
         report.steps.push(reflection_step(addr).await);
     }
-    if options.flood_requests > 0 {
+    if options.flood_requests > 0 && protocol != Protocol::Raw {
         report.steps.push(flood_step(protocol, addr, None, options).await);
         if protocol == Protocol::Rest {
             report.steps.push(keepalive_step(addr).await);
@@ -172,7 +180,8 @@ pub async fn verify_server(repo: &Repo, manifest: &Manifest, options: &VerifyOpt
                 report.steps.push(reflection_step(server.addr).await);
             }
         }
-        if i == 0 && options.flood_requests > 0 {
+        // An echo has no bad input: every byte is its input.
+        if i == 0 && options.flood_requests > 0 && manifest.protocol != Protocol::Raw {
             report.steps.push(flood_step(manifest.protocol, server.addr, Some(&mut server), options).await);
             // Over plain TCP: the TLS connections of `--tls` are the flood's.
             if manifest.protocol == Protocol::Rest && !options.tls {

@@ -23,6 +23,7 @@ pub async fn healthy(protocol: Protocol, addr: SocketAddr) -> bool {
                 .is_ok_and(|r| r.code == Some(0) && r.body.as_deref() == Some(&[8, 1])),
             Err(_) => false,
         },
+        Protocol::Raw => crate::echo::healthy(addr).await,
     }
 }
 

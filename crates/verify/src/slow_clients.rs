@@ -39,6 +39,7 @@ fn endless_start(protocol: Protocol) -> &'static [u8] {
     match protocol {
         Protocol::Rest => b"GET /health HTTP/1.1\r\nhost: callbench\r\nx-slow: ",
         Protocol::Grpc => b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
+        Protocol::Raw => b"callbench drips these bytes to an echo",
     }
 }
 
@@ -48,6 +49,7 @@ fn whole_request(protocol: Protocol) -> &'static [u8] {
     match protocol {
         Protocol::Rest => b"GET /health HTTP/1.1\r\nhost: callbench\r\n\r\n",
         Protocol::Grpc => b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00\x00\x00\x00",
+        Protocol::Raw => b"ping",
     }
 }
 

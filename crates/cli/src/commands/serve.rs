@@ -130,6 +130,8 @@ fn scheme(manifest: &Manifest, tls: bool) -> &'static str {
         (manifest::Protocol::Rest, true) => "https",
         (manifest::Protocol::Grpc, false) => "grpc",
         (manifest::Protocol::Grpc, true) => "grpcs",
+        // An echo has no TLS (its manifest has no [tls], so --tls stops before this).
+        (manifest::Protocol::Raw, _) => "raw",
     }
 }
 

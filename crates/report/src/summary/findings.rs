@@ -26,6 +26,8 @@ struct Group<'a> {
     /// No comparison, or one whose rank ratio goes against the order of the medians.
     unranked: Vec<String>,
     baseline: Option<&'a Cell>,
+    /// The raw echo's cell: what the kernel alone costs a call of these bytes.
+    floor: Option<&'a Cell>,
 }
 
 /// The experiment's headline sentences, workload by workload.
@@ -73,8 +75,12 @@ fn groups<'a>(r: &'a Results, exp: &Experiment) -> Vec<Group<'a>> {
 }
 
 fn group<'a>(r: &'a Results, exp: &Experiment, key: &(String, String), all: &[&'a Cell]) -> Option<Group<'a>> {
-    // In-process calls are the baseline, not a contender: the ranking is of calls over the wire.
-    let (inproc, mut cells): (Vec<&Cell>, Vec<&Cell>) = all.iter().partition(|c| c.transport == "inproc");
+    // In-process calls and the raw echo (the kernel alone) are baselines, not contenders: the
+    // ranking is of calls over the wire.
+    let (bases, mut cells): (Vec<&Cell>, Vec<&Cell>) =
+        all.iter().partition(|c| c.transport == "inproc" || c.transport == "raw");
+    let inproc: Vec<&Cell> = bases.iter().copied().filter(|c| c.transport == "inproc").collect();
+    let floor = bases.iter().copied().find(|c| c.transport == "raw");
     if cells.len() < 2 {
         return None;
     }
@@ -92,6 +98,7 @@ fn group<'a>(r: &'a Results, exp: &Experiment, key: &(String, String), all: &[&'
         undecided: vec![],
         unranked: vec![],
         baseline: inproc.first().copied(),
+        floor,
     };
     for other in &cells[1..] {
         let name = names::series(r, other);
@@ -144,11 +151,18 @@ fn sentence(r: &Results, exp: &Experiment, g: &Group) -> String {
         parts.push(format!("not compared: {}", g.unranked.join(", ")));
     }
     let mut text = parts.join("; ");
+    let mut bases = vec![];
     if let Some(baseline) = g.baseline {
-        text.push_str(&format!(
-            " (in-process baseline: {})",
-            format::value_with_unit(&exp.headline, median(exp, baseline))
+        bases.push(format!("in-process baseline: {}", format::value_with_unit(&exp.headline, median(exp, baseline))));
+    }
+    if let Some(floor) = g.floor {
+        bases.push(format!(
+            "raw echo, the kernel alone: {}",
+            format::value_with_unit(&exp.headline, median(exp, floor))
         ));
+    }
+    if !bases.is_empty() {
+        text.push_str(&format!(" ({})", bases.join(", ")));
     }
     text.push('.');
     text
