@@ -5,7 +5,8 @@ use crate::mechanism::{default_calls, Mechanism};
 use crate::suite::ClusterSpec;
 use crate::suite::{ExperimentKind, ExperimentSpec, LoadFields, Suite};
 use callbench_load::{parse, preset::PresetOptions, LoadSpec};
-use callbench_servers::manifest::Protocol;
+// The protocol a cell's server speaks, as `load_spec` takes it (re-exported for the fuzz targets).
+pub use callbench_servers::manifest::Protocol;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
