@@ -79,7 +79,7 @@ fn group<'a>(r: &'a Results, exp: &Experiment, key: &(String, String), all: &[&'
     // ranking is of calls over the wire.
     let (bases, mut cells): (Vec<&Cell>, Vec<&Cell>) =
         all.iter().partition(|c| c.transport == "inproc" || c.transport == "raw");
-    let inproc: Vec<&Cell> = bases.iter().copied().filter(|c| c.transport == "inproc").collect();
+    let baseline = bases.iter().copied().find(|c| c.transport == "inproc");
     let floor = bases.iter().copied().find(|c| c.transport == "raw");
     if cells.len() < 2 {
         return None;
@@ -97,7 +97,7 @@ fn group<'a>(r: &'a Results, exp: &Experiment, key: &(String, String), all: &[&'
         same: vec![],
         undecided: vec![],
         unranked: vec![],
-        baseline: inproc.first().copied(),
+        baseline,
         floor,
     };
     for other in &cells[1..] {
