@@ -116,7 +116,9 @@ fn a_suite_runs_and_writes_results_reports_and_histograms() {
             let server_cpu = summary["server_cpu_us_per_call"]["median"].as_f64().unwrap();
             assert!(server_cpu > 0.5 && server_cpu < 10_000.0, "server CPU per call: {c:#}");
             assert!(summary["server_rss_peak_kib"]["median"].as_f64().unwrap() > 100.0, "{c:#}");
-            assert!(summary["wire_sent_per_call"]["median"].as_f64().unwrap() >= 10.0, "{c:#}");
+            // At least the 10-byte payload; raw echo sends exactly that, so the calls that straddle the
+            // window's edges can leave its median a hair under (9.9987 seen).
+            assert!(summary["wire_sent_per_call"]["median"].as_f64().unwrap() >= 9.9, "{c:#}");
         }
         assert!(summary["client_cpu_us_per_call"]["median"].as_f64().unwrap() > 0.0, "{c:#}");
     }
