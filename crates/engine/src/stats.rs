@@ -471,7 +471,7 @@ mod tests {
         a.merge(b);
         let (mut merged, mut whole) = (a.summary(&info(10, None)), all.summary(&info(10, None)));
         // The process's peak memory is read as each summary is made, and the tests running beside
-        // this one raise it in between (the io_uring tests move megabytes): not what is compared.
+        // this one raise it in between (those moving megabytes): not what is compared.
         (merged.client_rss_peak_kib, whole.client_rss_peak_kib) = (None, None);
         assert_eq!(merged, whole);
     }
