@@ -114,7 +114,19 @@ def cases(a, tools) -> list[Case]:
     if floor:
         out[0].commands.update(http_commands(floor, a.path, c))
         out.append(Case("raw TCP", "raw-echo", None, raw_commands(floor, c, cb)))
+    if cb and not a.no_uring:
+        # The same callbench runs with its sockets through io_uring (`--io uring`), beside the default (epoll).
+        for case in out:
+            for name in [t for t in case.commands if t.startswith("callbench") and t.split()[0] == "callbench"]:
+                case.commands[name.replace("callbench", "callbench io_uring", 1)] = with_io_uring(case.commands[name])
     return [k for k in out if k.protocol in a.protocols]
+
+
+def with_io_uring(command):
+    def argv(port, secs):
+        cmd = command(port, secs)
+        return cmd[:2] + ["--io", "uring"] + cmd[2:]
+    return argv
 
 
 def measure(tool: str, case: Case, server: Server, secs: int, rep: int, a, workdir: Path) -> Run:
@@ -171,6 +183,7 @@ def parse_args(argv):
     p.add_argument("--grace", type=int, default=30, help="seconds a run may overrun before it is killed")
     p.add_argument("--no-build", action="store_true", help="use target/release as it is")
     p.add_argument("--no-callbench", action="store_true", help="peers only")
+    p.add_argument("--no-uring", action="store_true", help="callbench over epoll only, not also with --io uring")
     p.add_argument("--markdown", action="store_true", help="print the Markdown to stdout instead of bench/results/")
     p.add_argument("--json", metavar="FILE", help="also write every run as JSON")
     a = p.parse_args(argv)
@@ -290,7 +303,7 @@ def main(argv=None) -> int:
     commands = {}
     for case in all_cases:
         for tool, f in case.commands.items():
-            if tool == "callbench" and not use_cb:
+            if tool.split()[0] == "callbench" and not use_cb:
                 continue
             argv = [Path(x).name if i == 0 else x for i, x in enumerate(f("PORT", a.seconds))]
             argv = [x.replace(str(ROOT) + "/", "") for x in argv]

@@ -38,6 +38,8 @@ pub struct Built {
     pub connections: usize,
     /// What is called, for the report: `GET /students`, `callbench.v1.Life/Step`...
     pub call: String,
+    /// What drove the sockets: `epoll`, `io_uring`, or `none` (in-process calls).
+    pub io: &'static str,
 }
 
 /// An `Arc` of a target is a target: a search reuses one prepared target for every run.
@@ -163,7 +165,7 @@ async fn endpoint(spec: &LoadSpec, tls: bool, host: &str, port: u16, alpn: &[&[u
     } else {
         None
     };
-    Endpoint::new(host, port, addrs, config)
+    Ok(Endpoint::new(host, port, addrs, config)?.with_io_uring(spec.io.resolve()?))
 }
 
 async fn build_http(
@@ -207,12 +209,22 @@ async fn build_http(
         let endpoint = endpoint(spec, tls, host, port, &[b"h2"]).await?;
         callbench_engine::h2pool::probe(&endpoint).await?;
         let (concurrency, connections) = multiplexed(spec)?;
+        let io = endpoint.io();
         let target = Http2::new(endpoint, connections, spec.new_connection_per_call, &request, expect)?;
-        Ok(Built { target: AnyTarget::Http2(Arc::new(target)), protocol: "h2", tls, concurrency, connections, call })
+        Ok(Built {
+            target: AnyTarget::Http2(Arc::new(target)),
+            protocol: "h2",
+            tls,
+            concurrency,
+            connections,
+            call,
+            io,
+        })
     } else {
         let endpoint = endpoint(spec, tls, host, port, &[b"http/1.1"]).await?;
         drop(endpoint.connect_uncounted().await?.0);
         let (concurrency, connections) = one_call_per_connection(spec)?;
+        let io = endpoint.io();
         let target = Http1::new(endpoint, &request, expect, spec.new_connection_per_call);
         Ok(Built {
             target: AnyTarget::Http1(Arc::new(target)),
@@ -221,6 +233,7 @@ async fn build_http(
             concurrency,
             connections,
             call,
+            io,
         })
     }
 }
@@ -272,6 +285,7 @@ async fn build_grpc(
     let (concurrency, connections) = multiplexed(spec)?;
     let path = callbench_dynproto::grpc_path(&descriptor);
     let call = GrpcCall { path: path.clone(), message, metadata: spec.headers.clone(), gzip: spec.gzip, check };
+    let io = endpoint.io();
     let target = Grpc::new(endpoint, connections, spec.new_connection_per_call, call)?;
     Ok(Built {
         target: AnyTarget::Grpc(Arc::new(target)),
@@ -280,6 +294,7 @@ async fn build_grpc(
         concurrency,
         connections,
         call: path.trim_start_matches('/').to_string(),
+        io,
     })
 }
 
@@ -333,6 +348,7 @@ async fn build_raw(spec: &LoadSpec, host: &str, port: u16, size: usize) -> Resul
     let endpoint = endpoint(spec, false, host, port, &[]).await?;
     drop(endpoint.connect_uncounted().await?.0);
     let (concurrency, connections) = one_call_per_connection(spec)?;
+    let io = endpoint.io();
     Ok(Built {
         target: AnyTarget::Raw(Arc::new(Raw::new(endpoint, size))),
         protocol: "raw",
@@ -340,6 +356,7 @@ async fn build_raw(spec: &LoadSpec, host: &str, port: u16, size: usize) -> Resul
         concurrency,
         connections,
         call: format!("echo {size} B"),
+        io,
     })
 }
 
@@ -369,5 +386,6 @@ fn build_inproc(spec: &LoadSpec, workload: &str) -> Result<Built, String> {
         concurrency,
         connections: 0,
         call: workload.to_string(),
+        io: "none",
     })
 }

@@ -11,6 +11,7 @@ pub mod sink;
 pub mod spec;
 pub mod watch;
 
+pub use callbench_engine::net::socket::Io;
 pub use callbench_engine::net::tls::TlsVersion;
 pub use report::LoadReport;
 pub use sink::RunResult;

@@ -28,6 +28,8 @@ pub struct Settings {
     pub gzip: bool,
     pub client_threads: usize,
     pub precise_timer: bool,
+    /// What drove the sockets: `epoll`, `io_uring`, or `none` (in-process calls).
+    pub io: &'static str,
     /// This machine's share of a run split across several (`--segment`): callers, connections and
     /// calls above are its share; `rate` and `rate_shape` are the whole run's.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -114,6 +116,7 @@ impl LoadReport {
                 gzip: spec.gzip,
                 client_threads: spec.threads,
                 precise_timer: !spec.coarse_timer && open,
+                io: built.io,
                 segment: spec.share().ok().filter(|s| !s.is_whole()).map(|s| s.describe()),
             },
             interrupted: result.info.cancelled,

@@ -3,6 +3,7 @@
 
 use crate::parse;
 use crate::preset::PresetOptions;
+use callbench_engine::net::socket::Io;
 use callbench_engine::{Arrivals, Closed, ExecutionSegment, Load, Open, Pacer, RateShape, Segment, Shared, Stop};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -126,6 +127,9 @@ pub struct LoadSpec {
     #[arg(long, value_name = "N")]
     pub segment_stripes: Option<u64>,
 
+    /// Kernel interface for the sockets: epoll, uring (io_uring: a pass's sends and receives in one system call), or auto (uring where the kernel allows it); $CALLBENCH_IO sets the default
+    #[arg(long, default_value_t = io_from_env().unwrap_or_default())]
+    pub io: Io,
     /// Client runtime threads (1 is the leanest; the benchmark pins it to one core)
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
@@ -147,6 +151,12 @@ impl Default for LoadSpec {
         }
         <Flags as clap::Parser>::try_parse_from(["load", ""]).expect("the flags' defaults parse").spec
     }
+}
+
+/// `--io`'s default: epoll, unless CALLBENCH_IO names another (the tests run every load over
+/// io_uring this way, and `callbench run` follows it too).
+fn io_from_env() -> Result<Io, String> {
+    std::env::var("CALLBENCH_IO").map_or(Ok(Io::default()), |v| v.parse())
 }
 
 /// Default calls when neither `-n` nor `-z` nor a rate shape bounds the run (as hey and ghz).
@@ -193,6 +203,7 @@ impl PacerKind {
 impl LoadSpec {
     /// Checks of single flags that clap's types do not make.
     pub fn validate(&self) -> Result<(), String> {
+        io_from_env().map_err(|e| format!("CALLBENCH_IO: {e}"))?;
         if self.concurrency == Some(0) {
             return Err("-c must be at least 1".into());
         }
@@ -315,6 +326,7 @@ impl LoadSpec {
         add("--expect-status", (!statuses.is_empty()).then(|| statuses.join(",")));
         add("--expect-body", self.expect_body.clone());
         add("--threads", Some(self.threads.to_string()));
+        add("--io", Some(self.io.to_string()));
         for (set, flag) in [
             (self.poisson, "--poisson"),
             (self.coarse_timer, "--coarse-timer"),
@@ -406,7 +418,7 @@ mod tests {
             "grpcs://127.0.0.1:9/x -c 7 -n 100 -z 2.5s --warmup 300ms --rate 99.5 --poisson --seed 3 \
              --connections 2 --streams 4 -X PUT -H a:b -d {} --http2 --workload auth --payload-size 10 --ntimes 2 \
              --user-id 7 --gzip -k --tls-version 1.2 --tls-resume --timeout 3s --expect-status 200,204 \
-             --expect-body ok --check --threads 2 --allow-remote --coarse-timer --new-connection-per-call"
+             --expect-body ok --check --threads 2 --io uring --allow-remote --coarse-timer --new-connection-per-call"
                 .split_whitespace()
                 .map(String::from)
                 .collect(),

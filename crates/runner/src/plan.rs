@@ -248,6 +248,9 @@ impl CellPlan {
         if let Some(t) = dur(&f.timeout)? {
             spec.timeout = t;
         }
+        if let Some(io) = &f.io {
+            spec.io = io.parse()?;
+        }
         let defaults = PresetOptions::default();
         spec.preset = PresetOptions {
             payload_size: f.payload_size.unwrap_or(defaults.payload_size),
@@ -317,6 +320,7 @@ impl CellPlan {
         put("streams", f.streams.map(|v| json!(v)));
         put("new_connection_per_call", f.new_connection_per_call.map(|v| json!(v)));
         put("tls_version", f.tls_version.as_ref().map(|v| json!(v)));
+        put("io", f.io.as_ref().map(|v| json!(v)));
         put("gzip", f.gzip.map(|v| json!(v)));
         put("payload_size", f.payload_size.map(|v| json!(v)));
         put("ntimes", f.ntimes.map(|v| json!(v)));

@@ -179,6 +179,8 @@ pub struct LoadFields {
     pub new_connection_per_call: Option<bool>,
     /// TLS cells: the only version the client offers, "1.2" or "1.3" (default: both; 1.3 wins).
     pub tls_version: Option<String>,
+    /// What drives the client's sockets: "epoll" (the default), "uring" or "auto" (`--io`).
+    pub io: Option<String>,
     pub gzip: Option<bool>,
     pub payload_size: Option<usize>,
     pub ntimes: Option<u32>,
@@ -215,6 +217,7 @@ impl LoadFields {
             streams,
             new_connection_per_call,
             tls_version,
+            io,
             gzip,
             payload_size,
             ntimes,
@@ -260,6 +263,11 @@ impl LoadFields {
                 let v = value.as_float().map(|f| format!("{f:.1}")).map_or_else(text, Ok)?;
                 check_tls_version(&v).map_err(|e| format!("sweep {param}: {e}"))?;
                 self.tls_version = Some(v);
+            }
+            "io" => {
+                let v = text()?;
+                check_io(&v).map_err(|e| format!("sweep {param}: {e}"))?;
+                self.io = Some(v);
             }
             "mode" => self.mode = Some(text()?),
             "duration" => self.duration = Some(text()?),
@@ -346,6 +354,9 @@ impl Suite {
             if let Some(v) = e.load.tls_version.as_deref().or(self.defaults.tls_version.as_deref()) {
                 check_tls_version(v).map_err(|m| format!("experiment '{}': tls_version: {m}", e.id))?;
             }
+            if let Some(v) = e.load.io.as_deref().or(self.defaults.io.as_deref()) {
+                check_io(v).map_err(|m| format!("experiment '{}': io: {m}", e.id))?;
+            }
             if let Some(sweep) = &e.sweep {
                 if sweep.values.is_empty() {
                     return Err(format!("experiment '{}': the sweep has no values", e.id));
@@ -430,6 +441,10 @@ fn check_clients(suite: &Suite, e: &ExperimentSpec) -> Result<(), String> {
 
 fn check_tls_version(v: &str) -> Result<(), String> {
     v.parse::<callbench_load::TlsVersion>().map(|_| ())
+}
+
+fn check_io(v: &str) -> Result<(), String> {
+    v.parse::<callbench_load::Io>().map(|_| ())
 }
 
 /// toml's messages span lines (with a caret under the error); keep the facts on one line.
@@ -567,6 +582,21 @@ mod tests {
         let sweep = "name='x'\n[[experiment]]\nid='a'\ntitle='t'\nservers=['x']\nworkloads=['auth']\n\
                      sweep={param='loss',values=[2.0]}";
         assert!(Suite::parse(sweep).unwrap_err().contains("loss"));
+    }
+
+    #[test]
+    fn io_names_what_drives_the_sockets_and_can_be_swept() {
+        let suite = |extra: &str| {
+            format!("name='x'\n[[experiment]]\nid='a'\ntitle='t'\nservers=['rust-actix']\nworkloads=['auth']\n{extra}")
+        };
+        assert!(Suite::parse(&suite("io = 'uring'")).is_ok());
+        let e = Suite::parse(&suite("io = 'kqueue'")).unwrap_err();
+        assert!(e.contains("experiment 'a': io: unknown I/O interface"), "{e}");
+        let mut f = LoadFields::default();
+        f.set("io", &toml::Value::String("auto".into())).unwrap();
+        assert_eq!(f.io.as_deref(), Some("auto"));
+        let e = f.set("io", &toml::Value::String("select".into())).unwrap_err();
+        assert!(e.starts_with("sweep io: unknown I/O interface"), "{e}");
     }
 
     #[test]

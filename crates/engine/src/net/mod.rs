@@ -2,16 +2,19 @@
 //! optional TLS, and byte counting at the socket.
 
 pub mod counted;
+pub mod socket;
 pub mod tls;
+pub mod uring;
 
 use crate::record::{ErrorKind, Handshake};
 use crate::target::WireTotals;
 use counted::{Counted, WireCounter};
 use rustls::pki_types::ServerName;
+use socket::Socket;
 use std::io::IoSlice;
 use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 use std::time::Instant;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
@@ -56,6 +59,9 @@ pub struct Endpoint {
     pub addrs: Vec<SocketAddr>,
     tls: Option<(TlsConnector, ServerName<'static>)>,
     counter: Arc<WireCounter>,
+    /// Sockets driven through io_uring (one ring for the endpoint's connections), not epoll.
+    io_uring: bool,
+    ring: OnceLock<Result<uring::RingOwner, String>>,
 }
 
 impl Endpoint {
@@ -75,7 +81,41 @@ impl Endpoint {
                 Some((TlsConnector::from(config), name))
             }
         };
-        Ok(Endpoint { host: host.to_string(), port, addrs, tls, counter: Arc::default() })
+        Ok(Endpoint {
+            host: host.to_string(),
+            port,
+            addrs,
+            tls,
+            counter: Arc::default(),
+            io_uring: false,
+            ring: OnceLock::new(),
+        })
+    }
+
+    /// Drives this endpoint's sockets through io_uring (see [`uring::available`] first).
+    pub fn with_io_uring(mut self, on: bool) -> Self {
+        self.io_uring = on;
+        self
+    }
+
+    /// Which kernel interface drives the sockets: `io_uring` or `epoll`.
+    pub fn io(&self) -> &'static str {
+        if self.io_uring {
+            "io_uring"
+        } else {
+            "epoll"
+        }
+    }
+
+    /// A connected socket as the chosen interface drives it. The ring starts with the first
+    /// connection, on the runtime that makes it.
+    fn socket(&self, tcp: TcpStream) -> Result<Socket, String> {
+        if !self.io_uring {
+            return Ok(Socket::Epoll(tcp));
+        }
+        let ring = self.ring.get_or_init(uring::RingOwner::start).as_ref().map_err(Clone::clone)?;
+        let handed = tcp.into_std().and_then(|std| ring.stream(std));
+        handed.map(Socket::Uring).map_err(|e| format!("cannot hand the socket to io_uring: {e}"))
     }
 
     pub fn is_tls(&self) -> bool {
@@ -116,7 +156,14 @@ impl Endpoint {
                     let connected = Instant::now();
                     let tcp_time = connected - started;
                     let _ = tcp.set_nodelay(true);
-                    let counted = Counted::new(tcp, counter);
+                    let socket = match self.socket(tcp) {
+                        Ok(socket) => socket,
+                        Err(e) => {
+                            last = e;
+                            continue;
+                        }
+                    };
+                    let counted = Counted::new(socket, counter);
                     return match &self.tls {
                         None => Ok((Stream::Plain(counted), Handshake { tcp: tcp_time, tls: None })),
                         Some((connector, name)) => connector
@@ -138,8 +185,8 @@ impl Endpoint {
 
 /// A connection, plain or TLS, counted at the socket.
 pub enum Stream {
-    Plain(Counted<TcpStream>),
-    Tls(Box<TlsStream<Counted<TcpStream>>>),
+    Plain(Counted<Socket>),
+    Tls(Box<TlsStream<Counted<Socket>>>),
 }
 
 impl Stream {

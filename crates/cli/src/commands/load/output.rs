@@ -109,6 +109,8 @@ pub fn text(r: &LoadReport) -> String {
     } else {
         format!(", {} connection(s)", set.connections)
     };
+    // epoll is the default; the other interface is said where the connections are.
+    let connections = if set.io == "io_uring" { format!("{connections} over io_uring") } else { connections };
     let warmup = if set.warmup_s > 0.0 { format!(" after {:.1} s of warm-up", set.warmup_s) } else { String::new() };
     let taken = if s.duration_s > s.planned_s * 1.01 + 0.01 {
         format!(" (planned {:.2} s: the calls took longer)", s.planned_s)
