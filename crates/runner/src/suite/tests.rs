@@ -1,0 +1,150 @@
+use super::*;
+
+#[test]
+fn the_default_suite_parses() {
+    let suite = Suite::parse(DEFAULT_SUITE).unwrap();
+    assert!(suite.experiments.len() >= 4);
+}
+
+#[test]
+fn a_cluster_splits_calls_of_the_engine_to_servers_only() {
+    let suite = |servers: &str, extra: &str| {
+        Suite::parse(&format!(
+            "name='x'\n[[experiment]]\nid='a'\ntitle='t'\nservers=[{servers}]\nworkloads=['students']\n{extra}"
+        ))
+    };
+    let cluster = "cluster = { ray = '10.0.0.1:6379', workers = 2 }";
+    let ok = suite("'rust-axum'", &format!("concurrency = 4\n{cluster}")).unwrap();
+    assert_eq!(
+        ok.experiments[0].cluster,
+        Some(ClusterSpec { ray: "10.0.0.1:6379".into(), workers: 2, server_host: None })
+    );
+    let remote =
+        |host: &str| ClusterSpec { server_host: Some(host.into()), ..ok.experiments[0].cluster.clone().unwrap() };
+    assert_eq!(remote("10.0.0.5").remote_server_host(), Some("10.0.0.5"));
+    assert_eq!(remote("127.0.0.1").remote_server_host(), None);
+    assert_eq!(remote("10.0.0.5").to_string(), "2 workers of the Ray cluster at 10.0.0.1:6379, servers at 10.0.0.5");
+    for (servers, extra, needle) in [
+        ("'inproc'", format!("concurrency = 4\n{cluster}"), "in-process"),
+        ("'rust-axum'", cluster.to_string(), "concurrency 1 cannot be split"),
+        (
+            "'rust-axum'",
+            format!("concurrency = 4\nduration = '1s'\nclients = ['wrk']\n{cluster}"),
+            "callbench's engine",
+        ),
+        ("'rust-axum'", format!("concurrency = 4\nnetwork = {{ rtt = '10ms' }}\n{cluster}"), "emulated network"),
+        ("'rust-axum'", "concurrency = 4\ncluster = { ray = 'head', workers = 2 }".into(), "HOST:PORT"),
+        ("'rust-axum'", "concurrency = 4\ncluster = { ray = 'h:1', workers = 0 }".into(), "at least 1"),
+        ("'rust-axum'", "concurrency = 4\ncluster = { ray = 'h:1', nodes = 2 }".into(), "nodes"),
+        (
+            "'rust-axum'",
+            "concurrency = 4\ncluster = { ray = 'h:1', workers = 2, server_host = 'myhost' }".into(),
+            "IP address",
+        ),
+    ] {
+        let err = suite(servers, &extra).unwrap_err();
+        assert!(err.contains(needle), "{extra}: {err}");
+    }
+}
+
+#[test]
+fn bad_suites_get_one_line_errors() {
+    let cases = [
+            ("name = 'x'", "experiment"),
+            ("name = 'x'\n[[experiment]]\nid='a'\ntitle='t'\nservers=[]\nworkloads=['auth']", "needs servers"),
+            ("name = 'x'\n[[experiment]]\nid='a b'\ntitle='t'\nservers=['inproc']\nworkloads=['auth']", "letters"),
+            ("name = 'x'\nfoo = 1\n[[experiment]]\nid='a'\ntitle='t'\nservers=['inproc']\nworkloads=['a']", "foo"),
+            (
+                "name='x'\n[[experiment]]\nid='a'\ntitle='t'\nservers=['inproc']\nworkloads=['a']\nsweep={param='speed',values=[1]}",
+                "cannot sweep",
+            ),
+        ];
+    for (text, expected) in cases {
+        let e = Suite::parse(text).unwrap_err();
+        assert!(e.contains(expected), "{e}");
+        assert!(!e.contains('\n'), "{e}");
+    }
+}
+
+#[test]
+fn clients_are_known_tools_that_call_servers_for_a_time() {
+    let suite = |clients: &str, extra: &str| {
+        Suite::parse(&format!(
+            "name='x'\n[[experiment]]\nid='a'\ntitle='t'\nservers=['rust-actix'{extra}]\nworkloads=['students']\n\
+                 duration='1s'\nclients={clients}"
+        ))
+    };
+    assert_eq!(suite("['callbench', 'wrk', 'locust-grpc']", "").unwrap().experiments[0].clients.len(), 3);
+    for (clients, extra, says) in [
+        ("['jmeter']", "", "unknown client 'jmeter'"),
+        ("['wrk', 'wrk']", "", "named twice"),
+        ("['wrk']", ", 'inproc'", "in-process"),
+    ] {
+        let e = suite(clients, extra).unwrap_err();
+        assert!(e.contains(says) && e.starts_with("experiment 'a': "), "{e}");
+    }
+    let by_calls = Suite::parse(
+            "name='x'\n[[experiment]]\nid='a'\ntitle='t'\nservers=['rust-actix']\nworkloads=['auth']\ncalls=10\nclients=['hey']",
+        );
+    assert!(by_calls.unwrap_err().contains("set duration"));
+}
+
+#[test]
+fn a_server_stall_is_a_pause_and_its_period() {
+    let text = |stall: &str| {
+        format!("name='x'\n[[experiment]]\nid='a'\ntitle='t'\nservers=['rust-actix']\nworkloads=['auth']\nserver_stall='{stall}'")
+    };
+    assert_eq!(
+        Suite::parse(&text("50ms every 1s")).unwrap().experiments[0].server_stall.as_deref(),
+        Some("50ms every 1s")
+    );
+    let e = Suite::parse(&text("1s every 50ms")).unwrap_err();
+    assert!(e.starts_with("experiment 'a': server_stall '1s every 50ms': ") && e.contains("shorter"), "{e}");
+}
+
+#[test]
+fn a_network_is_a_table_or_a_spec_and_its_keys_can_be_swept() {
+    let text = "name='x'\n[[experiment]]\nid='a'\ntitle='t'\nservers=['rust-axum']\nworkloads=['auth']\n\
+                    network={ rtt='40ms', bandwidth='20mbit', loss=0.0 }\nsweep={param='rtt',values=['10ms','100ms']}";
+    let suite = Suite::parse(text).unwrap();
+    let e = &suite.experiments[0];
+    assert_eq!(e.load.network, Some(LinkSpec::parse("rtt=40ms,bandwidth=20mbit").unwrap()));
+    let mut fields = e.load.clone();
+    fields.set("rtt", &toml::Value::String("100ms".into())).unwrap();
+    assert_eq!(fields.network, Some(LinkSpec::parse("rtt=100ms,bandwidth=20mbit").unwrap()));
+    let mut plain = LoadFields::default();
+    plain.set("loss", &toml::Value::Float(0.01)).unwrap();
+    assert_eq!(plain.network, Some(LinkSpec::parse("loss=0.01").unwrap()));
+    for (bad, expected) in [("network='rtt=-1ms'", "rtt"), ("network={ speed='1' }", "speed")] {
+        let text = format!("name='x'\n[[experiment]]\nid='a'\ntitle='t'\nservers=['x']\nworkloads=['auth']\n{bad}");
+        let e = Suite::parse(&text).unwrap_err();
+        assert!(e.contains(expected) && !e.contains('\n'), "{e}");
+    }
+    let sweep = "name='x'\n[[experiment]]\nid='a'\ntitle='t'\nservers=['x']\nworkloads=['auth']\n\
+                     sweep={param='loss',values=[2.0]}";
+    assert!(Suite::parse(sweep).unwrap_err().contains("loss"));
+}
+
+#[test]
+fn io_names_what_drives_the_sockets_and_can_be_swept() {
+    let suite = |extra: &str| {
+        format!("name='x'\n[[experiment]]\nid='a'\ntitle='t'\nservers=['rust-actix']\nworkloads=['auth']\n{extra}")
+    };
+    assert!(Suite::parse(&suite("io = 'uring'")).is_ok());
+    let e = Suite::parse(&suite("io = 'kqueue'")).unwrap_err();
+    assert!(e.contains("experiment 'a': io: unknown I/O interface"), "{e}");
+    let mut f = LoadFields::default();
+    f.set("io", &toml::Value::String("auto".into())).unwrap();
+    assert_eq!(f.io.as_deref(), Some("auto"));
+    let e = f.set("io", &toml::Value::String("select".into())).unwrap_err();
+    assert!(e.starts_with("sweep io: unknown I/O interface"), "{e}");
+}
+
+#[test]
+fn experiment_fields_override_defaults() {
+    let a = LoadFields { concurrency: Some(50), ..Default::default() };
+    let b = LoadFields { concurrency: Some(1), duration: Some("2s".into()), ..Default::default() };
+    let merged = a.over(&b);
+    assert_eq!(merged.concurrency, Some(50));
+    assert_eq!(merged.duration.as_deref(), Some("2s"));
+}
