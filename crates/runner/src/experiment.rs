@@ -332,11 +332,11 @@ async fn measure_with_reruns(
     let mut reruns = 0;
     loop {
         let mut outcome = measure(cx, c, results).await;
-        // A tail percentile is moved by less steal than the other figures.
+        // A tail percentile is moved by less steal, and by a stopped client.
         let headline = results.experiment(&cx.spec.id).map(|e| e.headline.as_str()).unwrap_or_default();
         if let Ok(m) = &mut outcome {
             if let (None, Some(i)) = (&m.metrics.disturbed, &m.metrics.interference) {
-                let spins = client_spins(&c.plan, c.rate);
+                let spins = c.plan.client_spins(c.rate);
                 m.metrics.disturbed = tail_disturbed(i, m.metrics.client_cpu_cores, spins, headline);
             }
         }
@@ -362,14 +362,6 @@ async fn measure_with_reruns(
             _ => return outcome,
         }
     }
-}
-
-/// Whether the client is the engine's one thread spinning through the window: open loop with
-/// calls due less than 2 ms apart (the engine's precise clock spins below that), on this machine's
-/// loopback (across an emulated link its forwarder shares the client's CPUs; a cluster's clients
-/// are elsewhere).
-fn client_spins(p: &CellPlan, rate: Option<f64>) -> bool {
-    p.kind == CellKind::Load && p.cluster.is_none() && p.fields.network.is_none() && rate.is_some_and(|r| r > 500.0)
 }
 
 /// Whether a disturbed repetition is measured again: at most [`RERUNS_PER_REPETITION`] times

@@ -177,19 +177,19 @@ pub fn tail_disturbed(i: &Interference, client_cpu_cores: f64, spins: bool, head
     if limit >= STEAL_LIMIT {
         return None;
     }
-    let moves = format!(
-        "more than {:.1}% moves a {}",
-        limit * 100.0,
-        headline.trim_start_matches("latency_").trim_end_matches("_us")
-    );
+    let moves = || {
+        let figure = headline.trim_start_matches("latency_").trim_end_matches("_us");
+        format!("more than {:.1}% moves a {figure}", limit * 100.0)
+    };
     let stopped = 1.0 - client_cpu_cores;
     if i.steal > limit {
-        Some(format!("{:.1}% of the pinned CPUs' time stolen by the hypervisor ({moves})", i.steal * 100.0))
+        Some(format!("{:.1}% of the pinned CPUs' time stolen by the hypervisor ({})", i.steal * 100.0, moves()))
     } else if spins && stopped > limit {
         Some(format!(
-            "the spinning client ran {:.1}% of the window: the machine stopped it {:.1}% of the time ({moves})",
+            "the spinning client ran {:.1}% of the window: the machine stopped it {:.1}% of the time ({})",
             client_cpu_cores * 100.0,
-            stopped * 100.0
+            stopped * 100.0,
+            moves()
         ))
     } else {
         None

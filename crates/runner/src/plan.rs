@@ -196,6 +196,17 @@ pub fn resolve_rate(value: &toml::Value, lookup: impl Fn(&str) -> Option<f64>) -
 }
 
 impl CellPlan {
+    /// Whether the client is the engine's one thread spinning through the window: open loop with
+    /// calls due less than 2 ms apart (the engine's precise clock spins below that), on this
+    /// machine's loopback (across an emulated link its forwarder shares the client's CPUs; a
+    /// cluster's clients are elsewhere).
+    pub fn client_spins(&self, rate: Option<f64>) -> bool {
+        self.kind == CellKind::Load
+            && self.cluster.is_none()
+            && self.fields.network.is_none()
+            && rate.is_some_and(|r| r > 500.0)
+    }
+
     /// The cell's series: its server, after its client when the experiment names clients
     /// (`wrk+rust-actix`, as a Python caller's `requests+rust-axum`).
     pub fn label(&self) -> String {
