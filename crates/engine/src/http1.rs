@@ -194,8 +194,9 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Http1Conn<S> {
                     Poll::Pending => {}
                 }
             }
-            let mut early = [0u8; 16 * 1024];
-            let mut read = ReadBuf::new(&mut early);
+            // Not zeroed: this runs on every call whose send is still in flight (io_uring, TLS).
+            let mut early = [std::mem::MaybeUninit::<u8>::uninit(); 16 * 1024];
+            let mut read = ReadBuf::uninit(&mut early);
             return match Pin::new(&mut self.stream).poll_read(cx, &mut read) {
                 Poll::Ready(Ok(())) if read.filled().is_empty() => {
                     Poll::Ready(Err(std::io::ErrorKind::BrokenPipe.into()))

@@ -60,18 +60,17 @@ async fn echoes_small_and_large_messages() {
     }
 }
 
-#[tokio::test]
-async fn many_connections_interleave_on_one_ring() {
-    let Some(ring) = ring() else { return };
+/// `connections` streams on `ring`, each making `calls` echo calls at once with the others.
+async fn interleave(ring: &RingOwner, connections: usize, calls: u32) {
     let addr = echo_server();
     let mut streams = Vec::new();
-    for _ in 0..40 {
-        streams.push(connect(&ring, addr).await);
+    for _ in 0..connections {
+        streams.push(connect(ring, addr).await);
     }
-    let mut calls = tokio::task::JoinSet::new();
+    let mut tasks = tokio::task::JoinSet::new();
     for (i, mut s) in streams.into_iter().enumerate() {
-        calls.spawn(async move {
-            for call in 0..50u32 {
+        tasks.spawn(async move {
+            for call in 0..calls {
                 let message = format!("connection {i} call {call}");
                 s.write_all(message.as_bytes()).await.unwrap();
                 let mut back = vec![0u8; message.len()];
@@ -80,9 +79,83 @@ async fn many_connections_interleave_on_one_ring() {
             }
         });
     }
-    while let Some(done) = calls.join_next().await {
-        done.unwrap();
+    // Bounded: a completion the ring failed to collect would otherwise hang the test.
+    let all = async {
+        while let Some(done) = tasks.join_next().await {
+            done.unwrap();
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(60), all).await.expect("every call answered");
+}
+
+/// Whether this kernel gives a ring SINGLE_ISSUER + DEFER_TASKRUN (6.1).
+fn kernel_defers() -> bool {
+    IoUring::<io_uring::squeue::Entry>::builder().setup_single_issuer().setup_defer_taskrun().build(2).is_ok()
+}
+
+#[tokio::test]
+async fn many_connections_interleave_on_one_ring() {
+    let Some(ring) = ring() else { return };
+    // The single-threaded runtime's ring defers completions to its enters where it can.
+    assert_eq!(ring.deferred(), kernel_defers());
+    interleave(&ring, 40, 50).await;
+}
+
+#[tokio::test]
+async fn more_answers_at_once_than_one_enter_posts() {
+    let Some(ring) = ring() else { return };
+    // 300 answers arrive while the runtime's thread is blocked, and nothing else happens on the
+    // ring after: the eventfd is signalled once, and an enter may post only some (6.13+ runs at
+    // most 20 deferred completions per pass). The ring must enter until all are posted, or the
+    // reader stalls.
+    const STREAMS: usize = 300;
+    let (answered, answers) = std::sync::mpsc::channel();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for conn in listener.incoming().take(STREAMS) {
+            let (mut conn, answered) = (conn.unwrap(), answered.clone());
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4];
+                conn.read_exact(&mut buf).unwrap();
+                conn.write_all(&buf).unwrap();
+                answered.send(()).unwrap();
+                let _ = conn.read(&mut buf); // until the client closes
+            });
+        }
+    });
+    let mut streams = Vec::new();
+    for _ in 0..STREAMS {
+        let mut stream = connect(&ring, addr).await;
+        // A receive queued before the send: it is in the kernel before the answer comes.
+        let mut first = [0u8; 4];
+        let mut cx = Context::from_waker(Waker::noop());
+        let polled = Pin::new(&mut stream).poll_read(&mut cx, &mut ReadBuf::new(&mut first));
+        assert!(polled.is_pending(), "an answer before the call");
+        stream.write_all(b"ping").await.unwrap();
+        streams.push(stream);
     }
+    for stream in &mut streams {
+        stream.flush().await.unwrap(); // sent: the receives queued before went in the same enter
+    }
+    for _ in 0..STREAMS {
+        answers.recv().unwrap();
+    }
+    let read_all = async {
+        for stream in &mut streams {
+            let mut back = [0u8; 4];
+            stream.read_exact(&mut back).await.unwrap();
+            assert_eq!(&back, b"ping");
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(30), read_all).await.expect("every answer read");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_multi_threaded_runtime_gets_a_ring_any_thread_may_enter() {
+    let Some(ring) = ring() else { return };
+    assert!(!ring.deferred(), "SINGLE_ISSUER would refuse the other worker's submissions");
+    interleave(&ring, 40, 50).await;
 }
 
 #[tokio::test]
