@@ -14,19 +14,33 @@
 //! tells of pending completions through an eventfd in tokio's epoll, and the ring's task enters
 //! with GETEVENTS to have them posted.
 //!
+//! Where the kernel has them (6.0), a stream receives through one multishot receive, armed at its
+//! first read, into the ring's provided buffers ([`buffers`]): the kernel posts a completion per
+//! message without being asked again, and the read copies the bytes out and gives the buffer back
+//! at once. A receive that ends (out of buffers, or the kernel's choice) is armed again by the
+//! read after its queued completions; after ENOBUFS that read is single-shot, so that streams
+//! holding the buffers unread cannot make another spin. Elsewhere, every read queues one receive
+//! into the stream's own buffer (decided once per ring).
+//!
 //! Buffers belong to the ring while the kernel may use them; a connection dropped with operations
 //! in flight shuts its socket (they end at once) and leaves their buffers to the ring.
 
-use io_uring::{opcode, types, IoUring};
+mod buffers;
+mod stream;
+
+pub use buffers::BufferShape;
+use buffers::ProvidedBuffers;
+use io_uring::{cqueue, types, IoUring};
+use std::collections::VecDeque;
 use std::io;
 use std::net::TcpStream;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
+pub use stream::UringStream;
 use tokio::io::unix::AsyncFd;
-use tokio::io::{AsyncRead, AsyncWrite, Interest, ReadBuf};
+use tokio::io::Interest;
 use tokio::sync::Notify;
 
 /// Bytes one receive asks for (what a connection holds between its reads).
@@ -61,9 +75,38 @@ enum OpState {
     Orphaned,
 }
 
-struct Op {
+/// An operation with one completion, into (or from) a buffer of its own.
+struct SingleOp {
     state: OpState,
     buf: Vec<u8>,
+}
+
+/// One completion of a multishot receive: bytes in a provided buffer, the end, or an error.
+struct Completion {
+    result: i32,
+    buffer: Option<u16>,
+    /// Without IORING_CQE_F_MORE: the receive ended, nothing follows.
+    last: bool,
+}
+
+/// A multishot receive: its completions queue up until the connection reads them.
+struct MultishotOp {
+    completions: VecDeque<Completion>,
+    waker: Option<Waker>,
+    /// Its connection is gone: completions only give their buffers back.
+    orphaned: bool,
+}
+
+enum Op {
+    Single(SingleOp),
+    Multishot(MultishotOp),
+}
+
+/// What a multishot receive's oldest completion said, once its bytes were copied out.
+#[derive(Debug, Clone, Copy)]
+struct Received {
+    result: i32,
+    last: bool,
 }
 
 /// The ring and its operations, behind one lock (uncontended on the default single thread).
@@ -73,27 +116,36 @@ struct State {
     deferred: bool,
     /// The last pass reaped a full batch: the kernel may hold more deferred completions.
     may_hold_more: bool,
+    /// Declared after `ring`: freed (when `Drop for State` found nothing in flight) only after it.
+    buffers: Option<ProvidedBuffers>,
+    /// The kernel refused a multishot receive (before 6.0): single-shot from then on.
+    multishot_refused: bool,
+    /// `MSG_*` flags of the multishot receives: none, but a test sets one the kernel refuses.
+    multishot_flags: i32,
+    /// Multishot receives ended for want of a buffer (ENOBUFS), for tests.
+    out_of_buffers: u64,
     ops: Vec<Option<Op>>,
     free: Vec<usize>,
-    /// Operations the kernel may still complete.
+    /// Operations the kernel may still complete (a multishot receive counts once, until its last).
     in_flight: usize,
     /// Tasks whose operations completed, woken once the lock is released.
     wake: Vec<Waker>,
 }
 
 impl State {
-    /// Queues `entry` for an operation that owns `buf` (the ring's now), submitting first if the
-    /// queue is full; the operation's index.
-    fn push(&mut self, entry: io_uring::squeue::Entry, buf: Vec<u8>) -> io::Result<usize> {
+    /// Queues `entry` for `op` (which owns any buffer the entry points into, the ring's now),
+    /// submitting first if the queue is full; the operation's index.
+    fn push(&mut self, entry: io_uring::squeue::Entry, op: Op) -> io::Result<usize> {
         let index = self.free.pop().unwrap_or_else(|| {
             self.ops.push(None);
             self.ops.len() - 1
         });
-        self.ops[index] = Some(Op { state: OpState::Waiting(None), buf });
+        self.ops[index] = Some(op);
         let entry = entry.user_data(index as u64);
         for _ in 0..PUSH_TRIES {
-            // SAFETY: the entry points into `ops[index].buf`, which the ring keeps until the
-            // operation's completion (see `Drop for State` for the end).
+            // SAFETY: the entry points into `ops[index]`'s buffer, which the ring keeps until the
+            // operation's (last) completion, or into provided buffers the ring keeps as long (see
+            // `Drop for State` for the end).
             if unsafe { self.ring.submission().push(&entry) }.is_ok() {
                 self.in_flight += 1;
                 return Ok(index);
@@ -105,6 +157,11 @@ impl State {
         self.ops[index] = None;
         self.free.push(index);
         Err(io::Error::other("the io_uring submission queue stays full"))
+    }
+
+    /// Whether receives are multishot into the provided buffers.
+    fn multishot(&self) -> bool {
+        self.buffers.is_some() && !self.multishot_refused
     }
 
     /// Whether an enter is due: entries queued, or completions the kernel holds back since the
@@ -155,54 +212,135 @@ impl State {
 
     /// Moves the completions into their operations; the tasks to wake go into `wake`. How many.
     fn reap(&mut self) -> usize {
-        let State { ring, ops, free, in_flight, wake, .. } = self;
+        let State { ring, ops, free, in_flight, wake, buffers, out_of_buffers, .. } = self;
         let mut reaped = 0;
         for cqe in ring.completion() {
             reaped += 1;
             let index = cqe.user_data() as usize;
-            let Some(op) = ops.get_mut(index).and_then(Option::as_mut) else { continue };
-            *in_flight -= 1;
-            match std::mem::replace(&mut op.state, OpState::Done(cqe.result())) {
-                OpState::Waiting(waker) => wake.extend(waker),
-                OpState::Orphaned => {
-                    ops[index] = None;
-                    free.push(index);
+            let buffer = cqueue::buffer_select(cqe.flags());
+            if let (Some(id), Some(buffers)) = (buffer, buffers.as_mut()) {
+                buffers.lend(id);
+            }
+            let Some(op) = ops.get_mut(index).and_then(Option::as_mut) else {
+                give_back(buffers, buffer);
+                continue;
+            };
+            let freed = match op {
+                Op::Single(op) => {
+                    *in_flight -= 1;
+                    match std::mem::replace(&mut op.state, OpState::Done(cqe.result())) {
+                        OpState::Waiting(waker) => wake.extend(waker),
+                        OpState::Orphaned => ops[index] = None,
+                        OpState::Done(_) => {}
+                    }
+                    ops[index].is_none()
                 }
-                OpState::Done(_) => {}
+                Op::Multishot(op) => {
+                    let last = !cqueue::more(cqe.flags());
+                    *in_flight -= usize::from(last);
+                    *out_of_buffers += u64::from(cqe.result() == -libc::ENOBUFS);
+                    if op.orphaned {
+                        give_back(buffers, buffer);
+                        if last {
+                            ops[index] = None;
+                        }
+                    } else {
+                        op.completions.push_back(Completion { result: cqe.result(), buffer, last });
+                        wake.extend(op.waker.take());
+                    }
+                    ops[index].is_none()
+                }
+            };
+            if freed {
+                free.push(index);
             }
         }
         reaped
     }
 
+    fn free_op(&mut self, index: usize) {
+        self.ops[index] = None;
+        self.free.push(index);
+    }
+
     /// The operation's result and buffer once it completed (freeing it), else the waker is kept.
     fn poll_op(&mut self, index: usize, cx: &Context<'_>) -> Poll<(i32, Vec<u8>)> {
-        let op = self.ops[index].as_mut().expect("a live operation");
+        let Some(Op::Single(op)) = self.ops[index].as_mut() else { unreachable!("a live single-shot operation") };
         match &mut op.state {
             OpState::Done(result) => {
                 let result = *result;
-                let op = self.ops[index].take().expect("a live operation");
+                let Some(Op::Single(op)) = self.ops[index].take() else { unreachable!() };
                 self.free.push(index);
                 Poll::Ready((result, op.buf))
             }
             OpState::Waiting(waker) => {
-                if !waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
-                    *waker = Some(cx.waker().clone());
-                }
+                keep_waker(waker, cx);
                 Poll::Pending
             }
             OpState::Orphaned => unreachable!("an orphaned operation has no connection to poll it"),
         }
     }
 
-    /// Leaves the operation to the ring: its completion frees the buffer.
+    /// The oldest completion of multishot receive `index`, its bytes passed to `consume` and its
+    /// buffer given back at once (the last one frees the operation); else the waker is kept.
+    fn poll_multishot(&mut self, index: usize, cx: &Context<'_>, consume: impl FnOnce(&[u8])) -> Poll<Received> {
+        let Some(Op::Multishot(op)) = self.ops[index].as_mut() else { unreachable!("a live multishot receive") };
+        let Some(completion) = op.completions.pop_front() else {
+            keep_waker(&mut op.waker, cx);
+            return Poll::Pending;
+        };
+        let Completion { mut result, buffer, last } = completion;
+        if let (Some(id), Some(buffers)) = (buffer, self.buffers.as_ref()) {
+            match buffers.received(id, result.max(0) as usize) {
+                Some(bytes) if result > 0 => consume(bytes),
+                Some(_) => {}
+                None => result = -libc::EIO,
+            }
+        } else if result > 0 {
+            // Bytes without a buffer: not what this kernel should post.
+            result = -libc::EIO;
+        }
+        give_back(&mut self.buffers, buffer);
+        if last {
+            self.free_op(index);
+        }
+        Poll::Ready(Received { result, last })
+    }
+
+    /// Leaves the operation to the ring: its completion frees the buffer; a multishot receive's
+    /// provided buffers go back now, and those of its late completions as they come.
     fn orphan(&mut self, index: usize) {
         let op = self.ops[index].as_mut().expect("a live operation");
-        if let OpState::Done(_) = op.state {
-            self.ops[index] = None;
-            self.free.push(index);
-        } else {
-            op.state = OpState::Orphaned;
+        match op {
+            Op::Single(op) => match op.state {
+                OpState::Done(_) => self.free_op(index),
+                _ => op.state = OpState::Orphaned,
+            },
+            Op::Multishot(op) => {
+                op.orphaned = true;
+                let ended = op.completions.back().is_some_and(|c| c.last);
+                for completion in std::mem::take(&mut op.completions) {
+                    give_back(&mut self.buffers, completion.buffer);
+                }
+                if ended {
+                    self.free_op(index);
+                }
+            }
         }
+    }
+}
+
+/// Gives a completion's provided buffer (if it named one) back to the kernel.
+fn give_back(buffers: &mut Option<ProvidedBuffers>, buffer: Option<u16>) {
+    if let (Some(id), Some(buffers)) = (buffer, buffers.as_mut()) {
+        buffers.give_back(id);
+    }
+}
+
+/// Keeps the task to wake, unless the one kept already wakes it.
+fn keep_waker(waker: &mut Option<Waker>, cx: &Context<'_>) {
+    if !waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+        *waker = Some(cx.waker().clone());
     }
 }
 
@@ -214,13 +352,22 @@ impl Drop for State {
         for _ in 0..DRAIN_TRIES {
             self.reap();
             if self.in_flight == 0 {
+                // No receive left to pick a provided buffer: they can go (after `ring`).
+                if self.buffers.is_some() {
+                    let _ = self.ring.submitter().unregister_buf_ring(buffers::GROUP);
+                }
                 return;
             }
             let _ = self.ring.submitter().submit_with_args(1, &args);
         }
         // The kernel never answered for some: their buffers must outlive it, so they are leaked.
         for op in self.ops.drain(..).flatten() {
-            std::mem::forget(op.buf);
+            if let Op::Single(op) = op {
+                std::mem::forget(op.buf);
+            }
+        }
+        if let Some(buffers) = self.buffers.take() {
+            buffers.leak();
         }
     }
 }
@@ -228,7 +375,7 @@ impl Drop for State {
 /// One ring, shared by the connections of a target, and the wake-up its task waits for.
 pub struct Ring {
     /// What tells of completions: the ring's descriptor, or under DEFER_TASKRUN its eventfd.
-    // Declared before `eventfd` and `state`, so deregistered before the descriptor closes.
+    // Declared before `_eventfd` and `state`, so deregistered before the descriptor closes.
     fd: AsyncFd<RawFd>,
     _eventfd: Option<OwnedFd>,
     state: Mutex<State>,
@@ -260,15 +407,32 @@ impl Ring {
         })
     }
 
-    fn push(&self, entry: io_uring::squeue::Entry, buf: Vec<u8>) -> io::Result<usize> {
-        let index = self.with(|state| state.push(entry, buf))?;
+    /// The oldest completion of multishot receive `index` (see [`State::poll_multishot`]).
+    fn poll_multishot(&self, index: usize, cx: &Context<'_>, consume: impl FnOnce(&[u8])) -> Poll<Received> {
+        self.with(|state| {
+            state.reap();
+            state.poll_multishot(index, cx, consume)
+        })
+    }
+
+    fn push(&self, entry: io_uring::squeue::Entry, op: Op) -> io::Result<usize> {
+        let index = self.with(|state| state.push(entry, op))?;
         self.submit_wanted.notify_one();
         Ok(index)
     }
 
+    /// The `MSG_*` flags of a multishot receive, if this ring receives multishot.
+    fn multishot_flags(&self) -> Option<i32> {
+        self.with(|state| state.multishot().then_some(state.multishot_flags))
+    }
+
+    /// A multishot receive was refused: this ring receives single-shot from now on.
+    fn refuse_multishot(&self) {
+        self.with(|state| state.multishot_refused = true);
+    }
+
     /// True when an enter is still due (the kernel refused the entries for now, or completions
-    /// overflowed again).
-    /// Also true when deferred completions may be left in the kernel (a full batch came).
+    /// overflowed again, or deferred completions wait).
     fn submit_and_reap(&self) -> bool {
         self.with(|state| {
             state.submit();
@@ -305,17 +469,34 @@ pub struct RingOwner {
     task: tokio::task::AbortHandle,
 }
 
+/// How a ring's streams receive.
+#[derive(Debug, Clone, Copy)]
+pub enum Receive {
+    /// One multishot receive per stream into provided buffers of this shape, where the kernel
+    /// has them (6.0), else single-shot.
+    Multishot(BufferShape),
+    /// A receive per read, into the stream's own buffer.
+    SingleShot,
+}
+
+impl Default for Receive {
+    fn default() -> Self {
+        Receive::Multishot(BufferShape::default())
+    }
+}
+
 impl RingOwner {
     /// A ring on the current tokio runtime, or why io_uring cannot be used.
     pub fn start() -> Result<RingOwner, String> {
-        let single_thread = tokio::runtime::Handle::try_current()
-            .is_ok_and(|rt| rt.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread);
-        Self::start_with(single_thread)
+        Self::start_with(Receive::default())
     }
 
-    /// A ring, deferring completions to this thread's enters when `defer` and the kernel can
-    /// (every submission must then come from this thread, as on a single-threaded runtime).
-    fn start_with(defer: bool) -> Result<RingOwner, String> {
+    /// A ring whose streams receive as `receive` says. On a single-threaded runtime it defers
+    /// completions to this thread's enters where the kernel can (every submission must then come
+    /// from this thread).
+    pub fn start_with(receive: Receive) -> Result<RingOwner, String> {
+        let defer = tokio::runtime::Handle::try_current()
+            .is_ok_and(|rt| rt.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread);
         // Room for every connection's receive and send at once, up to COMPLETIONS / 2 connections;
         // beyond, the kernel holds the overflow until the next enter (see `enter_due`).
         let build = |defer: bool| {
@@ -335,14 +516,23 @@ impl RingOwner {
         };
         let watched = eventfd.as_ref().map_or(ring.as_raw_fd(), AsRawFd::as_raw_fd);
         // SAFETY: the descriptor is the ring's or its eventfd, which `Ring` keeps open (in
-        // `eventfd` and `state`, declared after `fd`) until this registration is dropped.
+        // `_eventfd` and `state`, declared after `fd`) until this registration is dropped.
         let fd = unsafe { AsyncFd::register_with_interest(watched, Interest::READABLE) }
             .map_err(|e| format!("cannot watch the io_uring descriptor: {e}"))?;
         let deferred = eventfd.is_some();
+        // A kernel without buffer rings (before 5.19) or that refuses this one: single-shot.
+        let buffers = match receive {
+            Receive::Multishot(shape) => ProvidedBuffers::register(&ring, shape).ok(),
+            Receive::SingleShot => None,
+        };
         let state = State {
             ring,
             deferred,
             may_hold_more: false,
+            buffers,
+            multishot_refused: false,
+            multishot_flags: 0,
+            out_of_buffers: 0,
             ops: Vec::new(),
             free: Vec::new(),
             in_flight: 0,
@@ -357,17 +547,7 @@ impl RingOwner {
     pub fn stream(&self, socket: TcpStream) -> io::Result<UringStream> {
         // A non-blocking socket makes io_uring answer EAGAIN instead of waiting for readiness.
         socket.set_nonblocking(false)?;
-        Ok(UringStream {
-            ring: self.ring.clone(),
-            socket,
-            recv: None,
-            rx: Vec::new(),
-            rx_start: 0,
-            rx_end: 0,
-            eof: false,
-            send: None,
-            tx: Vec::new(),
-        })
+        Ok(UringStream::new(self.ring.clone(), socket))
     }
 }
 
@@ -395,185 +575,6 @@ impl RingOwner {
 impl Drop for RingOwner {
     fn drop(&mut self) {
         self.task.abort();
-    }
-}
-
-/// A send in flight: the bytes of `buf[from..len]` are still to go.
-#[derive(Clone, Copy)]
-struct Sending {
-    op: usize,
-    from: usize,
-    len: usize,
-}
-
-/// A connected TCP socket read and written through a [`Ring`].
-pub struct UringStream {
-    ring: Arc<Ring>,
-    socket: TcpStream,
-    recv: Option<usize>,
-    /// Received bytes not read yet: `rx[rx_start..rx_end]`.
-    rx: Vec<u8>,
-    rx_start: usize,
-    rx_end: usize,
-    eof: bool,
-    send: Option<Sending>,
-    /// The send buffer while no send is in flight (kept to reuse its allocation).
-    tx: Vec<u8>,
-}
-
-impl UringStream {
-    fn fd(&self) -> types::Fd {
-        types::Fd(self.socket.as_raw_fd())
-    }
-
-    fn queue_recv(&mut self) -> io::Result<()> {
-        let mut buf = std::mem::take(&mut self.rx);
-        buf.resize(RECV_SIZE, 0);
-        let entry = opcode::Recv::new(self.fd(), buf.as_mut_ptr(), buf.len() as u32).build();
-        self.recv = Some(self.ring.push(entry, buf)?);
-        Ok(())
-    }
-
-    fn queue_send(&mut self, buf: Vec<u8>, from: usize) -> io::Result<()> {
-        let len = buf.len();
-        let entry =
-            opcode::Send::new(self.fd(), buf[from..].as_ptr(), (len - from) as u32).flags(libc::MSG_NOSIGNAL).build();
-        let op = self.ring.push(entry, buf)?;
-        self.send = Some(Sending { op, from, len });
-        Ok(())
-    }
-
-    /// Ready when no send is in flight any more (the last one wholly sent, or its error).
-    fn poll_sent(&mut self, cx: &Context<'_>) -> Poll<io::Result<()>> {
-        while let Some(Sending { op, from, len }) = self.send {
-            let (result, buf) = match self.ring.poll_op(op, cx) {
-                Poll::Pending => return Poll::Pending,
-                Poll::Ready(done) => done,
-            };
-            self.send = None;
-            match result {
-                n if n >= 0 && from + (n as usize) < len => self.queue_send(buf, from + n as usize)?,
-                n if n >= 0 => self.tx = buf,
-                e if e == -libc::EINTR || e == -libc::EAGAIN => self.queue_send(buf, from)?,
-                e => {
-                    self.tx = buf;
-                    return Poll::Ready(Err(io::Error::from_raw_os_error(-e)));
-                }
-            }
-        }
-        Poll::Ready(Ok(()))
-    }
-
-    /// Queues `slices` (up to [`SEND_MAX`] bytes) as one send; the bytes taken.
-    fn poll_send(&mut self, cx: &Context<'_>, slices: &[io::IoSlice<'_>]) -> Poll<io::Result<usize>> {
-        if let Poll::Ready(Err(e)) = self.poll_sent(cx) {
-            return Poll::Ready(Err(e));
-        }
-        if self.send.is_some() {
-            return Poll::Pending;
-        }
-        let mut buf = std::mem::take(&mut self.tx);
-        buf.clear();
-        for slice in slices {
-            let room = SEND_MAX - buf.len();
-            buf.extend_from_slice(&slice[..slice.len().min(room)]);
-        }
-        let taken = buf.len();
-        if taken > 0 {
-            self.queue_send(buf, 0)?;
-        } else {
-            self.tx = buf;
-        }
-        Poll::Ready(Ok(taken))
-    }
-}
-
-impl AsyncRead for UringStream {
-    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, out: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
-        let this = self.get_mut();
-        loop {
-            if this.rx_start < this.rx_end {
-                let n = (this.rx_end - this.rx_start).min(out.remaining());
-                out.put_slice(&this.rx[this.rx_start..this.rx_start + n]);
-                this.rx_start += n;
-                return Poll::Ready(Ok(()));
-            }
-            if this.eof || out.remaining() == 0 {
-                return Poll::Ready(Ok(()));
-            }
-            let Some(op) = this.recv else {
-                this.queue_recv()?;
-                continue;
-            };
-            let (result, buf) = match this.ring.poll_op(op, cx) {
-                Poll::Pending => return Poll::Pending,
-                Poll::Ready(done) => done,
-            };
-            this.recv = None;
-            this.rx = buf;
-            match result {
-                0 => this.eof = true,
-                n if n > 0 => (this.rx_start, this.rx_end) = (0, n as usize),
-                e if e == -libc::EINTR || e == -libc::EAGAIN => {}
-                e => return Poll::Ready(Err(io::Error::from_raw_os_error(-e))),
-            }
-        }
-    }
-}
-
-impl AsyncWrite for UringStream {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        self.get_mut().poll_send(cx, &[io::IoSlice::new(buf)])
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        self.get_mut().poll_send(cx, bufs)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        true
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.get_mut().poll_sent(cx)
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        let this = self.get_mut();
-        match this.poll_sent(cx) {
-            Poll::Ready(Ok(())) => Poll::Ready(this.socket.shutdown(std::net::Shutdown::Write)),
-            other => other,
-        }
-    }
-}
-
-impl Drop for UringStream {
-    fn drop(&mut self) {
-        // Ends the receive and send in flight now (a receive would otherwise wait for the peer),
-        // then the ring frees their buffers when their completions come.
-        let _ = self.socket.shutdown(std::net::Shutdown::Both);
-        let ops: Vec<usize> = self.recv.take().into_iter().chain(self.send.take().map(|s| s.op)).collect();
-        if ops.is_empty() {
-            return;
-        }
-        self.ring.with(|state| {
-            ops.into_iter().for_each(|op| state.orphan(op));
-            // Submitted before the socket closes: a queued entry must not meet its descriptor's
-            // number reused by another file (a busy kernel takes them after some completions).
-            for _ in 0..DRAIN_TRIES {
-                state.submit();
-                if state.ring.submission().is_empty() {
-                    break;
-                }
-                state.reap();
-            }
-        });
-        // Their completions must be reaped even if no connection is left to ask.
-        self.ring.submit_wanted.notify_one();
     }
 }
 

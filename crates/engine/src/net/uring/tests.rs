@@ -1,18 +1,68 @@
 use super::*;
 use std::io::{Read, Write};
 use std::net::TcpListener;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use std::pin::Pin;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt, ReadBuf};
 
 /// A ring, or None (and a line saying so) where this kernel does not allow io_uring: the epoll
 /// path is then the only one, and it is tested everywhere else.
-fn ring() -> Option<RingOwner> {
-    match RingOwner::start() {
+fn ring_with(receive: Receive) -> Option<RingOwner> {
+    match RingOwner::start_with(receive) {
         Ok(ring) => Some(ring),
         Err(e) => {
             eprintln!("skipped: {e}");
             None
         }
     }
+}
+
+/// The default ring (multishot where the kernel has it) and one forced to single-shot receives.
+fn rings() -> Vec<RingOwner> {
+    [Receive::default(), Receive::SingleShot].into_iter().filter_map(ring_with).collect()
+}
+
+/// A ring with few, small provided buffers, or None where io_uring or buffer rings are missing.
+fn small_buffers_ring(count: u16, size: u32) -> Option<RingOwner> {
+    let ring = ring_with(Receive::Multishot(BufferShape { count, size }))?;
+    if !receives_multishot(&ring) {
+        eprintln!("skipped: this kernel has no provided-buffer rings");
+        return None;
+    }
+    Some(ring)
+}
+
+/// Whether this ring's receives are multishot (and the kernel has not refused one).
+fn receives_multishot(ring: &RingOwner) -> bool {
+    ring.ring.multishot_flags().is_some()
+}
+
+fn out_of_buffers(ring: &RingOwner) -> u64 {
+    ring.ring.with(|state| state.out_of_buffers)
+}
+
+fn buffers_outstanding(ring: &RingOwner) -> Option<usize> {
+    ring.ring.with(|state| state.buffers.as_ref().map(ProvidedBuffers::outstanding))
+}
+
+fn pattern(size: usize, seed: usize) -> Vec<u8> {
+    (0..size).map(|i| ((i + seed) * 7 % 251) as u8).collect()
+}
+
+/// Sends `message` and reads it back (concurrently: it may not fit the sockets' buffers),
+/// `pause` before reading, so that what comes back piles up unread.
+async fn echo(stream: &mut UringStream, message: &[u8], pause: Duration) -> Vec<u8> {
+    let (mut reader, mut writer) = tokio::io::split(stream);
+    let write = async {
+        writer.write_all(message).await.unwrap();
+        writer.flush().await.unwrap();
+    };
+    let read = async {
+        tokio::time::sleep(pause).await;
+        let mut back = vec![0u8; message.len()];
+        reader.read_exact(&mut back).await.unwrap();
+        back
+    };
+    tokio::join!(write, read).1
 }
 
 /// An echo server on a thread: every connection gets back what it sends, until it closes.
@@ -42,21 +92,13 @@ async fn connect(ring: &RingOwner, addr: std::net::SocketAddr) -> UringStream {
 
 #[tokio::test]
 async fn echoes_small_and_large_messages() {
-    let Some(ring) = ring() else { return };
-    let mut stream = connect(&ring, echo_server()).await;
-    for size in [1usize, 100, RECV_SIZE - 1, RECV_SIZE + 1, SEND_MAX + 12_345, 1 << 20] {
-        let message: Vec<u8> = (0..size).map(|i| (i * 7 % 251) as u8).collect();
-        // Written and read concurrently: a large message does not fit the sockets' buffers.
-        let (mut reader, mut writer) = tokio::io::split(&mut stream);
-        let write = async {
-            writer.write_all(&message).await.unwrap();
-            writer.flush().await.unwrap();
-        };
-        let mut back = vec![0u8; size];
-        let read = reader.read_exact(&mut back);
-        let ((), read) = tokio::join!(write, read);
-        read.unwrap();
-        assert!(back == message, "{size} bytes came back changed");
+    for ring in rings() {
+        let mut stream = connect(&ring, echo_server()).await;
+        for size in [1usize, 100, RECV_SIZE - 1, RECV_SIZE + 1, SEND_MAX + 12_345, 1 << 20] {
+            let message = pattern(size, 0);
+            let back = echo(&mut stream, &message, Duration::ZERO).await;
+            assert!(back == message, "{size} bytes came back changed");
+        }
     }
 }
 
@@ -95,15 +137,21 @@ fn kernel_defers() -> bool {
 
 #[tokio::test]
 async fn many_connections_interleave_on_one_ring() {
-    let Some(ring) = ring() else { return };
-    // The single-threaded runtime's ring defers completions to its enters where it can.
-    assert_eq!(ring.deferred(), kernel_defers());
-    interleave(&ring, 40, 50).await;
+    for ring in rings() {
+        // The single-threaded runtime's ring defers completions to its enters where it can.
+        assert_eq!(ring.deferred(), kernel_defers());
+        interleave(&ring, 40, 50).await;
+    }
 }
 
 #[tokio::test]
 async fn more_answers_at_once_than_one_enter_posts() {
-    let Some(ring) = ring() else { return };
+    for ring in rings() {
+        more_answers_at_once(ring).await;
+    }
+}
+
+async fn more_answers_at_once(ring: RingOwner) {
     // 300 answers arrive while the runtime's thread is blocked, and nothing else happens on the
     // ring after: the eventfd is signalled once, and an enter may post only some (6.13+ runs at
     // most 20 deferred completions per pass). The ring must enter until all are posted, or the
@@ -153,14 +201,20 @@ async fn more_answers_at_once_than_one_enter_posts() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_multi_threaded_runtime_gets_a_ring_any_thread_may_enter() {
-    let Some(ring) = ring() else { return };
-    assert!(!ring.deferred(), "SINGLE_ISSUER would refuse the other worker's submissions");
-    interleave(&ring, 40, 50).await;
+    for ring in rings() {
+        assert!(!ring.deferred(), "SINGLE_ISSUER would refuse the other worker's submissions");
+        interleave(&ring, 40, 50).await;
+    }
 }
 
 #[tokio::test]
 async fn a_closed_peer_reads_as_the_end_and_writes_fail() {
-    let Some(ring) = ring() else { return };
+    for ring in rings() {
+        a_closed_peer_reads_as_the_end(ring).await;
+    }
+}
+
+async fn a_closed_peer_reads_as_the_end(ring: RingOwner) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     let server = std::thread::spawn(move || {
@@ -185,7 +239,12 @@ async fn a_closed_peer_reads_as_the_end_and_writes_fail() {
 
 #[tokio::test]
 async fn dropping_a_stream_mid_receive_frees_it_and_the_ring_goes_on() {
-    let Some(ring) = ring() else { return };
+    for ring in rings() {
+        dropping_mid_receive(ring).await;
+    }
+}
+
+async fn dropping_mid_receive(ring: RingOwner) {
     let addr = echo_server();
     let mut waiting = connect(&ring, addr).await;
     let mut buf = [0u8; 4];
@@ -200,6 +259,118 @@ async fn dropping_a_stream_mid_receive_frees_it_and_the_ring_goes_on() {
     drop(other);
     // The ring itself ends with nothing left in flight (its drop waits for those completions).
     drop(ring);
+}
+
+#[tokio::test]
+async fn receives_are_multishot_where_the_kernel_has_them() {
+    let Some(ring) = ring_with(Receive::default()) else { return };
+    let mut stream = connect(&ring, echo_server()).await;
+    assert_eq!(echo(&mut stream, b"ping", Duration::ZERO).await, b"ping");
+    if kernel_at_least(6, 0) {
+        assert!(receives_multishot(&ring), "this kernel has multishot receives, yet they are not used");
+        assert!(stream.receiving_multishot(), "the stream's receive is not multishot");
+    }
+    let Some(single) = ring_with(Receive::SingleShot) else { return };
+    assert!(!receives_multishot(&single));
+}
+
+/// Whether the running kernel's release is at least `major.minor`.
+fn kernel_at_least(major: u32, minor: u32) -> bool {
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    let mut numbers = release.trim().split(|c: char| !c.is_ascii_digit()).map(|n| n.parse::<u32>().unwrap_or(0));
+    (numbers.next().unwrap_or(0), numbers.next().unwrap_or(0)) >= (major, minor)
+}
+
+#[tokio::test]
+async fn a_refused_multishot_receive_turns_the_ring_to_single_shot() {
+    let Some(ring) = small_buffers_ring(16, 1024) else { return };
+    // MSG_WAITALL makes the kernel refuse a multishot receive (EINVAL), as one before 6.0 does.
+    ring.ring.with(|state| state.multishot_flags = libc::MSG_WAITALL);
+    let mut stream = connect(&ring, echo_server()).await;
+    let message = pattern(50_000, 3);
+    assert!(echo(&mut stream, &message, Duration::ZERO).await == message);
+    assert!(!receives_multishot(&ring), "the ring still receives multishot after a refusal");
+    assert!(!stream.receiving_multishot());
+    // A stream opened afterwards receives single-shot from its first read.
+    let mut later = connect(&ring, echo_server()).await;
+    assert_eq!(echo(&mut later, b"later", Duration::ZERO).await, b"later");
+    assert!(!later.receiving_multishot());
+}
+
+#[tokio::test]
+async fn many_messages_larger_than_a_provided_buffer_come_whole() {
+    let Some(ring) = small_buffers_ring(16, 1024) else { return };
+    let mut stream = connect(&ring, echo_server()).await;
+    for call in 0..200 {
+        let message = pattern(1000 + call * 37, call);
+        let back = echo(&mut stream, &message, Duration::ZERO).await;
+        assert!(back == message, "call {call}: {} bytes came back changed", message.len());
+    }
+    assert_eq!(buffers_outstanding(&ring), Some(0));
+}
+
+#[tokio::test]
+async fn more_unread_data_than_buffers_rearms_and_loses_nothing() {
+    // 8 buffers of 1 KiB, 256 KiB coming back unread for a while: the receive runs out (ENOBUFS),
+    // then the reads take up the rest through the next receives.
+    let Some(ring) = small_buffers_ring(8, 1024) else { return };
+    let mut stream = connect(&ring, echo_server()).await;
+    for round in 0..3 {
+        let message = pattern(256 * 1024, round);
+        let back = echo(&mut stream, &message, Duration::from_millis(50)).await;
+        assert!(back == message, "round {round}: the bytes came back changed");
+    }
+    assert!(out_of_buffers(&ring) > 0, "the receive never ran out of buffers");
+    assert_eq!(buffers_outstanding(&ring), Some(0));
+    // Multishot again after the single-shot read that followed ENOBUFS.
+    assert_eq!(echo(&mut stream, b"again", Duration::ZERO).await, b"again");
+    assert!(stream.receiving_multishot(), "the receive was not re-armed as multishot");
+}
+
+#[tokio::test]
+async fn a_stream_dropped_holding_buffers_gives_them_back_while_others_go_on() {
+    let Some(ring) = small_buffers_ring(16, 1024) else { return };
+    let addr = echo_server();
+    let mut others = Vec::new();
+    for _ in 0..4 {
+        others.push(connect(&ring, addr).await);
+    }
+    let mut dropped = connect(&ring, addr).await;
+    // Its receive is armed and takes buffers for an answer never read.
+    dropped.write_all(&pattern(8 * 1024, 1)).await.unwrap();
+    let mut first = [0u8; 1];
+    dropped.read_exact(&mut first).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    assert!(buffers_outstanding(&ring).unwrap() > 0, "the unread answer holds no buffers");
+    drop(dropped);
+    let mut calls = tokio::task::JoinSet::new();
+    for (i, mut stream) in others.into_iter().enumerate() {
+        calls.spawn(async move {
+            for call in 0..20 {
+                let message = pattern(3000 + call, i);
+                assert!(echo(&mut stream, &message, Duration::ZERO).await == message);
+            }
+        });
+    }
+    while let Some(done) = calls.join_next().await {
+        done.unwrap();
+    }
+    // The streams are gone; their receives' last completions come as the ring's task reaps.
+    let settled = eventually(|| ring.ring.with(|state| state.in_flight) == 0).await;
+    assert!(settled, "the dropped streams' receives never ended");
+    assert_eq!(buffers_outstanding(&ring), Some(0), "buffers were not given back");
+    drop(ring);
+}
+
+/// Whether `condition` holds within a second.
+async fn eventually(condition: impl Fn() -> bool) -> bool {
+    for _ in 0..100 {
+        if condition() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    condition()
 }
 
 #[test]
