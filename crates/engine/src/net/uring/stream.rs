@@ -1,7 +1,8 @@
 //! A connected socket read and written through a [`Ring`]: its receive (multishot into the
 //! ring's provided buffers, or single-shot into its own) and its send.
 
-use super::{buffers, MultishotOp, Op, OpState, Received, Ring, SingleOp, DRAIN_TRIES, RECV_SIZE, SEND_MAX};
+use super::buffers;
+use super::ring::{MultishotOp, Op, OpState, Received, Ring, SingleOp, DRAIN_TRIES, RECV_SIZE, SEND_MAX};
 use io_uring::{opcode, types};
 use std::collections::VecDeque;
 use std::io;

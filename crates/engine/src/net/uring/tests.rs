@@ -1,7 +1,10 @@
+use super::ring::{RECV_SIZE, SEND_MAX};
 use super::*;
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::pin::Pin;
+use std::task::{Context, Waker};
+use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt, ReadBuf};
 
 /// A ring, or None (and a line saying so) where this kernel does not allow io_uring: the epoll
