@@ -69,6 +69,12 @@ impl UringStream {
         matches!(self.recv, Receiving::Multishot(_))
     }
 
+    /// The socket's descriptor (for tests that ask the kernel about it).
+    #[cfg(test)]
+    pub(super) fn raw_fd(&self) -> std::os::fd::RawFd {
+        self.socket.as_raw_fd()
+    }
+
     fn fd(&self) -> types::Fd {
         types::Fd(self.socket.as_raw_fd())
     }

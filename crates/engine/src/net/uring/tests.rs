@@ -51,16 +51,18 @@ fn pattern(size: usize, seed: usize) -> Vec<u8> {
     (0..size).map(|i| ((i + seed) * 7 % 251) as u8).collect()
 }
 
-/// Sends `message` and reads it back (concurrently: it may not fit the sockets' buffers),
-/// `pause` before reading, so that what comes back piles up unread.
-async fn echo(stream: &mut UringStream, message: &[u8], pause: Duration) -> Vec<u8> {
+/// Sends `message` and reads it back (concurrently: it may not fit the sockets' buffers); the
+/// reading starts once `pile_up` bytes of the answer wait unread in the socket.
+async fn echo(stream: &mut UringStream, message: &[u8], pile_up: usize) -> Vec<u8> {
+    let fd = stream.raw_fd();
     let (mut reader, mut writer) = tokio::io::split(stream);
     let write = async {
         writer.write_all(message).await.unwrap();
         writer.flush().await.unwrap();
     };
     let read = async {
-        tokio::time::sleep(pause).await;
+        // No receive takes the answer before the first read: it stays in the socket.
+        assert!(eventually(|| unread_in_socket(fd) >= pile_up).await, "{pile_up} bytes never came back");
         let mut back = vec![0u8; message.len()];
         reader.read_exact(&mut back).await.unwrap();
         back
@@ -88,6 +90,18 @@ fn echo_server() -> std::net::SocketAddr {
     addr
 }
 
+/// Bytes the kernel holds in socket `fd`, not yet taken by any receive.
+fn unread_in_socket(fd: std::os::fd::RawFd) -> usize {
+    let mut unread: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one int through the pointer, which lives across the call.
+    let ok = unsafe { libc::ioctl(fd, libc::FIONREAD, &mut unread) } == 0;
+    if ok {
+        unread.max(0) as usize
+    } else {
+        0
+    }
+}
+
 async fn connect(ring: &RingOwner, addr: std::net::SocketAddr) -> UringStream {
     let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
     ring.stream(tcp.into_std().unwrap()).unwrap()
@@ -99,7 +113,7 @@ async fn echoes_small_and_large_messages() {
         let mut stream = connect(&ring, echo_server()).await;
         for size in [1usize, 100, RECV_SIZE - 1, RECV_SIZE + 1, SEND_MAX + 12_345, 1 << 20] {
             let message = pattern(size, 0);
-            let back = echo(&mut stream, &message, Duration::ZERO).await;
+            let back = echo(&mut stream, &message, 0).await;
             assert!(back == message, "{size} bytes came back changed");
         }
     }
@@ -268,7 +282,7 @@ async fn dropping_mid_receive(ring: RingOwner) {
 async fn receives_are_multishot_where_the_kernel_has_them() {
     let Some(ring) = ring_with(Receive::default()) else { return };
     let mut stream = connect(&ring, echo_server()).await;
-    assert_eq!(echo(&mut stream, b"ping", Duration::ZERO).await, b"ping");
+    assert_eq!(echo(&mut stream, b"ping", 0).await, b"ping");
     if kernel_at_least(6, 0) {
         assert!(receives_multishot(&ring), "this kernel has multishot receives, yet they are not used");
         assert!(stream.receiving_multishot(), "the stream's receive is not multishot");
@@ -291,12 +305,12 @@ async fn a_refused_multishot_receive_turns_the_ring_to_single_shot() {
     ring.ring.with(|state| state.multishot_flags = libc::MSG_WAITALL);
     let mut stream = connect(&ring, echo_server()).await;
     let message = pattern(50_000, 3);
-    assert!(echo(&mut stream, &message, Duration::ZERO).await == message);
+    assert!(echo(&mut stream, &message, 0).await == message);
     assert!(!receives_multishot(&ring), "the ring still receives multishot after a refusal");
     assert!(!stream.receiving_multishot());
     // A stream opened afterwards receives single-shot from its first read.
     let mut later = connect(&ring, echo_server()).await;
-    assert_eq!(echo(&mut later, b"later", Duration::ZERO).await, b"later");
+    assert_eq!(echo(&mut later, b"later", 0).await, b"later");
     assert!(!later.receiving_multishot());
 }
 
@@ -306,7 +320,7 @@ async fn many_messages_larger_than_a_provided_buffer_come_whole() {
     let mut stream = connect(&ring, echo_server()).await;
     for call in 0..200 {
         let message = pattern(1000 + call * 37, call);
-        let back = echo(&mut stream, &message, Duration::ZERO).await;
+        let back = echo(&mut stream, &message, 0).await;
         assert!(back == message, "call {call}: {} bytes came back changed", message.len());
     }
     assert_eq!(buffers_outstanding(&ring), Some(0));
@@ -320,13 +334,14 @@ async fn more_unread_data_than_buffers_rearms_and_loses_nothing() {
     let mut stream = connect(&ring, echo_server()).await;
     for round in 0..3 {
         let message = pattern(256 * 1024, round);
-        let back = echo(&mut stream, &message, Duration::from_millis(50)).await;
+        // Twice what the buffers hold waits in the socket when the reads begin.
+        let back = echo(&mut stream, &message, 16 * 1024).await;
         assert!(back == message, "round {round}: the bytes came back changed");
     }
     assert!(out_of_buffers(&ring) > 0, "the receive never ran out of buffers");
     assert_eq!(buffers_outstanding(&ring), Some(0));
     // Multishot again after the single-shot read that followed ENOBUFS.
-    assert_eq!(echo(&mut stream, b"again", Duration::ZERO).await, b"again");
+    assert_eq!(echo(&mut stream, b"again", 0).await, b"again");
     assert!(stream.receiving_multishot(), "the receive was not re-armed as multishot");
 }
 
@@ -343,15 +358,15 @@ async fn a_stream_dropped_holding_buffers_gives_them_back_while_others_go_on() {
     dropped.write_all(&pattern(8 * 1024, 1)).await.unwrap();
     let mut first = [0u8; 1];
     dropped.read_exact(&mut first).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(20)).await;
-    assert!(buffers_outstanding(&ring).unwrap() > 0, "the unread answer holds no buffers");
+    let holding = eventually(|| buffers_outstanding(&ring).unwrap() > 0).await;
+    assert!(holding, "the unread answer holds no buffers");
     drop(dropped);
     let mut calls = tokio::task::JoinSet::new();
     for (i, mut stream) in others.into_iter().enumerate() {
         calls.spawn(async move {
             for call in 0..20 {
                 let message = pattern(3000 + call, i);
-                assert!(echo(&mut stream, &message, Duration::ZERO).await == message);
+                assert!(echo(&mut stream, &message, 0).await == message);
             }
         });
     }
@@ -365,9 +380,10 @@ async fn a_stream_dropped_holding_buffers_gives_them_back_while_others_go_on() {
     drop(ring);
 }
 
-/// Whether `condition` holds within a second.
+/// Whether `condition` comes to hold (looked at every 10 ms, for at most 30 s: it is a state of
+/// the kernel or of the ring's task, which tells no one when it changes).
 async fn eventually(condition: impl Fn() -> bool) -> bool {
-    for _ in 0..100 {
+    for _ in 0..3000 {
         if condition() {
             return true;
         }
