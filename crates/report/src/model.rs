@@ -39,6 +39,21 @@ pub struct Steadiness {
     /// kept busy while probed (the smallest when all were): the share every timing interval is
     /// widened to at least (see `SuiteRecord::interval_floor`).
     pub loop_spread: f64,
+    /// How long the first client CPU and the first server CPU take to wake each other (None in
+    /// files written before it existed, or when a CPU could not be pinned).
+    #[serde(default)]
+    pub wakeup: Option<Wakeup>,
+}
+
+/// One byte over a Unix socket to a thread pinned on `to` and back, timed from `from`, beside the
+/// same round trip with both ends on `from`: what one call at a time pays for the two CPUs.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+pub struct Wakeup {
+    pub from: usize,
+    pub to: usize,
+    pub across_p50_us: f64,
+    pub across_p90_us: f64,
+    pub within_p50_us: f64,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

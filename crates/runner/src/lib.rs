@@ -27,3 +27,4 @@ pub mod steadiness;
 pub mod store;
 pub mod suite;
 pub mod terminal;
+pub mod wakeup;

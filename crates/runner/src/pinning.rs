@@ -65,6 +65,23 @@ pub fn pin_self(cpus: &[usize]) -> Result<(), String> {
     Ok(())
 }
 
+/// Pins the calling thread alone to `cpu`.
+pub fn pin_thread(cpu: usize) -> Result<(), String> {
+    // SAFETY: a zeroed cpu_set_t is valid; CPU_SET is bounded by the set's size below.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    if cpu >= 8 * std::mem::size_of::<libc::cpu_set_t>() {
+        return Err(format!("CPU {cpu} is out of range"));
+    }
+    unsafe { libc::CPU_SET(cpu, &mut set) };
+    // SAFETY: pins the calling thread only.
+    let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(format!("cannot pin to CPU {cpu}"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,6 +4,7 @@
 //! known better than the same work varies on the same core.
 
 use crate::interference::{self, OTHER_LIMIT, STEAL_LIMIT};
+use crate::pinning::pin_thread;
 use callbench_report::model::{CpuSteadiness, Steadiness};
 use std::time::Instant;
 
@@ -14,7 +15,8 @@ const LOOP_ITERATIONS: u64 = 2_000_000;
 /// A loop varying more than this much is worth a warning of its own.
 const SPREAD_WARNING: f64 = 0.05;
 
-/// Probes every CPU of `client` and `server` in turn (about 0.2 s each).
+/// Probes every CPU of `client` and `server` in turn (about 0.2 s each), then the wake-ups
+/// between the first of each (about 1 s).
 pub fn probe(client: &[usize], server: &[usize]) -> Steadiness {
     let mut cpus: Vec<usize> = client.iter().chain(server).copied().collect();
     cpus.sort_unstable();
@@ -47,12 +49,14 @@ pub fn probe(client: &[usize], server: &[usize]) -> Steadiness {
         warnings.push(format!("the hypervisor stole {:.0}% of the pinned CPUs' time while probed", i.steal * 100.0));
     }
     warnings.extend(turbo_warning());
+    let wakeup = client.first().zip(server.first()).and_then(|(&from, &to)| crate::wakeup::probe(from, to));
+    warnings.extend(wakeup.as_ref().and_then(crate::wakeup::warning));
     // A CPU busy with others while probed measures them, not the machine's steadiness: its
     // repetitions are judged one by one (`disturbed`) instead of widening every interval.
     let quiet: Vec<&CpuSteadiness> = probed.iter().filter(|c| c.busy_other <= OTHER_LIMIT).collect();
     // No quiet CPU: the loop timed the neighbours (spreads of 100% were seen), so it sets no floor.
     let loop_spread = if quiet.is_empty() { 0.0 } else { quiet.iter().map(|c| c.spread).fold(0.0, f64::max) };
-    Steadiness { warnings, cpus: probed, loop_spread }
+    Steadiness { warnings, cpus: probed, loop_spread, wakeup }
 }
 
 /// The fixed loop on one CPU, from a thread pinned there.
@@ -98,22 +102,6 @@ fn fixed_loop() -> u64 {
         x = std::hint::black_box(x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(i));
     }
     std::hint::black_box(x)
-}
-
-fn pin_thread(cpu: usize) -> Result<(), String> {
-    // SAFETY: a zeroed cpu_set_t is valid; CPU_SET is bounded by the set's size below.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    if cpu >= 8 * std::mem::size_of::<libc::cpu_set_t>() {
-        return Err(format!("CPU {cpu} is out of range"));
-    }
-    unsafe { libc::CPU_SET(cpu, &mut set) };
-    // SAFETY: pins the calling thread only.
-    let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(format!("cannot pin to CPU {cpu}"))
-    }
 }
 
 fn read_trimmed(path: &str) -> Option<String> {
