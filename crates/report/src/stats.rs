@@ -16,6 +16,12 @@ pub fn median(values: &[f64]) -> Option<f64> {
     Some(if n % 2 == 1 { sorted[n / 2] } else { (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0 })
 }
 
+/// The value at quantile `q` (0–1) of already sorted, non-empty `sorted`, by nearest rank: the
+/// probes' p10/p50/p90 of their many timings.
+pub fn nearest_rank(sorted: &[f64], q: f64) -> f64 {
+    sorted[((sorted.len() - 1) as f64 * q).round() as usize]
+}
+
 /// The median and the narrowest symmetric order-statistic interval [x(k), x(n+1-k)] whose
 /// coverage is at least 95% (for n ≤ 5 that is [min, max], covering 1 − 2⁻ⁿ⁺¹: 75% at n=3,
 /// 93.75% at n=5; the interval is never narrower than the data can support).

@@ -76,7 +76,7 @@ fn probe_cpu(cpu: usize) -> Option<CpuSteadiness> {
             .collect();
         let b = interference::snapshot(&[]);
         times.sort_by(|x, y| x.total_cmp(y));
-        let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
+        let at = |q: f64| callbench_report::stats::nearest_rank(&times, q);
         let median = at(0.5);
         let sides = interference::Sides { client: &[cpu], server: &[] };
         // `between` takes this whole process's CPU time off: here that is this thread's (the

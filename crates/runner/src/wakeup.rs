@@ -91,7 +91,7 @@ fn round_trips(from: usize, to: usize) -> Option<(f64, f64)> {
     let _ = echo.join();
     let mut times = times?;
     times.sort_by(|a, b| a.total_cmp(b));
-    let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
+    let at = |q: f64| callbench_report::stats::nearest_rank(&times, q);
     Some((at(0.5), at(0.9)))
 }
 

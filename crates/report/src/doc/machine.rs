@@ -1,6 +1,7 @@
 //! The "Machine" section: how steady the machine was before the suite (the steadiness probe's
-//! loop on each pinned CPU, the wake-ups between them, its warnings, the interval floor it set) and what the repetitions saw
-//! (other processes' share of the pinned CPUs, steal, re-runs, disturbed cells).
+//! loop on each pinned CPU, the wake-ups between them, its warnings, the interval floor it set)
+//! and what the repetitions saw (other processes' share of the pinned CPUs, steal, re-runs,
+//! disturbed cells).
 
 use super::blocks::Block;
 use crate::format;
