@@ -43,6 +43,20 @@ pub struct Steadiness {
     /// files written before it existed, or when a CPU could not be pinned).
     #[serde(default)]
     pub wakeup: Option<Wakeup>,
+    /// Whether idle CPUs were kept polling through the run (None in files written before it
+    /// existed).
+    #[serde(default)]
+    pub idle: Option<IdleHold>,
+}
+
+/// `/dev/cpu_dma_latency` held at 0 for the run, so that no pinned CPU sleeps between calls.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct IdleHold {
+    pub held: bool,
+    /// The kernel's cpuidle driver (e.g. intel_idle, acpi_idle, haltpoll), when it exposes one.
+    pub driver: Option<String>,
+    /// Why it was not held: `--allow-cpu-idle`, or the error opening or writing the device.
+    pub why_not: Option<String>,
 }
 
 /// One byte over a Unix socket to a thread pinned on `to` and back, timed from `from`, beside the

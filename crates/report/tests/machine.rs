@@ -33,6 +33,7 @@ fn the_machine_section_sits_before_the_reproducibility_record() {
         "- CPU 0: a fixed loop took 812 µs a pass, varying by 3.1% (p10–p90); 0.2% of the CPU used by other processes while probed; governor not exposed",
         "- CPU 1: a fixed loop took 810 µs a pass, varying by 2.4% (p10–p90); 0.0% of the CPU used by other processes while probed; governor powersave",
         "- A wake-up round trip from CPU 0 to CPU 1 and back (one byte over a Unix socket) took 21.4 µs (p50; p90 27.9 µs), 11.2 µs with both ends on CPU 0: one call at a time pays such a round trip per call",
+        "- Idle CPUs were kept polling through the run (/dev/cpu_dma_latency held at 0; cpuidle driver haltpoll): no call waited for a sleeping CPU to wake",
         &format!("- Warning: {}", common::GOVERNOR_WARNING),
         "0.2% (at most 36.0%) of the server CPUs",
         "2 repetitions were measured again. 1 cell kept a disturbed repetition: sequential/auth/rust-tonic.",
@@ -40,6 +41,16 @@ fn the_machine_section_sits_before_the_reproducibility_record() {
         assert!(section.contains(needle), "{needle}\nnot in:\n{section}");
     }
     assert!(html(&r).contains("<h2>Machine</h2>"));
+}
+
+#[test]
+fn a_run_that_let_cpus_sleep_says_why() {
+    let mut r = common::fixture();
+    let idle = r.steadiness.as_mut().unwrap().idle.as_mut().unwrap();
+    (idle.held, idle.driver, idle.why_not) = (false, None, Some("/dev/cpu_dma_latency: Permission denied".into()));
+    let md = markdown(&r);
+    let line = "- Idle CPUs were free to sleep between calls (/dev/cpu_dma_latency: Permission denied): one call at a time also timed how fast this machine wakes a CPU";
+    assert!(md.contains(line), "{md}");
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! `callbench run`: the suite checked and its builds run before anything starts ([`prepare`]),
-//! the machine's steadiness probed, then every experiment in order (experiment.rs), each ending
-//! with its table on stdout; results.json is complete once the last one has run.
+//! idle CPUs kept awake (idle_hold.rs) and the machine's steadiness probed, then every experiment
+//! in order (experiment.rs), each ending with its table on stdout; results.json is complete once
+//! the last one has run.
 
 use crate::plan;
 use crate::progress::Progress;
@@ -20,7 +21,11 @@ pub use crate::options::Options;
 pub async fn run(repo: &Repo, suite: &Suite, store: &Store, o: &Options) -> Result<Results, String> {
     let environment = crate::environment::record(repo, o.command_line.clone(), &o.client_cpus, &o.server_cpus);
     let mut results = crate::record::new_results(suite, o, environment);
-    let steadiness = crate::steadiness::probe(&o.client_cpus, &o.server_cpus);
+    // Held before the probe, so that its wake-up round trip is what the cells will meet.
+    let (_awake, idle) = crate::idle_hold::take(o.allow_cpu_idle);
+    let mut steadiness = crate::steadiness::probe(&o.client_cpus, &o.server_cpus);
+    steadiness.warnings.extend(crate::idle_hold::warning(&idle));
+    steadiness.idle = Some(idle);
     for warning in &steadiness.warnings {
         eprintln!("callbench: steadiness: {warning}");
     }

@@ -568,6 +568,7 @@ rate = 100
         let suite = Suite::parse(SUITE).unwrap();
         let o = Options {
             allow_remote: false,
+            allow_cpu_idle: true,
             suite_text: SUITE.into(),
             suite_file: "t.toml".into(),
             command_line: vec![],

@@ -8,6 +8,7 @@ pub mod environment;
 pub mod execute;
 pub mod experiment;
 pub mod fleet;
+pub mod idle_hold;
 pub mod interference;
 pub mod measure;
 pub mod mechanism;

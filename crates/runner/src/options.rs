@@ -16,4 +16,6 @@ pub struct Options {
     pub quiet: bool,
     /// Servers may listen on an address other machines reach (a cluster's `server_host`).
     pub allow_remote: bool,
+    /// Let idle CPUs sleep between calls instead of holding `/dev/cpu_dma_latency` at 0.
+    pub allow_cpu_idle: bool,
 }

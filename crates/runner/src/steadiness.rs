@@ -56,7 +56,7 @@ pub fn probe(client: &[usize], server: &[usize]) -> Steadiness {
     let quiet: Vec<&CpuSteadiness> = probed.iter().filter(|c| c.busy_other <= OTHER_LIMIT).collect();
     // No quiet CPU: the loop timed the neighbours (spreads of 100% were seen), so it sets no floor.
     let loop_spread = if quiet.is_empty() { 0.0 } else { quiet.iter().map(|c| c.spread).fold(0.0, f64::max) };
-    Steadiness { warnings, cpus: probed, loop_spread, wakeup }
+    Steadiness { warnings, cpus: probed, loop_spread, wakeup, idle: None }
 }
 
 /// The fixed loop on one CPU, from a thread pinned there.

@@ -32,6 +32,10 @@ pub struct Args {
     /// (its `server_host`); without it, only loopback.
     #[arg(long)]
     allow_remote: bool,
+    /// Let idle CPUs sleep between calls; by default the run holds /dev/cpu_dma_latency at 0 so
+    /// that one call at a time does not also time how fast the machine wakes a sleeping CPU.
+    #[arg(long)]
+    allow_cpu_idle: bool,
 }
 
 /// Runs the suite; the exit code is the signal's when interrupted, 1 when some cell could not be
@@ -78,6 +82,7 @@ pub async fn run(args: Args) -> Result<i32> {
         cancel: cancel.clone(),
         quiet: args.quiet,
         allow_remote: args.allow_remote,
+        allow_cpu_idle: args.allow_cpu_idle,
     };
     if !args.quiet {
         eprintln!(

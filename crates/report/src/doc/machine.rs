@@ -5,7 +5,7 @@
 
 use super::blocks::Block;
 use crate::format;
-use crate::model::{CpuSteadiness, Interference, Results, Wakeup};
+use crate::model::{CpuSteadiness, IdleHold, Interference, Results, Wakeup};
 
 /// How steady the machine was: the probe before the suite, and what the repetitions saw (nothing
 /// when the file records neither, as files written before the probe existed).
@@ -29,6 +29,7 @@ pub fn machine(r: &Results) -> Vec<Block> {
     if let Some(s) = &r.steadiness {
         let mut lines: Vec<String> = s.cpus.iter().map(cpu).collect();
         lines.extend(s.wakeup.as_ref().map(wakeup));
+        lines.extend(s.idle.as_ref().map(idle));
         blocks.push(Block::List(lines));
         if !s.warnings.is_empty() {
             blocks.push(Block::List(s.warnings.iter().map(|w| format!("Warning: {w}")).collect()));
@@ -71,6 +72,21 @@ fn wakeup(w: &Wakeup) -> String {
         format::duration_us(w.within_p50_us),
         w.from
     )
+}
+
+/// `Idle CPUs were kept polling through the run (/dev/cpu_dma_latency held at 0; cpuidle driver
+/// haltpoll)`, or why not.
+fn idle(h: &IdleHold) -> String {
+    let driver = h.driver.as_deref().map(|d| format!("; cpuidle driver {d}")).unwrap_or_default();
+    match (h.held, h.why_not.as_deref()) {
+        (true, _) => format!(
+            "Idle CPUs were kept polling through the run (/dev/cpu_dma_latency held at 0{driver}): no call waited for a sleeping CPU to wake"
+        ),
+        (false, why) => format!(
+            "Idle CPUs were free to sleep between calls ({}{driver}): one call at a time also timed how fast this machine wakes a CPU",
+            why.unwrap_or("not held")
+        ),
+    }
 }
 
 /// What other processes took of the pinned CPUs over every measured repetition: the median and

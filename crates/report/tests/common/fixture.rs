@@ -348,6 +348,7 @@ fn machine(r: &mut Results) {
         ],
         loop_spread: 0.031,
         wakeup: Some(Wakeup { from: 0, to: 1, across_p50_us: 21.4, across_p90_us: 27.9, within_p50_us: 11.2 }),
+        idle: Some(IdleHold { held: true, driver: Some("haltpoll".into()), why_not: None }),
     });
     for (i, run) in r.cells.iter_mut().flat_map(|c| c.runs.iter_mut()).enumerate() {
         run.interference = Some(Interference {
