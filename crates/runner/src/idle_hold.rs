@@ -11,6 +11,8 @@ use std::io::Write;
 
 const DEVICE: &str = "/dev/cpu_dma_latency";
 const DRIVER: &str = "/sys/devices/system/cpu/cpuidle/current_driver";
+/// `why_not` when the user asked for idle states: a choice, not something to warn about.
+const OPTED_OUT: &str = "--allow-cpu-idle";
 
 /// Holds the request while alive.
 pub struct Awake(#[allow(dead_code)] Option<File>);
@@ -18,9 +20,9 @@ pub struct Awake(#[allow(dead_code)] Option<File>);
 /// Asks the kernel to keep every CPU out of idle states that take time to leave, unless `allow`
 /// (the user's `--allow-cpu-idle`); returns the guard and what happened, for results.json.
 pub fn take(allow: bool) -> (Awake, IdleHold) {
-    let driver = std::fs::read_to_string(DRIVER).ok().map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
+    let driver = crate::steadiness::read_trimmed(DRIVER).filter(|s| !s.is_empty());
     if allow {
-        let record = IdleHold { held: false, driver, why_not: Some("--allow-cpu-idle".into()) };
+        let record = IdleHold { held: false, driver, why_not: Some(OPTED_OUT.into()) };
         return (Awake(None), record);
     }
     match request_zero() {
@@ -38,7 +40,7 @@ fn request_zero() -> std::io::Result<File> {
 
 /// A line for stderr and the reports when the hold was wanted but could not be taken.
 pub fn warning(hold: &IdleHold) -> Option<String> {
-    let why = hold.why_not.as_deref().filter(|w| !hold.held && *w != "--allow-cpu-idle")?;
+    let why = hold.why_not.as_deref().filter(|w| !hold.held && *w != OPTED_OUT)?;
     Some(format!(
         "idle CPUs could not be kept awake ({why}): one call at a time also measures how fast this machine wakes a sleeping CPU"
     ))

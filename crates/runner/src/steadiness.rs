@@ -104,7 +104,8 @@ fn fixed_loop() -> u64 {
     std::hint::black_box(x)
 }
 
-fn read_trimmed(path: &str) -> Option<String> {
+/// A one-line sysfs or procfs file, trimmed (None when absent or unreadable).
+pub(crate) fn read_trimmed(path: &str) -> Option<String> {
     std::fs::read_to_string(path).ok().map(|s| s.trim().to_string())
 }
 
