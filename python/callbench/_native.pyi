@@ -38,6 +38,19 @@ def summarise_results(json: str) -> str:
 def write_reports(json: str, dir: str | PathLike[str]) -> None:
     """Writes report.md and report.html of a results.json text into `dir`."""
 
+class CpusAwake:
+    """Idle CPUs kept polling (/dev/cpu_dma_latency held at 0) until `release()`; a context manager."""
+
+    held: bool
+    def release(self) -> None: ...
+    def probe_steadiness(self, client_cpus: list[int], server_cpus: list[int]) -> str:
+        """results.json's `steadiness` (JSON text) for these CPUs, probed under this hold (about 1.5 s)."""
+    def __enter__(self) -> CpusAwake: ...
+    def __exit__(self, *exc: object) -> bool: ...
+
+def keep_cpus_awake(allow_idle: bool = False) -> CpusAwake:
+    """Keeps idle CPUs out of deep idle states for as long as the result lives (not taken with `allow_idle`)."""
+
 class UserStore:
     """The auth workload's users: `UserStore(path, mode="preloaded")` (or "per-request")."""
 

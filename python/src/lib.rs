@@ -3,6 +3,7 @@
 //! written from Python go through the same code as `callbench run`'s.
 
 mod load;
+mod machine;
 mod reports;
 mod workloads;
 
@@ -18,6 +19,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     workloads::register(m)?;
     reports::register(m)?;
     load::register(m)?;
+    machine::register(m)?;
     Ok(())
 }
 

@@ -45,6 +45,11 @@ def test_a_small_run_prints_the_table_and_writes_valid_results(tmp_path):
     wire = next(c for c in doc["cells"] if c["id"] == "step/life/grpcio+rust-tonic/ntimes=1")
     assert wire["runs"][0]["wire_sent_per_call"] > 50 and wire["runs"][0]["server_cpu_us_per_call"] > 0
     assert (tmp_path / "report.html").stat().st_size > 10_000
+    # Measured as `callbench run` measures: idle CPUs kept awake where allowed, every timing interval
+    # widened to the fixed loop's spread on the pinned CPUs.
+    steadiness = doc["steadiness"]
+    assert steadiness["cpus"] and doc["suite"]["interval_floor"] == steadiness["loop_spread"]
+    assert steadiness["idle"]["held"] == os.access("/dev/cpu_dma_latency", os.W_OK), steadiness["idle"]
     verified = [s["verify"] for s in doc["servers"] if "+" in s["name"]]
     assert len(verified) == 4 and all(v and v["passed"] > 50 and v["failed"] == 0 for v in verified), verified
     # callbench's own CLI reads it back (same schema as `callbench run`).

@@ -24,7 +24,7 @@ pub fn record(repo: &Repo, command_line: Vec<String>, client_cpus: &[usize], ser
         command_line,
         cpu_model: cpu_model(),
         cores: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).max(online_cpus()),
-        kernel: read_trimmed("/proc/sys/kernel/osrelease"),
+        kernel: crate::sysfs::read_trimmed("/proc/sys/kernel/osrelease").unwrap_or_default(),
         os: os_name(),
         client_cpus: client_cpus.to_vec(),
         server_cpus: server_cpus.to_vec(),
@@ -37,10 +37,6 @@ pub fn record(repo: &Repo, command_line: Vec<String>, client_cpus: &[usize], ser
 fn first_line(program: &str, args: &[&str]) -> Option<String> {
     let o = Command::new(program).args(args).output().ok()?;
     String::from_utf8_lossy(&o.stdout).lines().next().map(|l| l.trim().to_string())
-}
-
-fn read_trimmed(path: &str) -> String {
-    std::fs::read_to_string(path).map(|s| s.trim().to_string()).unwrap_or_default()
 }
 
 fn cpu_model() -> String {

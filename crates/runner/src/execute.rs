@@ -23,9 +23,7 @@ pub async fn run(repo: &Repo, suite: &Suite, store: &Store, o: &Options) -> Resu
     let mut results = crate::record::new_results(suite, o, environment);
     // Held before the probe, so that its wake-up round trip is what the cells will meet.
     let (_awake, idle) = crate::idle_hold::take(o.allow_cpu_idle);
-    let mut steadiness = crate::steadiness::probe(&o.client_cpus, &o.server_cpus);
-    steadiness.warnings.extend(crate::idle_hold::warning(&idle));
-    steadiness.idle = Some(idle);
+    let steadiness = crate::steadiness::probe_with(&o.client_cpus, &o.server_cpus, idle);
     for warning in &steadiness.warnings {
         eprintln!("callbench: steadiness: {warning}");
     }

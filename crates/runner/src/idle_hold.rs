@@ -20,7 +20,7 @@ pub struct Awake(#[allow(dead_code)] Option<File>);
 /// Asks the kernel to keep every CPU out of idle states that take time to leave, unless `allow`
 /// (the user's `--allow-cpu-idle`); returns the guard and what happened, for results.json.
 pub fn take(allow: bool) -> (Awake, IdleHold) {
-    let driver = crate::steadiness::read_trimmed(DRIVER).filter(|s| !s.is_empty());
+    let driver = crate::sysfs::read_trimmed(DRIVER).filter(|s| !s.is_empty());
     if allow {
         let record = IdleHold { held: false, driver, why_not: Some(OPTED_OUT.into()) };
         return (Awake(None), record);

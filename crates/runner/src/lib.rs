@@ -27,5 +27,6 @@ pub mod slow_spells;
 pub mod steadiness;
 pub mod store;
 pub mod suite;
+mod sysfs;
 pub mod terminal;
 pub mod wakeup;

@@ -5,7 +5,8 @@
 
 use crate::interference::{self, OTHER_LIMIT, STEAL_LIMIT};
 use crate::pinning::pin_thread;
-use callbench_report::model::{CpuSteadiness, Steadiness};
+use crate::sysfs::read_trimmed;
+use callbench_report::model::{CpuSteadiness, IdleHold, Steadiness};
 use std::time::Instant;
 
 /// Passes of the fixed loop per CPU (after two unmeasured ones), and its size: about 5 ms a pass
@@ -59,6 +60,16 @@ pub fn probe(client: &[usize], server: &[usize]) -> Steadiness {
     Steadiness { warnings, cpus: probed, loop_spread, wakeup, idle: None }
 }
 
+/// [`probe`] as a run records it: taken with idle CPUs kept awake or not (`idle`, from
+/// [`crate::idle_hold::take`], held before so that the wake-up round trip is what the cells will
+/// meet), its warning among the others.
+pub fn probe_with(client: &[usize], server: &[usize], idle: IdleHold) -> Steadiness {
+    let mut steadiness = probe(client, server);
+    steadiness.warnings.extend(crate::idle_hold::warning(&idle));
+    steadiness.idle = Some(idle);
+    steadiness
+}
+
 /// The fixed loop on one CPU, from a thread pinned there.
 fn probe_cpu(cpu: usize) -> Option<CpuSteadiness> {
     std::thread::spawn(move || {
@@ -102,11 +113,6 @@ fn fixed_loop() -> u64 {
         x = std::hint::black_box(x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(i));
     }
     std::hint::black_box(x)
-}
-
-/// A one-line sysfs or procfs file, trimmed (None when absent or unreadable).
-pub(crate) fn read_trimmed(path: &str) -> Option<String> {
-    std::fs::read_to_string(path).ok().map(|s| s.trim().to_string())
 }
 
 fn turbo_warning() -> Option<String> {

@@ -35,6 +35,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--repo", help="the callbench checkout (default: found from here)")
     p.add_argument("--callbench", help="the callbench binary (default: the checkout's target/release/callbench)")
     p.add_argument("--no-build", action="store_true", help="do not run the servers' build commands first")
+    p.add_argument("--allow-cpu-idle", action="store_true",
+                   help="let idle CPUs sleep (by default /dev/cpu_dma_latency is held at 0 for the run, as `callbench run` does)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     a = p.parse_args(argv)
     if a.repetitions < 1 or a.repetitions > 1000:
@@ -144,12 +146,18 @@ def main(argv: list[str] | None = None) -> int:
 
     cells = [(op, m, noop_calls(m) if op.experiment == "noop" else op.loops) for op in ops for m in mechanisms]
     environment = record.environment(repo, client_cpus, server_cpus)
-    doc = record.document(" ".join(args), a.repetitions, environment, mechanisms, ops, cells)
+    progress = Progress([record.cell_id(op, m) for op, m, _ in cells], a.repetitions, a.quiet)
+    say = progress.show
+    # Held for the whole run, before the probe so that its wake-up round trip is what the cells meet.
+    awake = _native.keep_cpus_awake(a.allow_cpu_idle)
+    say("probing the machine's steadiness", new_line=True)
+    steadiness = json.loads(awake.probe_steadiness(client_cpus, server_cpus))
+    for warning in steadiness["warnings"]:
+        progress.note(f"callbench: steadiness: {warning}")
+    doc = record.document(" ".join(args), a.repetitions, environment, steadiness, mechanisms, ops, cells)
     users = repo / "target" / "callbench" / "users.json"
     _native.write_users_json(users)
     samples: dict[str, list[float]] = {}
-    progress = Progress([c["id"] for c in doc["cells"]], a.repetitions, a.quiet)
-    say = progress.show
     status = 0
     try:
         record.write(doc, out)
@@ -187,6 +195,7 @@ def main(argv: list[str] | None = None) -> int:
         status = 1
     finally:
         stop_all()
+        awake.release()
     progress.end("interrupted after" if status == 130
                  else "every round measured in" if doc.get("complete") else "stopped after")
     doc["environment"]["finished_at"] = record.now()

@@ -67,6 +67,13 @@ class Progress:
             print(self.line(what), file=self.stream, flush=True)
             self.last_line = now
 
+    def note(self, text: str) -> None:
+        """A line of its own (a warning: printed even when quiet), below the redrawn one."""
+        if self.terminal and self.drawn:
+            print("\r" + " " * self.drawn + "\r", end="", file=self.stream)
+            self.drawn = 0
+        print(text, file=self.stream, flush=True)
+
     def done(self, cell: str, seconds: float) -> None:
         self.left[cell] = max(0, self.left.get(cell, 0) - 1)
         self.took[cell] = seconds

@@ -133,9 +133,12 @@ def experiments(ops: list[Operation], rest: str | None) -> list[dict[str, Any]]:
     return out
 
 
-def document(command: str, repetitions: int, environment: dict[str, Any], mechanisms: list[Mechanism],
-             ops: list[Operation], cells: list[tuple[Operation, Mechanism, int]]) -> dict[str, Any]:
-    """A new results.json document for `cells`, nothing measured yet."""
+def document(command: str, repetitions: int, environment: dict[str, Any], steadiness: dict[str, Any],
+             mechanisms: list[Mechanism], ops: list[Operation],
+             cells: list[tuple[Operation, Mechanism, int]]) -> dict[str, Any]:
+    """A new results.json document for `cells`, nothing measured yet. Timing intervals are widened to
+    at least the spread of a fixed loop on the pinned CPUs that the `steadiness` probe measured, as
+    `callbench run` widens them."""
     return {
         "schema": _native.RESULTS_SCHEMA,
         "complete": False,
@@ -146,8 +149,9 @@ def document(command: str, repetitions: int, environment: dict[str, Any], mechan
             "file": "python -m callbench.boundary",
             "text": command,
             "repetitions": repetitions,
-            "interval_floor": 0.08,  # as `callbench run`'s default (crates/runner/src/suite.rs)
+            "interval_floor": steadiness["loop_spread"],
         },
+        "steadiness": steadiness,
         "environment": environment,
         "servers": [server_record(m) for m in mechanisms],
         "experiments": experiments(ops, article_rest([m.name for m in mechanisms])),
