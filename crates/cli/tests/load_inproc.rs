@@ -4,6 +4,7 @@
 mod common;
 
 use common::{assert_all_ok, load_fails, load_json, num};
+use std::time::{Duration, Instant};
 
 #[test]
 fn in_process_workloads_have_payload_but_no_wire() {
@@ -76,4 +77,30 @@ fn a_segment_makes_its_share_of_the_calls() {
     load_fails(&["-n", "5", "--segment", "0:1/2", "inproc:noop"], "gets none of them");
     load_fails(&["-n", "5", "--segment", "1/2", "inproc:noop"], "a segment is FROM:TO");
     load_fails(&["-n", "5", "--segment-stripes", "4", "inproc:noop"], "goes with --segment");
+}
+
+/// `--keep-cpus-awake`: the kernel's idle-latency request is 0 while the load runs and what it was
+/// again after, also when Ctrl-C ends the run; without permission to hold it, a one-line warning.
+#[test]
+fn keep_cpus_awake_holds_the_idle_request_only_while_the_load_runs() {
+    const DEVICE: &str = "/dev/cpu_dma_latency";
+    let request = || std::fs::read(DEVICE).ok();
+    let before = request();
+    if std::fs::OpenOptions::new().write(true).open(DEVICE).is_err() {
+        let run = common::load(&["--keep-cpus-awake", "-n", "100", "-q", "inproc:noop"]);
+        assert_eq!(run.code, Some(0), "{}", run.all());
+        assert!(run.stderr.contains("idle CPUs could not be kept awake"), "{}", run.all());
+        return;
+    }
+    let running = common::Running::start(&["--keep-cpus-awake", "-z", "60s", "-q", "inproc:noop"]);
+    // Wait for the state the flag sets (bounded), then end the run as a user would.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while request() != Some(0i32.to_ne_bytes().to_vec()) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(request(), Some(0i32.to_ne_bytes().to_vec()), "never held while the load ran");
+    running.guard.signal(libc::SIGINT);
+    let run = running.finish(Duration::from_secs(10));
+    assert_eq!(run.code, Some(130), "{}", run.all());
+    assert_eq!(request(), before, "the hold outlived the run");
 }

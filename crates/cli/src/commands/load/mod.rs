@@ -40,6 +40,10 @@ pub struct Args {
     /// No progress bar, no summary on stdout when writing to --out
     #[arg(short = 'q', long)]
     quiet: bool,
+    /// Keep idle CPUs from sleeping while the load runs (/dev/cpu_dma_latency held at 0, as `callbench run`
+    /// does): one call at a time otherwise also pays for waking a sleeping CPU, on a VM through the hypervisor
+    #[arg(long)]
+    keep_cpus_awake: bool,
 }
 
 /// Runs the load; Ctrl-C (SIGINT) or SIGTERM ends it early, and what was measured is still
@@ -59,6 +63,15 @@ pub async fn run(args: Args) -> anyhow::Result<i32> {
     }
     let cancel = Arc::new(AtomicBool::new(false));
     let signal = cancel_on_signals(cancel.clone());
+    // Released when this returns (or the process ends: the kernel drops it with the file). Taken once
+    // Ctrl-C is handled, so that a run seen holding it ends as an interrupted run.
+    let _awake = args.keep_cpus_awake.then(|| {
+        let (awake, idle) = callbench_runner::idle_hold::take(false);
+        if let Some(warning) = callbench_runner::idle_hold::warning(&idle) {
+            eprintln!("callbench: {warning}");
+        }
+        awake
+    });
     let watch = progress::Bar::new(args.quiet);
     let (report, result) =
         callbench_load::execute(&spec, cancel.clone(), &watch).await.map_err(|e| anyhow::anyhow!(e))?;
