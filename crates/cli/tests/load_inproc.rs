@@ -83,17 +83,17 @@ fn a_segment_makes_its_share_of_the_calls() {
 /// again after, also when Ctrl-C ends the run; without permission to hold it, a one-line warning.
 #[test]
 fn keep_cpus_awake_holds_the_idle_request_only_while_the_load_runs() {
-    const DEVICE: &str = "/dev/cpu_dma_latency";
-    let request = || std::fs::read(DEVICE).ok();
+    let request = common::idle_request;
     let before = request();
-    if std::fs::OpenOptions::new().write(true).open(DEVICE).is_err() {
+    if !common::idle_request_writable() {
         let run = common::load(&["--keep-cpus-awake", "-n", "100", "-q", "inproc:noop"]);
         assert_eq!(run.code, Some(0), "{}", run.all());
         assert!(run.stderr.contains("idle CPUs could not be kept awake"), "{}", run.all());
         return;
     }
     let running = common::Running::start(&["--keep-cpus-awake", "-z", "60s", "-q", "inproc:noop"]);
-    // Wait for the state the flag sets (bounded), then end the run as a user would.
+    // Wait for the state the flag sets (the device has no notification: polled, bounded), then end
+    // the run as a user would.
     let deadline = Instant::now() + Duration::from_secs(30);
     while request() != Some(0i32.to_ne_bytes().to_vec()) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(5));

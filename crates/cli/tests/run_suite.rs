@@ -67,7 +67,7 @@ fn a_suite_runs_and_writes_results_reports_and_histograms() {
     let dir = TempDir::new("run");
     std::fs::write(dir.path("suite.toml"), SUITE).unwrap();
     let out = dir.str("results");
-    let latency_request_before = std::fs::read("/dev/cpu_dma_latency").ok();
+    let latency_request_before = common::idle_request();
     let mut running = Running::command("run", &[&dir.str("suite.toml"), "--out", &out, "--no-build"]);
     // Servers are callbench's children while it runs; none may remain after.
     let servers = common::watch_children(&mut running, Duration::from_secs(180), |_, _| {});
@@ -89,9 +89,9 @@ fn a_suite_runs_and_writes_results_reports_and_histograms() {
     // Idle CPUs were kept polling wherever the device lets this user ask (root, as CI runs), the
     // file says so, and the kernel's request is what it was once the run has ended.
     let idle = &results["steadiness"]["idle"];
-    let writable = std::fs::OpenOptions::new().write(true).open("/dev/cpu_dma_latency").is_ok();
+    let writable = common::idle_request_writable();
     assert_eq!(idle["held"], writable, "{idle:#}");
-    assert_eq!(std::fs::read("/dev/cpu_dma_latency").ok(), latency_request_before, "the hold outlived the run");
+    assert_eq!(common::idle_request(), latency_request_before, "the hold outlived the run");
     let env = &results["environment"];
     assert!(env["git_commit"].as_str().is_some_and(|c| c.len() == 40), "{env:#}");
     assert!(env["cores"].as_u64().unwrap() >= 1 && !env["cpu_model"].as_str().unwrap().is_empty());

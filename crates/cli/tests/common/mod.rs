@@ -396,3 +396,16 @@ impl Running {
         run
     }
 }
+
+/// Where the kernel keeps the request that holds idle CPUs awake (`--keep-cpus-awake`, `callbench run`).
+const IDLE_DEVICE: &str = "/dev/cpu_dma_latency";
+
+/// The kernel's current idle-latency request, as the device reports it (None where it cannot be read).
+pub fn idle_request() -> Option<Vec<u8>> {
+    std::fs::read(IDLE_DEVICE).ok()
+}
+
+/// Whether this user may ask the kernel to keep idle CPUs awake (root, as CI runs).
+pub fn idle_request_writable() -> bool {
+    std::fs::OpenOptions::new().write(true).open(IDLE_DEVICE).is_ok()
+}
