@@ -33,7 +33,7 @@ def descriptor_set() -> bytes:
     """The contract's encoded FileDescriptorSet (proto/callbench/v1/*.proto)."""
 
 def summarise_results(json: str) -> str:
-    """Fills summaries, noise flags, bottlenecks and comparisons of a results.json text from its runs."""
+    """Fills summaries, noise flags, bottlenecks, disturbed notes and comparisons of a results.json text from its runs."""
 
 def write_reports(json: str, dir: str | PathLike[str]) -> None:
     """Writes report.md and report.html of a results.json text into `dir`."""
@@ -50,6 +50,22 @@ class CpusAwake:
 
 def keep_cpus_awake(allow_idle: bool = False) -> CpusAwake:
     """Keeps idle CPUs out of deep idle states for as long as the result lives (not taken with `allow_idle`)."""
+
+class MachineSnapshot:
+    """The machine at one edge of a measured window (per-CPU counters, this process's and the server's CPU)."""
+
+def machine_snapshot(server_pids: list[int] = ...) -> MachineSnapshot:
+    """Reads the machine now; `server_pids`: the server's processes (none in-process)."""
+
+def interference_between(before: MachineSnapshot, after: MachineSnapshot, client_cpus: list[int],
+                         server_cpus: list[int], calls: int) -> str:
+    """JSON text: the window's `interference` and `disturbed` (why, or null), judged as `callbench run` does."""
+
+def slow_runs(runs_json: str, client: bool, server: bool) -> list[tuple[int, str]]:
+    """A cell's repetitions run in a slow spell (CPU per call of a judged side above the median), slowest first."""
+
+def slow_against(run_json: str, runs_json: str, client: bool, server: bool) -> bool:
+    """Whether a repetition measured again is itself slow against the medians of `runs_json`."""
 
 class UserStore:
     """The auth workload's users: `UserStore(path, mode="preloaded")` (or "per-request")."""

@@ -23,7 +23,7 @@ fn parse(json: &str) -> PyResult<Results> {
 }
 
 /// Fills every cell's summary (median and 95% interval of each metric, widened to the suite's
-/// interval floor), noise flag and bottleneck, and the comparisons of every experiment, from the
+/// interval floor), noise flag, bottleneck and disturbed note, and the comparisons of every experiment, from the
 /// cells' runs; returns the completed results.json text.
 #[pyfunction]
 fn summarise_results(json: &str) -> PyResult<String> {
@@ -35,6 +35,7 @@ fn summarise_results(json: &str) -> PyResult<String> {
             .experiment(&results.cells[i].experiment)
             .map_or_else(|| "wall_us_per_call".to_string(), |e| e.headline.clone());
         analysis::summarise(&mut results.cells[i], &headline, floor, clients, servers);
+        results.cells[i].disturbed = callbench_runner::interference::disturbed_note(&results.cells[i].runs);
     }
     results.comparisons =
         results.experiments.iter().flat_map(|e| analysis::compare_experiment(&results, &e.id)).collect();

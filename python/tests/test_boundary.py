@@ -1,7 +1,8 @@
 """`python -m callbench.boundary` end to end: a small run against the real servers prints the table,
 writes a results.json that callbench reads back, and leaves no server; bad flags exit non-zero; Ctrl-C
-leaves a valid partial file. No test sleeps: each waits for what the command says or does, with a
-generous deadline only to fail."""
+leaves a valid partial file; a busy process on the server's CPU marks the over-the-wire cells disturbed.
+No test sleeps for the code to be done: each waits for what the command says or does (or, for the busy
+loop, for its CPU time to show it runs), with a generous deadline only to fail."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 
 from conftest import REPO, Orphans, descendants, still_running
 
@@ -105,3 +107,48 @@ def test_ctrl_c_leaves_a_valid_partial_file_and_no_server(tmp_path):
     assert doc["cells"] and all(c["status"] == "interrupted" and c["runs"] for c in doc["cells"]), doc["cells"]
     assert still_running(started) == [] and orphans.left() == [], "outlived the run"
     assert os.path.exists(tmp_path / "report.md")
+
+
+def cpu_ticks(pid: int) -> int:
+    """utime + stime of `pid` in clock ticks (0 when it cannot be read)."""
+    try:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def test_a_busy_process_on_the_server_cpu_marks_the_wire_cells_disturbed(tmp_path):
+    # The run pins itself to the first CPU it may use and the servers to the others: the busy loop
+    # goes where the servers go (beside the client on a 1-CPU machine).
+    cpus = sorted(os.sched_getaffinity(0))
+    server_cpu = cpus[1] if len(cpus) > 1 else cpus[0]
+    busy = subprocess.Popen(["taskset", "-c", str(server_cpu), "sh", "-c", "while :; do :; done"])
+    try:
+        deadline = time.monotonic() + 60
+        while cpu_ticks(busy.pid) < 2:  # running, not only started
+            assert time.monotonic() < deadline, "the busy loop never ran"
+            time.sleep(0.01)
+        # 1000 calls over the wire take 0.3 s or more: long enough for /proc/stat's 10 ms ticks.
+        r, left = run("--only", "pyo3,grpcio", "--experiments", "noop", "--noop-calls", "1000", "-k", "2",
+                      "--no-build", "--out", str(tmp_path))
+    finally:
+        busy.kill()
+        busy.wait()
+    assert r.returncode == 0, r.stderr + r.stdout
+    doc = json.loads((tmp_path / "results.json").read_text())
+    wire = next(c for c in doc["cells"] if c["id"] == "noop/noop/grpcio+rust-tonic")
+    # Each repetition judged on the loop it timed; measured again up to the cell's budget (its
+    # repetitions), and still disturbed: the busy loop never left.
+    for rep in wire["runs"]:
+        assert rep["interference"]["server_cpus_other"] > 0.1, rep["interference"]
+        assert "of the server CPUs used by other processes" in rep["disturbed"], rep
+    assert wire["reruns"] >= 2, wire
+    assert wire["disturbed"].startswith("2 of 2 repetitions disturbed: "), wire["disturbed"]
+    assert "disturbed (" in r.stderr and "measuring it again" in r.stderr, r.stderr
+    if len(cpus) > 1:
+        inproc = next(c for c in doc["cells"] if c["id"] == "noop/noop/pyo3")
+        # In-process: no server side to judge, and the client's CPU was free (1000 calls are also too
+        # short a window to judge at all: no interference recorded).
+        assert not any("used by other processes" in (rep.get("disturbed") or "") for rep in inproc["runs"])
+    assert left == [], "outlived the run"

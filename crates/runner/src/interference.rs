@@ -95,13 +95,19 @@ pub struct Sides<'a> {
     pub server: &'a [usize],
 }
 
-/// What happened between two snapshots; `calls` scales the context switches.
+/// The fewest /proc/stat ticks a window must span for its shares to be figures: under 20 a share
+/// moves by 5% or more with one tick counted or not (a 4 ms window read 0% or 100% of a busy
+/// core, by where the tick fell).
+pub const MIN_WINDOW_TICKS: u32 = 20;
+
+/// What happened between two snapshots, or None for a window too short to tell (see
+/// [`MIN_WINDOW_TICKS`]); `calls` scales the context switches.
 pub fn between(a: &Snapshot, b: &Snapshot, sides: &Sides, calls: u64) -> Option<Interference> {
     let span = b.at?.checked_duration_since(a.at?)?;
-    if span.is_zero() || a.stat.is_empty() {
+    let tick = Duration::from_nanos(1_000_000_000 / measure::ticks_per_second());
+    if span < tick * MIN_WINDOW_TICKS || a.stat.is_empty() {
         return None;
     }
-    let tick = Duration::from_nanos(1_000_000_000 / measure::ticks_per_second());
     let other = |cpus: &[usize], own: Duration| -> f64 {
         if cpus.is_empty() {
             return 0.0;
@@ -374,6 +380,12 @@ mod tests {
 
     /// The tests that spin or start a busy process on CPU 0 take turns.
     static CPU0: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    #[test]
+    fn a_window_shorter_than_twenty_ticks_is_not_judged() {
+        let (a, b) = (snapshot(&[]), snapshot(&[]));
+        assert!(between(&a, &b, &Sides { client: &[0], server: &[] }, 1).is_none());
+    }
 
     #[test]
     fn our_own_cpu_time_is_not_counted_as_other() {

@@ -41,8 +41,9 @@ fn fixed_work_sides(p: &CellPlan) -> (bool, bool) {
     }
 }
 
-/// The slow repetitions of a cell, the slowest first, with the reason of each.
-fn slow_runs(runs: &[RunMetrics], (client, server): (bool, bool)) -> Vec<(usize, String)> {
+/// The slow repetitions of a cell, the slowest first, with the reason of each; `(client, server)`:
+/// the sides whose CPU per call is judged (those doing the same work for every call).
+pub fn slow_runs(runs: &[RunMetrics], (client, server): (bool, bool)) -> Vec<(usize, String)> {
     let client_cpu: Vec<f64> = runs.iter().map(|r| r.client_cpu_us_per_call).collect();
     let server_cpu: Vec<f64> = runs.iter().map(|r| r.server_cpu_us_per_call.unwrap_or(f64::NAN)).collect();
     let mut slow = Vec::new();
@@ -55,6 +56,12 @@ fn slow_runs(runs: &[RunMetrics], (client, server): (bool, bool)) -> Vec<(usize,
     slow.sort_by(|a, b| b.1.total_cmp(&a.1));
     let mut seen = std::collections::BTreeSet::new();
     slow.into_iter().filter(|(run, _, _)| seen.insert(*run)).map(|(run, _, why)| (run, why)).collect()
+}
+
+/// True when `m`, a repetition measured again, is slow against the medians of the sides judged
+/// over `runs` (the cell's measurements as they stand): it then replaces none of them.
+pub fn slow_against(m: &RunMetrics, runs: &[RunMetrics], sides: (bool, bool)) -> bool {
+    still_slow(m, medians(runs, sides))
 }
 
 /// True when `m` is slow against the medians of the cell's first measurements.

@@ -1,6 +1,7 @@
 """`python -m callbench.boundary`: seed 004's table for callbench's workloads. Starts the Rust servers it
 needs (through `callbench serve`), pins itself and them to different cores, runs every cell K times
-interleaved, prints the table and writes results.json, report.md and report.html."""
+interleaved (measuring again what was disturbed: rounds.py), prints the table and writes results.json,
+report.md and report.html."""
 
 from __future__ import annotations
 
@@ -16,8 +17,9 @@ from pathlib import Path
 from .. import _native
 from ..clients import connect
 from ..servers import Server, find_cli, find_repo, stop_all, stop_on_signals
-from . import measure, plan, record, table
+from . import plan, record, table
 from .progress import Progress
+from .rounds import Rounds
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -91,40 +93,6 @@ def open_targets(stack: ExitStack, mechanisms: list[plan.Mechanism], running: di
     return targets
 
 
-Cells = list[tuple[plan.Operation, plan.Mechanism, int]]
-
-
-def one_round(rep: int, doc: dict, cells: Cells, targets: dict[str, plan.Target], running: dict[str, Server],
-              samples: dict[str, list[float]], progress: Progress) -> None:
-    """Repetition `rep` of every cell still ok, in order; a failed call ends its cell, not the run."""
-    first = True
-    for (op, m, loops), cell in zip(cells, doc["cells"]):
-        if cell["status"] != "ok":
-            continue
-        # A line (not only a redraw) when a round starts, whichever cell comes first in it.
-        progress.show(f"round {rep + 1}/{progress.repetitions}: {cell['id']}", new_line=first)
-        first = False
-        started = time.monotonic()
-        server = running.get(m.server) if m.server else None
-        try:
-            call, check = plan.repetition_call(op, targets[m.name])
-            pid, port = (server.server_pid, server.port) if server else (None, None)
-            if m.name.startswith("requests-nosession+"):
-                port = None  # its connections close within the call: `ss` cannot see their bytes
-            metrics, per_call = measure.run(call, loops, m.transport != "inproc", pid, port)
-            problem = check()
-        except Exception as e:
-            metrics, per_call, problem = None, [], f"{type(e).__name__}: {e}"
-        if problem:
-            cell["status"], cell["error"] = "error", f"repetition {rep + 1}: {problem}"
-            progress.drop(cell["id"])
-            continue
-        progress.done(cell["id"], time.monotonic() - started)
-        cell["runs"].append(metrics)
-        samples.setdefault(cell["id"], []).extend(per_call)
-        cell["spectrum"] = record.spectrum(samples[cell["id"]])
-
-
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     a = parse_args(args)
@@ -157,7 +125,6 @@ def main(argv: list[str] | None = None) -> int:
     doc = record.document(" ".join(args), a.repetitions, environment, steadiness, mechanisms, ops, cells)
     users = repo / "target" / "callbench" / "users.json"
     _native.write_users_json(users)
-    samples: dict[str, list[float]] = {}
     status = 0
     try:
         record.write(doc, out)
@@ -180,9 +147,12 @@ def main(argv: list[str] | None = None) -> int:
                 for _ in range(warm):
                     call()
                 progress.guess(cell["id"], (time.perf_counter() - started) / warm * loops)
+            rounds = Rounds(cells, targets, running, (client_cpus, server_cpus), a.repetitions, progress)
             for rep in range(a.repetitions):
-                one_round(rep, doc, cells, targets, running, samples, progress)
+                rounds.one_round(rep, doc)
                 doc = record.write(doc, out)
+            rounds.measure_slow_again(doc)
+            doc = record.write(doc, out)
         doc["complete"] = True
     except KeyboardInterrupt:
         doc["interrupted"] = True

@@ -1,10 +1,11 @@
 """One repetition of one cell: a timed loop (timeit-style, garbage collector off) with the client's CPU,
-per-call latencies where a call is long enough to time alone, and the server's CPU, peak RSS and socket
-bytes from /proc."""
+per-call latencies where a call is long enough to time alone, the server's CPU, peak RSS and socket
+bytes from /proc, and (given the pinned CPUs) what else used those CPUs during the loop."""
 
 from __future__ import annotations
 
 import gc
+import json
 import re
 import subprocess
 import time
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-
+from .. import _native
 
 @dataclass
 class ServerSample:
@@ -64,15 +65,23 @@ def percentile(sorted_us: list[float], q: float) -> float:
     return sorted_us[min(len(sorted_us) - 1, int(q * len(sorted_us)))]
 
 
+Sides = tuple[list[int], list[int]]
+
+
 def run(
-    call: Callable[[], object], loops: int, per_call: bool, server_pid: int | None, port: int | None
+    call: Callable[[], object], loops: int, per_call: bool, server_pid: int | None, port: int | None,
+    sides: Sides | None = None,
 ) -> tuple[dict, list[float]]:
-    """`loops` calls of `call`; returns the run's metrics (results.json `RunMetrics`) and the per-call µs."""
+    """`loops` calls of `call`; returns the run's metrics (results.json `RunMetrics`) and the per-call µs.
+    With `sides` (the client's and the server's CPUs; no server CPUs in-process) the metrics hold the
+    loop's `interference` and, when others took a meaningful share of those CPUs, why it was `disturbed`."""
     before = server_sample(server_pid, port)
+    pids = [server_pid] if server_pid and sides and sides[1] else []
     gc_was = gc.isenabled()
     gc.disable()
     samples: list[float] = []
     try:
+        machine0 = _native.machine_snapshot(pids) if sides else None
         cpu0, t0 = time.process_time(), time.perf_counter()
         if per_call:
             clock = time.perf_counter_ns
@@ -84,6 +93,7 @@ def run(
             for _ in range(loops):
                 call()
         wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+        machine1 = _native.machine_snapshot(pids) if sides else None
     finally:
         if gc_was:
             gc.enable()
@@ -110,6 +120,8 @@ def run(
         "server_cpu_cores": None,
         "server_rss_peak_kib": None,
     }
+    if sides and machine0 and machine1:
+        metrics.update(json.loads(_native.interference_between(machine0, machine1, sides[0], sides[1], loops)))
     if samples:
         s = sorted(samples)
         metrics["latency_us"] = {
