@@ -78,6 +78,10 @@ class Progress:
         self.left[cell] = max(0, self.left.get(cell, 0) - 1)
         self.took[cell] = seconds
 
+    def expect(self, cell: str, repetitions: int) -> None:
+        """`repetitions` more of `cell` are to run (measured again after the rounds)."""
+        self.left[cell] = repetitions
+
     def drop(self, cell: str) -> None:
         """`cell` failed: its remaining repetitions will not run."""
         self.left[cell] = 0

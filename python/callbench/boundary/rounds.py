@@ -84,28 +84,37 @@ class Rounds:
     def measure_slow_again(self, doc: dict) -> None:
         """After the rounds: each cell's slow repetitions measured again, twice each at most and as many
         times in all as it has repetitions, the slowest first; what stays slow is marked."""
+        # Calls one at a time: the client does the same work for every call, and so does the server.
+        def judged(m: plan.Mechanism) -> tuple[bool, bool]:
+            return True, m.transport != "inproc"
+
+        # The time left counts one measurement per slow repetition (a second one is the exception).
+        for (_, m, _), cell in zip(self.cells, doc["cells"]):
+            if cell["status"] == "ok":
+                self.progress.expect(cell["id"], len(_native.slow_runs(json.dumps(cell["runs"]), *judged(m))))
         for (op, m, loops), cell in zip(self.cells, doc["cells"]):
             if cell["status"] != "ok":
                 continue
-            # Calls one at a time: the client does the same work for every call, and so does the server.
-            judged = (True, m.transport != "inproc")
             attempts = [0] * len(cell["runs"])
             for _ in range(len(cell["runs"])):
                 runs = json.dumps(cell["runs"])
-                slow = [(i, why) for i, why in _native.slow_runs(runs, *judged) if attempts[i] < 2]
+                slow = [(i, why) for i, why in _native.slow_runs(runs, *judged(m)) if attempts[i] < 2]
                 if not slow:
                     break
                 run, why = slow[0]
                 attempts[run] += 1
                 self.progress.show(f"measuring a repetition of {cell['id']} again ({why})", new_line=True)
+                started = time.monotonic()
                 metrics, per_call, problem = self.measure(op, m, loops)
+                self.progress.done(cell["id"], time.monotonic() - started)
                 cell["reruns"] = cell.get("reruns", 0) + 1
                 if problem or metrics is None or metrics.get("disturbed"):
                     continue
-                if _native.slow_against(json.dumps(metrics), runs, *judged):
+                if _native.slow_against(json.dumps(metrics), runs, *judged(m)):
                     continue
                 cell["runs"][run] = metrics
                 self.samples[cell["id"]][run] = per_call
-            for run, why in _native.slow_runs(json.dumps(cell["runs"]), *judged):
+            self.progress.drop(cell["id"])
+            for run, why in _native.slow_runs(json.dumps(cell["runs"]), *judged(m)):
                 cell["runs"][run]["disturbed"] = cell["runs"][run].get("disturbed") or why
             cell["spectrum"] = self.spectrum(cell["id"])
