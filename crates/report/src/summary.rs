@@ -37,7 +37,7 @@ fn bottlenecks(r: &Results, exp: &Experiment) -> Option<String> {
     }
     let meaning = |side: &str| match side {
         "server" => "the server's core was busy",
-        "client" => "callbench's core was busy",
+        "client" => "the client's core was busy",
         "both" => "both cores were busy",
         "link" => "the emulated link's forwarder was busy",
         _ => "neither core was busy: latency-bound or paced",
