@@ -70,6 +70,13 @@ impl Progress {
         }
     }
 
+    /// `repetitions` more of `cell` are to run: those measured again after an experiment's rounds.
+    pub fn expect(&mut self, cell: &str, repetitions: usize) {
+        if let Some(c) = self.cells.get_mut(cell) {
+            c.left = repetitions;
+        }
+    }
+
     /// Seconds of work left, as estimated now.
     pub fn seconds_left(&self) -> f64 {
         let scale =
@@ -172,6 +179,10 @@ workloads = ["students"]
         assert_eq!(p.seconds_left(), 2.0 * 3.0 + 2.0 * 3.0);
         p.done("a/students/inproc", Duration::from_millis(1500));
         assert_eq!(p.seconds_left(), 2.0 * 3.0 + 1.5);
+        // Two repetitions of rust-actix to measure again after the rounds, none of inproc.
+        p.expect("a/students/rust-actix", 2);
+        p.expect("a/students/inproc", 0);
+        assert_eq!(p.seconds_left(), 2.0 * 3.0);
     }
 
     #[test]

@@ -84,6 +84,10 @@ pub async fn measure_again(
     o: &Options,
     progress: &mut Progress,
 ) -> Result<(), String> {
+    // The time left counts one measurement per slow repetition (a second one is the exception).
+    for PlannedCell { plan: p, index, .. } in cells {
+        progress.expect(&p.id, slow_runs(&results.cells[*index].runs, fixed_work_sides(p)).len());
+    }
     for PlannedCell { plan: p, index, rate } in cells {
         let sides = fixed_work_sides(p);
         if slow_runs(&results.cells[*index].runs, sides).is_empty() {
@@ -124,6 +128,7 @@ pub async fn measure_again(
                 *h = (m.histogram, m.window);
             }
         }
+        progress.expect(&p.id, 0);
         // What is still slow after that was measured on a slower machine: said so beside it.
         let cell = &mut results.cells[*index];
         for (run, why) in slow_runs(&cell.runs, sides) {
