@@ -15,6 +15,7 @@ from typing import Callable
 
 from .. import _native
 
+
 @dataclass
 class ServerSample:
     cpu_s: float

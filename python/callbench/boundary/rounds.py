@@ -11,11 +11,14 @@ import json
 import time
 
 from .. import _native
+from ..servers import Server
 from . import measure, plan, record
 from .progress import Progress
-from ..servers import Server
 
+# As `callbench run`: a disturbed repetition re-run at most this often at once, a slow one measured
+# again at most this often after the rounds.
 RERUNS_PER_REPETITION = 2
+SLOW_ATTEMPTS_PER_REPETITION = 2
 Cells = list[tuple[plan.Operation, plan.Mechanism, int]]
 
 
@@ -98,7 +101,7 @@ class Rounds:
             attempts = [0] * len(cell["runs"])
             for _ in range(len(cell["runs"])):
                 runs = json.dumps(cell["runs"])
-                slow = [(i, why) for i, why in _native.slow_runs(runs, *judged(m)) if attempts[i] < 2]
+                slow = [(i, why) for i, why in _native.slow_runs(runs, *judged(m)) if attempts[i] < SLOW_ATTEMPTS_PER_REPETITION]
                 if not slow:
                     break
                 run, why = slow[0]
@@ -114,7 +117,7 @@ class Rounds:
                     continue
                 cell["runs"][run] = metrics
                 self.samples[cell["id"]][run] = per_call
-            self.progress.drop(cell["id"])
+            self.progress.expect(cell["id"], 0)
             for run, why in _native.slow_runs(json.dumps(cell["runs"]), *judged(m)):
                 cell["runs"][run]["disturbed"] = cell["runs"][run].get("disturbed") or why
             cell["spectrum"] = self.spectrum(cell["id"])
