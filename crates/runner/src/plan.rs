@@ -413,7 +413,10 @@ mod tests {
         let cells = cells(&suite, &suite.experiments[0]).unwrap();
         assert_eq!(cells.len(), 2);
         for c in &cells {
-            assert_eq!(c.cluster, Some(ClusterSpec { ray: "10.0.0.1:6379".into(), workers: 2, server_host: None }));
+            assert_eq!(
+                c.cluster,
+                Some(ClusterSpec { ray: "10.0.0.1:6379".into(), workers: 2, server_host: None, skew_limit: None })
+            );
             assert_eq!(c.params(None)["cluster"], json!("2 workers of the Ray cluster at 10.0.0.1:6379"));
         }
     }

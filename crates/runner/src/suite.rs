@@ -89,9 +89,20 @@ pub struct ClusterSpec {
     /// machine's loopback, for Ray nodes of this machine). Other than loopback: `--allow-remote`.
     #[serde(default)]
     pub server_host: Option<String>,
+    /// How far apart the workers may start (`python -m callbench.distributed --skew-limit-ms`;
+    /// default 5 ms): a cluster whose nodes share a busy machine, or whose clocks are estimated over
+    /// a slow network, needs more.
+    #[serde(default)]
+    pub skew_limit: Option<String>,
 }
 
 impl ClusterSpec {
+    /// `skew_limit` in milliseconds, when set (checked by `Suite::check`).
+    pub fn skew_limit_ms(&self) -> Option<f64> {
+        let limit = callbench_load::parse::duration(self.skew_limit.as_deref()?).ok()?;
+        Some(limit.as_secs_f64() * 1e3)
+    }
+
     /// `server_host` when other machines would reach it.
     pub fn remote_server_host(&self) -> Option<&str> {
         let host = self.server_host.as_deref()?;
@@ -384,6 +395,9 @@ fn check_cluster(suite: &Suite, e: &ExperimentSpec) -> Result<(), String> {
     if let Some(host) = &cluster.server_host {
         host.parse::<std::net::IpAddr>()
             .map_err(|_| format!("{what}: server_host must be an IP address of this machine, not {host:?}"))?;
+    }
+    if let Some(limit) = &cluster.skew_limit {
+        callbench_load::parse::duration(limit).map_err(|m| format!("{what}: skew_limit: {m}"))?;
     }
     if cluster.workers == 0 {
         return Err(format!("{what}: workers must be at least 1"));

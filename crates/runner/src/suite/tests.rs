@@ -17,10 +17,15 @@ fn a_cluster_splits_calls_of_the_engine_to_servers_only() {
     let ok = suite("'rust-axum'", &format!("concurrency = 4\n{cluster}")).unwrap();
     assert_eq!(
         ok.experiments[0].cluster,
-        Some(ClusterSpec { ray: "10.0.0.1:6379".into(), workers: 2, server_host: None })
+        Some(ClusterSpec { ray: "10.0.0.1:6379".into(), workers: 2, server_host: None, skew_limit: None })
     );
     let remote =
         |host: &str| ClusterSpec { server_host: Some(host.into()), ..ok.experiments[0].cluster.clone().unwrap() };
+    let limit = ClusterSpec { skew_limit: Some("100ms".into()), ..ok.experiments[0].cluster.clone().unwrap() };
+    assert_eq!(
+        (limit.skew_limit_ms(), ok.experiments[0].cluster.as_ref().unwrap().skew_limit_ms()),
+        (Some(100.0), None)
+    );
     assert_eq!(remote("10.0.0.5").remote_server_host(), Some("10.0.0.5"));
     assert_eq!(remote("127.0.0.1").remote_server_host(), None);
     assert_eq!(remote("10.0.0.5").to_string(), "2 workers of the Ray cluster at 10.0.0.1:6379, servers at 10.0.0.5");
@@ -40,6 +45,11 @@ fn a_cluster_splits_calls_of_the_engine_to_servers_only() {
             "'rust-axum'",
             "concurrency = 4\ncluster = { ray = 'h:1', workers = 2, server_host = 'myhost' }".into(),
             "IP address",
+        ),
+        (
+            "'rust-axum'",
+            "concurrency = 4\ncluster = { ray = 'h:1', workers = 2, skew_limit = '5 parsecs' }".into(),
+            "skew_limit",
         ),
     ] {
         let err = suite(servers, &extra).unwrap_err();
