@@ -7,16 +7,20 @@ use crate::interference::{self, OTHER_LIMIT, STEAL_LIMIT};
 use crate::pinning::pin_thread;
 use crate::sysfs::read_trimmed;
 use callbench_report::model::{CpuSteadiness, IdleHold, Steadiness};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Passes of the fixed loop per CPU (after two unmeasured ones), and its size: about 5 ms a pass
-/// here, long against the clock; 40 passes make the window long against /proc/stat's 10 ms ticks.
+/// here, long against the clock. More passes are made until the window is long enough for
+/// /proc/stat to tell others' share ([`interference::MIN_WINDOW_TICKS`], with half again as margin):
+/// on a faster machine 40 passes took under 0.2 s, the share read as none, and a busy loop on the
+/// server's CPU went unreported (CI, 2026-11-28). At most `MAX_PASSES`, so the probe stays bounded.
 const PASSES: usize = 40;
+const MAX_PASSES: usize = 400;
 const LOOP_ITERATIONS: u64 = 2_000_000;
 /// A loop varying more than this much is worth a warning of its own.
 const SPREAD_WARNING: f64 = 0.05;
 
-/// Probes every CPU of `client` and `server` in turn (about 0.2 s each), then the wake-ups
+/// Probes every CPU of `client` and `server` in turn (about 0.3 s each), then the wake-ups
 /// between the first of each (about 1 s).
 pub fn probe(client: &[usize], server: &[usize]) -> Steadiness {
     let mut cpus: Vec<usize> = client.iter().chain(server).copied().collect();
@@ -78,13 +82,7 @@ fn probe_cpu(cpu: usize) -> Option<CpuSteadiness> {
             fixed_loop();
         }
         let a = interference::snapshot(&[]);
-        let mut times: Vec<f64> = (0..PASSES)
-            .map(|_| {
-                let t = Instant::now();
-                fixed_loop();
-                t.elapsed().as_nanos() as f64
-            })
-            .collect();
+        let mut times = timed_passes(window_needed());
         let b = interference::snapshot(&[]);
         times.sort_by(|x, y| x.total_cmp(y));
         let at = |q: f64| callbench_report::stats::nearest_rank(&times, q);
@@ -104,6 +102,25 @@ fn probe_cpu(cpu: usize) -> Option<CpuSteadiness> {
     .join()
     .ok()
     .flatten()
+}
+
+/// The shortest probe window whose share of other processes /proc/stat tells, with a margin.
+fn window_needed() -> Duration {
+    let tick = Duration::from_nanos(1_000_000_000 / crate::measure::ticks_per_second());
+    tick * interference::MIN_WINDOW_TICKS * 3 / 2
+}
+
+/// Each pass's time (ns): [`PASSES`] at least, and more until they last `window` ([`MAX_PASSES`]
+/// at most).
+fn timed_passes(window: Duration) -> Vec<f64> {
+    let start = Instant::now();
+    let mut times = Vec::with_capacity(PASSES);
+    while times.len() < PASSES || (start.elapsed() < window && times.len() < MAX_PASSES) {
+        let t = Instant::now();
+        fixed_loop();
+        times.push(t.elapsed().as_nanos() as f64);
+    }
+    times
 }
 
 /// A dependent chain of multiply-adds the compiler cannot shorten.
@@ -133,6 +150,15 @@ mod tests {
         assert_eq!(c.cpu, 0);
         assert!(c.loop_ns > 0.0 && c.spread >= 0.0 && (0.0..=1.0).contains(&c.busy_other), "{c:?}");
         assert!(s.loop_spread <= c.spread, "{s:?}");
+    }
+
+    #[test]
+    fn passes_last_the_window_proc_stat_needs_or_stop_at_their_bound() {
+        let started = Instant::now();
+        let times = timed_passes(window_needed());
+        assert!(times.len() >= PASSES && times.len() <= MAX_PASSES, "{}", times.len());
+        assert!(started.elapsed() >= window_needed() || times.len() == MAX_PASSES, "{:?}", started.elapsed());
+        assert!(window_needed() > Duration::from_nanos(1_000_000_000 / crate::measure::ticks_per_second()) * 20);
     }
 
     #[test]
