@@ -9,7 +9,7 @@ use crate::sysfs::read_trimmed;
 use callbench_report::model::{CpuSteadiness, IdleHold, Steadiness};
 use std::time::{Duration, Instant};
 
-/// Passes of the fixed loop per CPU (after two unmeasured ones), and its size: about 5 ms a pass
+/// Passes of the fixed loop per CPU (after two unmeasured ones), and its size: 2.5–5 ms a pass
 /// here, long against the clock. More passes are made until the window is long enough for
 /// /proc/stat to tell others' share ([`interference::MIN_WINDOW_TICKS`], with half again as margin):
 /// on a faster machine 40 passes took under 0.2 s, the share read as none, and a busy loop on the
