@@ -66,7 +66,6 @@ async fn attempt(
     command
         .args(["-m", "callbench.distributed", "--quiet", "--address", &cluster.ray])
         .args(["--workers", &cluster.workers.to_string()])
-        .args(cluster.skew_limit_ms().map(|ms| ["--skew-limit-ms".to_string(), ms.to_string()]).into_iter().flatten())
         .arg("--out")
         .arg(&result_file)
         .arg("--histogram-out")
@@ -77,6 +76,9 @@ async fn attempt(
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .kill_on_drop(true);
+    if let Some(ms) = cluster.skew_limit_ms() {
+        command.arg("--skew-limit-ms").arg(ms.to_string());
+    }
     let pids = server_group.map(measure::group_pids).unwrap_or_default();
     let sampler = Sampler::start(pids);
     let clock = (Instant::now(), monotonic_seconds());

@@ -100,11 +100,21 @@ pub struct Sides<'a> {
 /// core, by where the tick fell).
 pub const MIN_WINDOW_TICKS: u32 = 20;
 
+/// One /proc/stat tick on this machine.
+fn tick() -> Duration {
+    Duration::from_nanos(1_000_000_000 / measure::ticks_per_second())
+}
+
+/// [`MIN_WINDOW_TICKS`] as a time.
+pub fn shortest_window() -> Duration {
+    tick() * MIN_WINDOW_TICKS
+}
+
 /// What happened between two snapshots, or None for a window too short to tell (see
 /// [`MIN_WINDOW_TICKS`]); `calls` scales the context switches.
 pub fn between(a: &Snapshot, b: &Snapshot, sides: &Sides, calls: u64) -> Option<Interference> {
     let span = b.at?.checked_duration_since(a.at?)?;
-    let tick = Duration::from_nanos(1_000_000_000 / measure::ticks_per_second());
+    let tick = tick();
     if span < tick * MIN_WINDOW_TICKS || a.stat.is_empty() {
         return None;
     }

@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 /// Passes of the fixed loop per CPU (after two unmeasured ones), and its size: 2.5–5 ms a pass
 /// here, long against the clock. More passes are made until the window is long enough for
 /// /proc/stat to tell others' share ([`interference::MIN_WINDOW_TICKS`], with half again as margin):
-/// on a faster machine 40 passes took under 0.2 s, the share read as none, and a busy loop on the
-/// server's CPU went unreported (CI, 2026-11-28). At most `MAX_PASSES`, so the probe stays bounded.
+/// at 2.5 ms a pass, 40 took 0.1 s, the share read as none, and a busy loop on the server's CPU
+/// went unreported (CI, 2026-11-28). At most `MAX_PASSES`, so the probe stays bounded.
 const PASSES: usize = 40;
 const MAX_PASSES: usize = 400;
 const LOOP_ITERATIONS: u64 = 2_000_000;
@@ -106,8 +106,7 @@ fn probe_cpu(cpu: usize) -> Option<CpuSteadiness> {
 
 /// The shortest probe window whose share of other processes /proc/stat tells, with a margin.
 fn window_needed() -> Duration {
-    let tick = Duration::from_nanos(1_000_000_000 / crate::measure::ticks_per_second());
-    tick * interference::MIN_WINDOW_TICKS * 3 / 2
+    interference::shortest_window() * 3 / 2
 }
 
 /// Each pass's time (ns): [`PASSES`] at least, and more until they last `window` ([`MAX_PASSES`]
