@@ -44,6 +44,10 @@ pub fn sentence(r: &Results, c: &Comparison) -> String {
         text.push_str(&format!(": {}", reading(&c.metric, &a, &b, c.ratio.median)));
     }
     text.push('.');
+    if c.exact {
+        // A count is the same however the repetitions' timings spread.
+        return text;
+    }
     let noisy: Vec<&str> = [(a_cell, &a), (b_cell, &b)]
         .into_iter()
         .filter(|(cell, _)| cell.is_some_and(|c| c.noisy))
