@@ -312,6 +312,10 @@ pub struct ClusterRun {
     /// Workers that fell behind their share, and why: the client side was the limit.
     pub behind_schedule: Vec<String>,
     pub per_worker: Vec<WorkerShare>,
+    /// The earlier runs of this repetition, made again because their workers started further
+    /// apart than the limit: why each was.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub remade_for_skew: Vec<String>,
 }
 
 /// One machine's share of a cluster's repetition.

@@ -170,3 +170,30 @@ fn numbers_are_formatted_for_reading() {
     let seq = row(&md, &r, "sequential/auth/rust-actix");
     assert!(seq.contains(" µs |") && !seq.contains(" ms |"), "{seq}");
 }
+
+#[test]
+fn a_cluster_experiment_says_how_its_workers_made_the_calls_and_what_was_made_again() {
+    use callbench_report::model::ClusterRun;
+    let mut r = common::fixture();
+    let title = r.experiment("sequential").unwrap().title.clone();
+    for (i, run) in r.cells.iter_mut().filter(|c| c.experiment == "sequential").flat_map(|c| &mut c.runs).enumerate() {
+        let remade = if i < 2 { vec!["workers started 6.1 ms apart (limit 5 ms)".to_string()] } else { vec![] };
+        run.cluster = Some(ClusterRun {
+            ray: "127.0.0.1:6379".into(),
+            workers: 2,
+            start_skew_ms: 0.5 + i as f64 / 100.0,
+            behind_schedule: vec![],
+            per_worker: vec![],
+            remade_for_skew: remade,
+        });
+    }
+    let md = markdown(&r);
+    let text = section(&md, &title);
+    assert!(text.contains("Calls made by 2 workers of the Ray cluster at 127.0.0.1:6379"), "{text}");
+    assert!(
+        text.contains("2 repetition(s) were made again because the workers started further apart than the limit (2 run(s) set aside)."),
+        "{text}"
+    );
+    let closed = section(&md, &r.experiment("closed-50").unwrap().title);
+    assert!(!closed.contains("Ray cluster"), "{closed}");
+}

@@ -61,6 +61,7 @@ fn a_run_made_by_a_cluster_follows_the_schema() {
         start_skew_ms: 0.4,
         behind_schedule: vec![],
         per_worker: vec![share(1), share(2)],
+        remade_for_skew: vec!["workers started 6.1 ms apart (limit 5 ms)".into()],
     });
     let json = serde_json::to_value(&r).unwrap();
     let errors = errors(&json);

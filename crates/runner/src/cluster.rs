@@ -37,7 +37,12 @@ pub async fn measure(
     let mut skewed = Vec::new();
     while skewed.len() < SKEWED_ATTEMPTS {
         match attempt(python, spec, cluster, server_group, cancel.clone()).await? {
-            Attempt::Measured(m) => return Ok(*m),
+            Attempt::Measured(mut m) => {
+                if let Some(run) = m.metrics.cluster.as_mut() {
+                    run.remade_for_skew = skewed;
+                }
+                return Ok(*m);
+            }
             Attempt::Skewed(why) => skewed.push(why),
         }
         if cancel.load(Ordering::Relaxed) {
@@ -221,6 +226,7 @@ fn metrics(merged: &Value, result: &Value, cluster: &ClusterSpec) -> Result<RunM
             start_skew_ms: n(&result["start_skew_ms"]),
             behind_schedule: serde_json::from_value(result["behind_schedule"].clone()).unwrap_or_default(),
             per_worker,
+            remade_for_skew: vec![],
         }),
         ..RunMetrics::default()
     })

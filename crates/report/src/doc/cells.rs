@@ -54,6 +54,15 @@ fn cluster(cells: &[&Cell]) -> Option<String> {
             " In {behind} repetition(s) a worker fell behind its share: the client side was the limit."
         ));
     }
+    let remade: Vec<_> = runs.iter().filter(|c| !c.remade_for_skew.is_empty()).collect();
+    if !remade.is_empty() {
+        let set_aside: usize = remade.iter().map(|c| c.remade_for_skew.len()).sum();
+        text.push_str(&format!(
+            " {} repetition(s) were made again because the workers started further apart than the limit \
+             ({set_aside} run(s) set aside).",
+            remade.len()
+        ));
+    }
     Some(text)
 }
 
