@@ -4,7 +4,7 @@
 //! slow too. Other processes on the CPUs are caught per repetition (`disturbed`); these spells
 //! showed no other process and no steal, so only the sides' own work reveals them.
 
-use crate::cell::{finish_cell, measure_once, PlannedCell};
+use crate::cell::{finish_cell, measure_once, measure_python, PlannedCell};
 use crate::fleet::Fleet;
 use crate::interference::{self, SLOW_LIMIT};
 use crate::options::Options;
@@ -20,13 +20,19 @@ use std::time::{Duration, Instant};
 pub type Histograms = BTreeMap<usize, Vec<(Histogram<u64>, Duration)>>;
 
 /// Which sides of a cell do the same work for every call, so that their CPU per call is the
-/// machine's speed: (client, server). Closed loop through the engine only: in open loop the client
-/// spins to start calls on time; a peer tool or a cluster is not measured again here. Nor is a cell
+/// machine's speed: (client, server). Closed loop through the engine or a Python caller (one call
+/// at a time) only: in open loop the client spins to start calls on time; a peer tool or a
+/// cluster is not measured again here. Nor is a cell
 /// across an emulated link: both sides idle a round trip between calls, and what waking costs them
 /// then varies far more than the machine's speed (the Java servers' CPU per call by ±25% between
 /// repetitions at 14 ms, which had seed 003's suite measure dozens again for 25 minutes and more,
 /// while the run time they would change is one round trip per call).
 fn fixed_work_sides(p: &CellPlan) -> (bool, bool) {
+    // A Python caller makes one call at a time: its own CPU per call, and over the wire the
+    // server's, are the same work every call (as `python -m callbench.boundary` judges them).
+    if let CellKind::Python(m) = &p.kind {
+        return (true, m.server.is_some());
+    }
     if p.kind != CellKind::Load || p.cluster.is_some() || p.fields.rate.is_some() || p.fields.network.is_some() {
         return (false, false);
     }
@@ -111,7 +117,13 @@ pub async fn measure_again(
             attempts[run] += 1;
             progress.show(&format!("{experiment}: measuring a repetition of {} again ({why})", p.id), true);
             let started = Instant::now();
-            let outcome = measure_once(p, *rate, fleet, results, o).await;
+            let outcome = match &p.kind {
+                CellKind::Python(m) => {
+                    let python = crate::python::interpreter(fleet.repo());
+                    measure_python(fleet.repo(), &python, p, m, fleet, results, o).await
+                }
+                _ => measure_once(p, *rate, fleet, results, o).await,
+            };
             progress.done(&p.id, started.elapsed());
             let cell = &mut results.cells[*index];
             cell.reruns += 1;
@@ -198,5 +210,14 @@ mod tests {
         let sides = |s: &crate::suite::Suite| fixed_work_sides(&crate::plan::cells(s, &s.experiments[0]).unwrap()[0]);
         assert_eq!(sides(&suite("")), (true, true));
         assert_eq!(sides(&suite("network = { rtt = '14ms' }")), (false, false));
+        let python = |servers: &str| {
+            let s = crate::suite::Suite::parse(&format!(
+                "name='x'\n[[experiment]]\nid='p'\nkind='python'\ntitle='t'\nservers=[{servers}]\nworkloads=['noop']"
+            ))
+            .unwrap();
+            fixed_work_sides(&crate::plan::cells(&s, &s.experiments[0]).unwrap()[0])
+        };
+        assert_eq!(python("'pyo3'"), (true, false), "in-process: the caller alone");
+        assert_eq!(python("'requests+rust-axum'"), (true, true));
     }
 }
