@@ -1,10 +1,12 @@
 //! What a run found, in a few plain sentences generated from the results: per experiment and
 //! workload which server was ahead on the headline and by how much (with the ratio's interval,
-//! see [`findings`]), which differences are within noise, what the bottleneck was, which cells
-//! cannot be trusted, and how the seed articles' figures compare (and why they differ). Printed
-//! first by `report.md`, `report.html` and the end of `callbench run`.
+//! see [`findings`]), which differences are within noise, what the bottleneck was, rounds in which
+//! the machine changed speed ([`machine_speed`]), which cells cannot be trusted, and how the seed
+//! articles' figures compare (and why they differ). Printed first by `report.md`, `report.html`
+//! and the end of `callbench run`.
 
 mod findings;
+mod machine_speed;
 
 use crate::format;
 use crate::model::{Cell, Experiment, Results};
@@ -16,6 +18,7 @@ pub fn sentences(r: &Results) -> Vec<String> {
     for exp in &r.experiments {
         out.extend(findings::sentences(r, exp));
         out.extend(bottlenecks(r, exp));
+        out.extend(machine_speed::sentence(r, exp));
         out.extend(round_trips(r, exp));
     }
     out.extend(trust(r));

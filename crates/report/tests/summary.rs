@@ -204,3 +204,41 @@ fn round_trips_are_summed_up_per_server_across_a_sweep() {
     }
     assert!(line.contains("1.0 (") && line.contains(" cells)"), "{line}");
 }
+
+#[test]
+fn rounds_that_moved_most_cells_at_once_read_as_the_machine_changing_speed() {
+    let unmoved = sentences(&common::fixture()).join("\n");
+    assert!(!unmoved.contains("speed changed"), "the fixture's spread is each cell's own: {unmoved}");
+    // Round 2 of every sequential cell 25% faster, as a slow spell of the machine leaves the others.
+    let mut r = common::fixture();
+    let mut moved = 0;
+    let rounds = r.cells.iter().filter(|c| c.experiment == "sequential").map(|c| c.runs.len()).max().unwrap();
+    for cell in r.cells.iter_mut().filter(|c| c.experiment == "sequential" && c.runs.len() == rounds) {
+        if let Some(latency) = cell.runs[1].latency_us.as_mut() {
+            latency.p50 *= 0.75;
+            moved += 1;
+        }
+        analysis::summarise(cell, "latency_p50_us", 0.0, 1, 1);
+    }
+    assert!(moved >= 4);
+    let r = recompare(r);
+    let found = sentences(&r);
+    let machine: Vec<&String> = found.iter().filter(|s| s.contains("speed changed")).collect();
+    assert_eq!(machine.len(), 1, "{found:#?}");
+    let noisy = r.cells.iter().filter(|c| c.experiment == "sequential" && c.noisy).count();
+    let text = machine[0];
+    let head = "Sequential latency: one call at a time: in round 2, at least ";
+    assert!(text.starts_with(head), "{text}");
+    // The cells a round moved beyond 10% from their own medians: one already low there may not be.
+    let together: usize = text[head.len()..].split(' ').next().unwrap().parse().unwrap();
+    assert!(together + 1 >= moved, "{text}");
+    assert!(
+        text.contains(&format!(
+            " of {moved} cells' p50 latency was more than 10% below their own medians at once: the machine's speed \
+             changed during the experiment, not one server's"
+        )),
+        "{text}"
+    );
+    assert!(text.ends_with(&format!(" of its {noisy} noisy cells would not be.")), "{text}");
+    check_report(&r);
+}

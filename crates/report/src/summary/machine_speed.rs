@@ -1,0 +1,155 @@
+//! Rounds in which the machine, not a server, changed speed. Every cell of an experiment is
+//! measured once per round, so when most of its cells moved the same way, beyond the noise limit,
+//! in the same rounds, the spread that made them noisy is the machine's: on this VM a slow spell
+//! of tens of seconds raised every REST and gRPC cell's time per call by 20% at once while the
+//! in-process cells did not move (2026-11-28). Said in one sentence, with how many noisy cells
+//! those rounds alone explain.
+
+use crate::model::{Cell, Experiment, Results};
+use crate::names;
+use crate::stats::{self, NOISY_SPREAD};
+
+/// Fewer cells than this moving together are not read as the machine: with three cells a p99
+/// (which moves by more than 10% either way from round to round) put two together in most rounds.
+const MIN_MOVED: usize = 4;
+
+/// `Sequential latency: in rounds 1–2, 9 of 12 cells' wall time per call was more than 10% below
+/// their own medians at once: …`, or nothing when no round moved most cells together.
+pub fn sentence(r: &Results, exp: &Experiment) -> Option<String> {
+    let series = headline_series(r, exp);
+    if series.len() < MIN_MOVED {
+        return None;
+    }
+    let rounds = series[0].1.len();
+    let mut moved: Vec<(usize, Direction, usize)> = vec![];
+    for round in 0..rounds {
+        let (mut above, mut below) = (0, 0);
+        for (_, values) in &series {
+            match direction(values, round) {
+                Some(Direction::Above) => above += 1,
+                Some(Direction::Below) => below += 1,
+                None => {}
+            }
+        }
+        // Most of the experiment's cells, one way: a server's own hiccup moves one cell.
+        let together = |n: usize| n >= MIN_MOVED && n * 2 > series.len();
+        if together(above) {
+            moved.push((round, Direction::Above, above));
+        } else if together(below) {
+            moved.push((round, Direction::Below, below));
+        }
+    }
+    if moved.is_empty() {
+        return None;
+    }
+    let shifted: Vec<usize> = moved.iter().map(|(round, _, _)| *round).collect();
+    let noisy: Vec<&&Cell> = series.iter().map(|(c, _)| c).filter(|c| c.noisy).collect();
+    let explained = series.iter().filter(|(c, values)| c.noisy && !noisy_without(values, &shifted)).count();
+    let fewest = moved.iter().map(|(_, _, n)| *n).min().unwrap_or(0);
+    let directions: Vec<&str> = moved.iter().map(|(_, d, _)| d.word()).collect();
+    let way = if directions.iter().all(|d| *d == directions[0]) { directions[0] } else { "above or below" };
+    let mut text = format!(
+        "{}: in {} {}, at least {fewest} of {} cells' {} was more than {:.0}% {way} their own medians at once: \
+         the machine's speed changed during the experiment, not one server's (every cell was measured in every \
+         round, so the comparisons saw the same changes)",
+        exp.title,
+        if shifted.len() == 1 { "round" } else { "rounds" },
+        rounds_text(&shifted),
+        series.len(),
+        names::metric_label(&exp.headline),
+        NOISY_SPREAD * 100.0,
+    );
+    if !noisy.is_empty() {
+        text.push_str(&format!("; without those rounds {explained} of its {} noisy cells would not be", noisy.len()));
+    }
+    text.push('.');
+    Some(text)
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Direction {
+    Above,
+    Below,
+}
+
+impl Direction {
+    fn word(self) -> &'static str {
+        match self {
+            Direction::Above => "above",
+            Direction::Below => "below",
+        }
+    }
+}
+
+/// The experiment's cells measured in every round, with their headline figure round by round
+/// (a repetition measured again stays in its round's place).
+fn headline_series<'a>(r: &'a Results, exp: &Experiment) -> Vec<(&'a Cell, Vec<f64>)> {
+    let cells: Vec<&Cell> = r.cells.iter().filter(|c| c.experiment == exp.id).collect();
+    let rounds = cells.iter().map(|c| c.runs.len()).max().unwrap_or(0);
+    if rounds < 3 {
+        return vec![];
+    }
+    cells
+        .into_iter()
+        .filter(|c| c.runs.len() == rounds)
+        .filter_map(|c| {
+            let values: Vec<f64> = c.runs.iter().filter_map(|run| run.metric(&exp.headline)).collect();
+            (values.len() == rounds && values.iter().all(|v| *v > 0.0)).then_some((c, values))
+        })
+        .collect()
+}
+
+/// How the round's figure sits against the cell's median, when beyond the noise limit.
+fn direction(values: &[f64], round: usize) -> Option<Direction> {
+    let median = stats::median(values)?;
+    let off = values[round] / median - 1.0;
+    if off > NOISY_SPREAD {
+        Some(Direction::Above)
+    } else if off < -NOISY_SPREAD {
+        Some(Direction::Below)
+    } else {
+        None
+    }
+}
+
+/// Whether the figures leaving out `rounds` are still noisy, by the rule the cell was judged by.
+fn noisy_without(values: &[f64], rounds: &[usize]) -> bool {
+    let kept: Vec<f64> = values.iter().enumerate().filter(|(i, _)| !rounds.contains(i)).map(|(_, v)| *v).collect();
+    stats::estimate(&kept).is_none_or(|e| stats::is_noisy(&e))
+}
+
+/// `1–2, 5` (rounds counted from 1).
+fn rounds_text(rounds: &[usize]) -> String {
+    let mut parts: Vec<String> = vec![];
+    let mut i = 0;
+    while i < rounds.len() {
+        let mut j = i;
+        while j + 1 < rounds.len() && rounds[j + 1] == rounds[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j > i { format!("{}–{}", rounds[i] + 1, rounds[j] + 1) } else { format!("{}", rounds[i] + 1) });
+        i = j + 1;
+    }
+    parts.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounds_read_as_ranges_from_one() {
+        assert_eq!(rounds_text(&[0, 1]), "1–2");
+        assert_eq!(rounds_text(&[2, 3, 4, 7]), "3–5, 8");
+        assert_eq!(rounds_text(&[5]), "6");
+    }
+
+    #[test]
+    fn a_round_is_placed_against_the_cells_own_median() {
+        let values = [20.0, 20.5, 25.0, 25.5, 25.0, 25.2, 24.9];
+        assert!(direction(&values, 0) == Some(Direction::Below));
+        assert!(direction(&values, 3).is_none());
+        assert!(noisy_without(&[20.0, 20.5, 25.0, 25.5, 25.0, 25.2, 24.9, 25.1, 25.0], &[]));
+        assert!(!noisy_without(&[20.0, 20.5, 25.0, 25.5, 25.0, 25.2, 24.9, 25.1, 25.0], &[0, 1]));
+    }
+}
