@@ -126,6 +126,13 @@ fn a_suite_runs_and_writes_results_reports_and_histograms() {
             // At least the 10-byte payload; raw echo sends exactly that, so the calls that straddle the
             // window's edges can leave its median a hair under (9.9987 seen).
             assert!(summary["wire_sent_per_call"]["median"].as_f64().unwrap() >= 9.9, "{c:#}");
+            // Client and server on CPUs of their own: how far apart they were, around each repetition.
+            if std::thread::available_parallelism().map_or(1, |n| n.get()) > 1 {
+                for run in c["runs"].as_array().unwrap() {
+                    let trips = run["cpus_round_trip_ns"].as_array().unwrap_or_else(|| panic!("{run:#}"));
+                    assert!(trips.len() == 2 && trips.iter().all(|t| t.as_f64().unwrap() > 0.0), "{run:#}");
+                }
+            }
         }
         assert!(summary["client_cpu_us_per_call"]["median"].as_f64().unwrap() > 0.0, "{c:#}");
     }

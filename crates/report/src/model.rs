@@ -298,6 +298,10 @@ pub struct RunMetrics {
     /// The machines of a Ray cluster that made the calls together (`cluster` in the suite).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cluster: Option<ClusterRun>,
+    /// A cache line's round trip between the first client and server CPUs, ns, before the run and
+    /// after it: tens of ns when the hypervisor has them share a core, hundreds when not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpus_round_trip_ns: Option<[f64; 2]>,
 }
 
 /// A repetition made by several machines together: the figures above are their merged ones

@@ -1,6 +1,7 @@
 //! `callbench run`: suites of experiments measured fairly — servers started pinned to their own
 //! CPUs and verified first, interleaved repetitions, both sides' CPU, results.json as cells finish.
 
+pub mod cache_distance;
 pub mod cell;
 pub mod client_metrics;
 pub mod cluster;

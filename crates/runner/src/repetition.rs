@@ -53,8 +53,13 @@ pub async fn run(
             }
         })));
     }
+    // Outside the window, with the server idle: how far apart the two sides' CPUs are now.
+    let cpus = sides.and_then(|s| Some((*s.client.first()?, *s.server.first()?))).filter(|(c, s)| c != s);
+    let distance = || cpus.and_then(|(c, s)| crate::cache_distance::round_trip_ns(c, s));
+    let before = distance();
     let rss = (!pids.is_empty()).then(|| RssSampler::start(pids.clone()));
     let result = built.run(plan, &callbench_load::Unwatched).await?;
+    let after = distance();
     let peak_rss = rss.map(|r| r.peak());
     let s = result.stats.summary(&result.info);
     let window = result.info.window;
@@ -82,6 +87,7 @@ pub async fn run(
         interference,
         disturbed: interference.as_ref().and_then(interference::disturbed),
         outside,
+        cpus_round_trip_ns: before.zip(after).map(|(b, a)| [b, a]),
         ..crate::client_metrics::from_summary(&s, &result.info, spec.warmup)
     };
     Ok(Measured { metrics, histogram: result.stats.latency_us, window, cancelled: result.info.cancelled })

@@ -3,7 +3,8 @@
 //! in the same rounds, the spread that made them noisy is the machine's: on this VM a slow spell
 //! of tens of seconds raised every REST and gRPC cell's time per call by 20% at once while the
 //! in-process cells did not move (2026-11-28). Said in one sentence, with how many noisy cells
-//! those rounds alone explain.
+//! those rounds alone explain and, where it was measured, whether the two sides' CPUs had been
+//! moved apart or together (see the runner's `cache_distance`).
 
 use crate::model::{Cell, Experiment, Results};
 use crate::names;
@@ -12,6 +13,8 @@ use crate::stats::{self, NOISY_SPREAD};
 /// Fewer cells than this moving together are not read as the machine: with three cells a p99
 /// (which moves by more than 10% either way from round to round) put two together in most rounds.
 const MIN_MOVED: usize = 4;
+/// Round trips this many times apart are two placements of the CPUs (55 ns against 350 ns here).
+const DISTANCE_CHANGED: f64 = 1.5;
 
 /// `Sequential latency: in rounds 1–2, 9 of 12 cells' wall time per call was more than 10% below
 /// their own medians at once: …`, or nothing when no round moved most cells together.
@@ -59,11 +62,36 @@ pub fn sentence(r: &Results, exp: &Experiment) -> Option<String> {
         names::metric_label(&exp.headline),
         NOISY_SPREAD * 100.0,
     );
+    if let Some(apart) = cpus_apart(&series, &shifted) {
+        text.push_str(&apart);
+    }
     if !noisy.is_empty() {
         text.push_str(&format!("; without those rounds {explained} of its {} noisy cells would not be", noisy.len()));
     }
     text.push('.');
     Some(text)
+}
+
+/// How far apart the client's and the server's CPUs were (a cache line's round trip, taken
+/// around each repetition) in the moved rounds and in the others, when both were measured.
+fn cpus_apart(series: &[(&Cell, Vec<f64>)], shifted: &[usize]) -> Option<String> {
+    let (mut moved, mut others) = (vec![], vec![]);
+    for (cell, _) in series {
+        for (round, run) in cell.runs.iter().enumerate() {
+            let Some(trips) = run.cpus_round_trip_ns else { continue };
+            if shifted.contains(&round) { &mut moved } else { &mut others }.extend(trips);
+        }
+    }
+    let (a, b) = (stats::median(&moved)?, stats::median(&others)?);
+    let ratio = a.max(b) / a.min(b).max(1e-9);
+    Some(if ratio >= DISTANCE_CHANGED {
+        format!(
+            "; the client's and the server's CPUs were {a:.0} ns apart in those rounds (a cache line's round trip, \
+             median) and {b:.0} ns in the others: the hypervisor had moved them"
+        )
+    } else {
+        format!("; the client's and the server's CPUs were as far apart in those rounds as in the others ({a:.0} vs {b:.0} ns, a cache line's round trip): the cause was elsewhere")
+    })
 }
 
 #[derive(Clone, Copy, PartialEq)]

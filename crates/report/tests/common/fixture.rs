@@ -359,6 +359,7 @@ fn machine(r: &mut Results) {
             server_voluntary_switches_per_call: run.server_cpu_us_per_call.map(|_| 1.0),
             server_involuntary_switches_per_call: run.server_cpu_us_per_call.map(|_| 0.01),
         });
+        run.cpus_round_trip_ns = run.server_cpu_us_per_call.map(|_| [60.0, 61.0]);
     }
     let cell = r.cells.iter_mut().find(|c| c.id == DISTURBED_CELL).unwrap();
     cell.disturbed = Some(DISTURBED.into());
