@@ -21,6 +21,7 @@ pub fn sentences(r: &Results) -> Vec<String> {
         out.extend(machine_speed::sentence(r, exp));
         out.extend(round_trips(r, exp));
     }
+    out.extend(machine_speed::placements(r));
     out.extend(trust(r));
     out.extend(references(r));
     out

@@ -209,6 +209,7 @@ fn round_trips_are_summed_up_per_server_across_a_sweep() {
 fn rounds_that_moved_most_cells_at_once_read_as_the_machine_changing_speed() {
     let unmoved = sentences(&common::fixture()).join("\n");
     assert!(!unmoved.contains("speed changed"), "the fixture's spread is each cell's own: {unmoved}");
+    assert!(!unmoved.contains("The hypervisor moved"), "its CPUs stayed 60 ns apart: {unmoved}");
     // Round 2 of every sequential cell 25% faster, as a slow spell of the machine leaves the others.
     let mut r = common::fixture();
     let mut moved = 0;
@@ -251,6 +252,24 @@ fn rounds_that_moved_most_cells_at_once_read_as_the_machine_changing_speed() {
              median) and 350 ns in the others: the hypervisor had moved them;"
         ),
         "{text}"
+    );
+    // The same, counted over the whole run: the repetitions in each placement.
+    // (The other experiments' repetitions stayed 60 ns apart, as the sequential one's round 2.)
+    let trips: Vec<f64> =
+        r.cells.iter().flat_map(|c| &c.runs).filter_map(|run| run.cpus_round_trip_ns).map(|t| t[0]).collect();
+    let near = trips.iter().filter(|t| **t < 100.0).count();
+    let placements = found.iter().find(|s| s.starts_with("The hypervisor moved")).expect("a placement sentence");
+    assert!(
+        placements.starts_with(&format!(
+            "The hypervisor moved the client's and the server's CPUs during the run: in {near} of {} repetitions \
+             they were ",
+            trips.len()
+        )) && placements.contains(" ns apart (a cache line's round trip, median), in the others 350 ns; "),
+        "{placements}"
+    );
+    assert!(
+        placements.ends_with(" noisy cells that call a server have repetitions in both placements."),
+        "{placements}"
     );
     check_report(&r);
 }

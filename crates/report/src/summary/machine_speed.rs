@@ -94,6 +94,45 @@ fn cpus_apart(series: &[(&Cell, Vec<f64>)], shifted: &[usize]) -> Option<String>
     })
 }
 
+/// Across the whole run: when the client's and the server's CPUs were near in some repetitions
+/// and far in others (round trips [`DISTANCE_CHANGED`] times apart), how many of each, and which
+/// noisy cells have repetitions in both placements.
+pub fn placements(r: &Results) -> Option<String> {
+    let apart = |run: &crate::model::RunMetrics| run.cpus_round_trip_ns.map(|[b, a]| (b + a) / 2.0);
+    let all: Vec<f64> = r.cells.iter().flat_map(|c| &c.runs).filter_map(apart).collect();
+    let (nearest, farthest) = all.iter().fold((f64::MAX, 0.0f64), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
+    if all.is_empty() || farthest < nearest.max(1e-9) * DISTANCE_CHANGED {
+        return None;
+    }
+    // Between the two placements, on a log scale.
+    let split = (nearest * farthest).sqrt();
+    let (near, far): (Vec<f64>, Vec<f64>) = all.iter().partition(|v| **v < split);
+    let both = |c: &&&Cell| {
+        let placed: Vec<bool> = c.runs.iter().filter_map(apart).map(|v| v < split).collect();
+        placed.contains(&true) && placed.contains(&false)
+    };
+    let noisy: Vec<&Cell> =
+        r.cells.iter().filter(|c| c.noisy && c.runs.iter().any(|run| apart(run).is_some())).collect();
+    let spanning: Vec<&str> = noisy.iter().filter(both).map(|c| c.id.as_str()).collect();
+    let mut text = format!(
+        "The hypervisor moved the client's and the server's CPUs during the run: in {} of {} repetitions they were \
+         {:.0} ns apart (a cache line's round trip, median), in the others {:.0} ns",
+        near.len(),
+        all.len(),
+        stats::median(&near)?,
+        stats::median(&far)?,
+    );
+    if !noisy.is_empty() {
+        text.push_str(&format!(
+            "; {} of the {} noisy cells that call a server have repetitions in both placements",
+            spanning.len(),
+            noisy.len()
+        ));
+    }
+    text.push('.');
+    Some(text)
+}
+
 #[derive(Clone, Copy, PartialEq)]
 enum Direction {
     Above,
