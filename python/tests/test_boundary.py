@@ -129,8 +129,9 @@ def test_a_busy_process_on_the_server_cpu_marks_the_wire_cells_disturbed(tmp_pat
         while cpu_ticks(busy.pid) < 2:  # running, not only started
             assert time.monotonic() < deadline, "the busy loop never ran"
             time.sleep(0.01)
-        # 1000 calls over the wire take 0.3 s or more: long enough for /proc/stat's 10 ms ticks.
-        r, left = run("--only", "pyo3,grpcio", "--experiments", "noop", "--noop-calls", "1000", "-k", "2",
+        # The share of a CPU is read over 20 /proc/stat ticks (0.2 s) at least: 4000 calls over the wire
+        # take 0.5 s or more (with 1000, a fresh clone's run on 2026-11-28 read no share and failed here).
+        r, left = run("--only", "pyo3,grpcio", "--experiments", "noop", "--noop-calls", "4000", "-k", "2",
                       "--no-build", "--out", str(tmp_path))
     finally:
         busy.kill()
