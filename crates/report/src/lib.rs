@@ -10,6 +10,7 @@ pub mod html;
 pub mod markdown;
 pub mod model;
 pub mod names;
+pub mod placement;
 pub mod setup;
 pub mod stats;
 pub mod summary;

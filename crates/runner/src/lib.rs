@@ -18,6 +18,7 @@ pub mod options;
 pub mod outside;
 pub mod peer;
 pub mod pinning;
+pub mod placement_gate;
 pub mod plan;
 pub mod processing;
 pub mod progress;

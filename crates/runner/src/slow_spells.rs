@@ -1,13 +1,14 @@
 //! After an experiment's rounds: the repetitions that ran in a slow spell of the machine (the CPU
 //! per call of a side doing the same work for every call rose above the cell's median; see
-//! `interference::slow_runs`) are measured again, once each, and replaced when the new one is not
-//! slow too. Other processes on the CPUs are caught per repetition (`disturbed`); these spells
+//! `interference::slow_runs`), and those with the CPUs placed otherwise than most of the
+//! experiment's (`placement_gate`), are measured again and replaced when the new one is neither. Other processes on the CPUs are caught per repetition (`disturbed`); these spells
 //! showed no other process and no steal, so only the sides' own work reveals them.
 
 use crate::cell::{finish_cell, measure_once, measure_python, PlannedCell};
 use crate::fleet::Fleet;
 use crate::interference::{self, SLOW_LIMIT};
 use crate::options::Options;
+use crate::placement_gate::{held, Gate};
 use crate::plan::{CellKind, CellPlan};
 use crate::progress::Progress;
 use crate::store::Store;
@@ -79,6 +80,24 @@ fn still_slow(m: &RunMetrics, medians: (Option<f64>, Option<f64>)) -> bool {
     above(Some(m.client_cpu_us_per_call), medians.0) || above(m.server_cpu_us_per_call, medians.1)
 }
 
+/// The repetitions of a cell to measure again, in order: the slow ones (slowest first, judged
+/// among those in the experiment's usual placement of the CPUs: the other placement's are slower
+/// or faster as a whole), then those outside that placement; each once, with why.
+fn to_measure_again(runs: &[RunMetrics], sides: (bool, bool), gate: Option<&Gate>) -> Vec<(usize, String)> {
+    let Some(gate) = gate else { return slow_runs(runs, sides) };
+    let usual: Vec<usize> = (0..runs.len()).filter(|i| gate.usual(&runs[*i])).collect();
+    let placed: Vec<RunMetrics> = usual.iter().map(|i| runs[*i].clone()).collect();
+    let mut again: Vec<(usize, String)> =
+        slow_runs(&placed, sides).into_iter().map(|(i, why)| (usual[i], why)).collect();
+    again.extend(runs.iter().enumerate().filter_map(|(run, m)| Some((run, gate.outside(m)?))));
+    again
+}
+
+/// The runs of `runs` a measurement again is judged against: those in the usual placement.
+fn judged_against(runs: &[RunMetrics], gate: Option<&Gate>) -> Vec<RunMetrics> {
+    runs.iter().filter(|r| gate.is_none_or(|g| g.usual(r))).cloned().collect()
+}
+
 #[allow(clippy::too_many_arguments)]
 pub async fn measure_again(
     experiment: &str,
@@ -90,13 +109,24 @@ pub async fn measure_again(
     o: &Options,
     progress: &mut Progress,
 ) -> Result<(), String> {
-    // The time left counts one measurement per slow repetition (a second one is the exception).
+    // Repetitions are held to the placement of the CPUs most of the experiment's had.
+    let held_runs: Vec<&RunMetrics> =
+        cells.iter().filter(|c| held(&c.plan)).flat_map(|c| &results.cells[c.index].runs).collect();
+    let now = match (o.client_cpus.first(), o.server_cpus.first()) {
+        (Some(&c), Some(&s)) if !held_runs.is_empty() => crate::cache_distance::round_trip_ns(c, s),
+        _ => None,
+    };
+    let all = results.cells.iter().flat_map(|c| &c.runs);
+    let mut gate = Gate::new(all, held_runs, now, &o.client_cpus, &o.server_cpus);
+    // The time left counts one measurement per repetition to measure again (a second is the exception).
     for PlannedCell { plan: p, index, .. } in cells {
-        progress.expect(&p.id, slow_runs(&results.cells[*index].runs, fixed_work_sides(p)).len());
+        let g = gate.as_ref().filter(|_| held(p));
+        progress.expect(&p.id, to_measure_again(&results.cells[*index].runs, fixed_work_sides(p), g).len());
     }
     for PlannedCell { plan: p, index, rate } in cells {
         let sides = fixed_work_sides(p);
-        if slow_runs(&results.cells[*index].runs, sides).is_empty() {
+        let placed = held(p);
+        if to_measure_again(&results.cells[*index].runs, sides, gate.as_ref().filter(|_| placed)).is_empty() {
             continue;
         }
         // As many measurements again as the cell has repetitions, two per repetition at most: on
@@ -107,13 +137,25 @@ pub async fn measure_again(
         let mut attempts = vec![0u32; budget];
         for _ in 0..budget {
             let runs = &results.cells[*index].runs;
-            let Some((run, why)) = slow_runs(runs, sides).into_iter().find(|(run, _)| attempts[*run] < 2) else {
+            let g = gate.as_ref().filter(|_| placed);
+            let Some((run, why)) = to_measure_again(runs, sides, g).into_iter().find(|(run, _)| attempts[*run] < 2)
+            else {
                 break;
             };
             if o.cancel.load(Ordering::Relaxed) || results.cells[*index].status != CellStatus::Ok {
                 return Ok(());
             }
-            let medians = medians(runs, sides);
+            let medians = medians(&judged_against(runs, g), sides);
+            // Measured in the other placement, it would be outside again: wait for the usual one.
+            if let Some(g) = gate.as_mut().filter(|_| placed) {
+                progress.show(
+                    &format!("{experiment}: waiting for the CPUs' usual placement to measure {} again", p.id),
+                    false,
+                );
+                if !g.wait(&o.cancel).await {
+                    break;
+                }
+            }
             attempts[run] += 1;
             progress.show(&format!("{experiment}: measuring a repetition of {} again ({why})", p.id), true);
             let started = Instant::now();
@@ -128,10 +170,12 @@ pub async fn measure_again(
             let cell = &mut results.cells[*index];
             cell.reruns += 1;
             let Ok(m) = outcome else { continue };
+            let outside = gate.as_ref().is_some_and(|g| placed && !g.usual(&m.metrics));
             if m.cancelled
                 || m.metrics.calls_errors > 0
                 || still_slow(&m.metrics, medians)
                 || m.metrics.disturbed.is_some()
+                || outside
             {
                 continue;
             }
@@ -141,9 +185,10 @@ pub async fn measure_again(
             }
         }
         progress.expect(&p.id, 0);
-        // What is still slow after that was measured on a slower machine: said so beside it.
+        // What is still slow, or still placed otherwise, after that was measured on a slower (or
+        // another) machine: said so beside it.
         let cell = &mut results.cells[*index];
-        for (run, why) in slow_runs(&cell.runs, sides) {
+        for (run, why) in to_measure_again(&cell.runs, sides, gate.as_ref().filter(|_| placed)) {
             cell.runs[run].disturbed.get_or_insert(why);
         }
         finish_cell(results, *index, histograms.get(index).map(|v| &v[..]).unwrap_or(&[]), store, o);
@@ -196,6 +241,26 @@ mod tests {
         assert!(still_slow(&run(9.0, Some(19.0)), (Some(9.5), Some(16.3))));
         assert!(!still_slow(&run(10.0, Some(17.0)), (Some(9.5), Some(16.3))));
         assert!(!still_slow(&run(10.0, None), (None, Some(16.3))), "no server figure: nothing to judge");
+    }
+
+    #[test]
+    fn outside_the_usual_placement_is_measured_again_and_slowness_is_judged_within_it() {
+        // Five near repetitions (one slow among them) and four far ones, 25% slower as a whole.
+        let placed =
+            |client: f64, trip: f64| RunMetrics { cpus_round_trip_ns: Some([trip, trip]), ..run(client, None) };
+        let runs: Vec<RunMetrics> = [(10.0, 65.0), (10.1, 66.0), (13.0, 64.0), (9.9, 65.0), (10.0, 67.0)]
+            .into_iter()
+            .chain([(12.5, 220.0), (12.6, 215.0), (12.4, 230.0), (12.5, 210.0)])
+            .map(|(c, t)| placed(c, t))
+            .collect();
+        let gate = Gate::new(&runs, &runs, None, &[0], &[1]).expect("two placements");
+        let again = to_measure_again(&runs, (true, false), Some(&gate));
+        assert_eq!(again.iter().map(|a| a.0).collect::<Vec<_>>(), vec![2, 5, 6, 7, 8]);
+        assert!(again[0].1.starts_with("the client's CPU per call was 30% above"), "{}", again[0].1);
+        assert!(again[1].1.contains("CPUs were 220 ns apart"), "{}", again[1].1);
+        assert_eq!(judged_against(&runs, Some(&gate)).len(), 5);
+        // Without a placement to hold to, the median falls between the two: none reads as slow.
+        assert!(to_measure_again(&runs, (true, false), None).is_empty());
     }
 
     #[test]

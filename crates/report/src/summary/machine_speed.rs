@@ -8,13 +8,12 @@
 
 use crate::model::{Cell, Experiment, Results};
 use crate::names;
+use crate::placement::{self, Placement, DISTANCE_CHANGED};
 use crate::stats::{self, NOISY_SPREAD};
 
 /// Fewer cells than this moving together are not read as the machine: with three cells a p99
 /// (which moves by more than 10% either way from round to round) put two together in most rounds.
 const MIN_MOVED: usize = 4;
-/// Round trips this many times apart are two placements of the CPUs (55 ns against 350 ns here).
-const DISTANCE_CHANGED: f64 = 1.5;
 
 /// `Sequential latency: in rounds 1–2, 9 of 12 cells' wall time per call was more than 10% below
 /// their own medians at once: …`, or nothing when no round moved most cells together.
@@ -95,37 +94,53 @@ fn cpus_apart(series: &[(&Cell, Vec<f64>)], shifted: &[usize]) -> Option<String>
 }
 
 /// Across the whole run: when the client's and the server's CPUs were near in some repetitions
-/// and far in others (round trips [`DISTANCE_CHANGED`] times apart), how many of each, and which
-/// noisy cells have repetitions in both placements.
+/// and far in others (see [`placement::boundary`]), how many of each, how many are still outside
+/// their experiment's usual placement after the runner measured them again, and which noisy
+/// cells have repetitions in both placements.
 pub fn placements(r: &Results) -> Option<String> {
-    let apart = |run: &crate::model::RunMetrics| run.cpus_round_trip_ns.map(|[b, a]| (b + a) / 2.0);
-    let all: Vec<f64> = r.cells.iter().flat_map(|c| &c.runs).filter_map(apart).collect();
-    let (nearest, farthest) = all.iter().fold((f64::MAX, 0.0f64), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
-    if all.is_empty() || farthest < nearest.max(1e-9) * DISTANCE_CHANGED {
-        return None;
+    let runs = || r.cells.iter().flat_map(|c| &c.runs);
+    let split = placement::boundary(&placement::trips(runs()))?;
+    let count = |p: Placement| runs().filter(|run| placement::of(run, split) == Some(p)).count();
+    let placed = runs().filter(|run| run.cpus_round_trip_ns.is_some()).count();
+    let mut text = format!(
+        "The hypervisor moved the client's and the server's CPUs during the run: in {} of {placed} repetitions they \
+         were {:.0} ns apart (a cache line's round trip, median), in {} {:.0} ns",
+        count(Placement::Near),
+        placement::median_trip(runs(), split, Placement::Near)?,
+        count(Placement::Far),
+        placement::median_trip(runs(), split, Placement::Far)?,
+    );
+    let moved = count(Placement::Moved);
+    if moved > 0 {
+        text.push_str(&format!(", and {moved} moved while measured"));
     }
-    // Between the two placements, on a log scale.
-    let split = (nearest * farthest).sqrt();
-    let (near, far): (Vec<f64>, Vec<f64>) = all.iter().partition(|v| **v < split);
+    // Each experiment's repetitions outside its usual placement were measured again (by the
+    // runner, for cells over loopback): what is left there is marked disturbed.
+    let mut outside = 0;
+    for exp in &r.experiments {
+        let cells: Vec<&Cell> = r.cells.iter().filter(|c| c.experiment == exp.id).collect();
+        let Some(usual) = placement::usual(cells.iter().flat_map(|c| &c.runs), split) else { continue };
+        outside += cells
+            .iter()
+            .flat_map(|c| &c.runs)
+            .filter(|run| placement::of(run, split).is_some_and(|p| p != usual))
+            .count();
+    }
+    text.push_str(&format!(
+        "; {outside} {} outside {} experiment's usual placement after measuring again",
+        if outside == 1 { "repetition is" } else { "repetitions are" },
+        if outside == 1 { "its" } else { "their" },
+    ));
     let both = |c: &&&Cell| {
-        let placed: Vec<bool> = c.runs.iter().filter_map(apart).map(|v| v < split).collect();
-        placed.contains(&true) && placed.contains(&false)
+        let placed: Vec<Placement> = c.runs.iter().filter_map(|run| placement::of(run, split)).collect();
+        placed.iter().any(|p| *p != placed[0])
     };
     let noisy: Vec<&Cell> =
-        r.cells.iter().filter(|c| c.noisy && c.runs.iter().any(|run| apart(run).is_some())).collect();
-    let spanning: Vec<&str> = noisy.iter().filter(both).map(|c| c.id.as_str()).collect();
-    let mut text = format!(
-        "The hypervisor moved the client's and the server's CPUs during the run: in {} of {} repetitions they were \
-         {:.0} ns apart (a cache line's round trip, median), in the others {:.0} ns",
-        near.len(),
-        all.len(),
-        stats::median(&near)?,
-        stats::median(&far)?,
-    );
+        r.cells.iter().filter(|c| c.noisy && c.runs.iter().any(|run| run.cpus_round_trip_ns.is_some())).collect();
     if !noisy.is_empty() {
+        let spanning = noisy.iter().filter(both).count();
         text.push_str(&format!(
-            "; {} of the {} noisy cells that call a server have repetitions in both placements",
-            spanning.len(),
+            "; {spanning} of the {} noisy cells that call a server have repetitions in more than one placement",
             noisy.len()
         ));
     }
