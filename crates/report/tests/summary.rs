@@ -267,7 +267,7 @@ fn rounds_that_moved_most_cells_at_once_read_as_the_machine_changing_speed() {
              they were ",
             trips.len()
         )) && placements.contains(&format!(
-            " ns apart (a cache line's round trip, median), in {} 350 ns; {outside} repetitions are outside their \
+            " ns apart (a cache line's round trip, median), in {} others 350 ns; {outside} repetitions are outside their \
              experiment's usual placement after measuring again; ",
             trips.len() - near
         )),

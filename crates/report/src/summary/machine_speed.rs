@@ -104,7 +104,7 @@ pub fn placements(r: &Results) -> Option<String> {
     let placed = runs().filter(|run| run.cpus_round_trip_ns.is_some()).count();
     let mut text = format!(
         "The hypervisor moved the client's and the server's CPUs during the run: in {} of {placed} repetitions they \
-         were {:.0} ns apart (a cache line's round trip, median), in {} {:.0} ns",
+         were {:.0} ns apart (a cache line's round trip, median), in {} others {:.0} ns",
         count(Placement::Near),
         placement::median_trip(runs(), split, Placement::Near)?,
         count(Placement::Far),
