@@ -109,7 +109,8 @@ pub async fn measure_again(
     o: &Options,
     progress: &mut Progress,
 ) -> Result<(), String> {
-    // Repetitions are held to the placement of the CPUs most of the experiment's had.
+    // Repetitions of cells over loopback are held to their experiment's usual placement of the
+    // CPUs (see `Gate::new`): where the CPUs are now is part of choosing it.
     let held_runs: Vec<&RunMetrics> =
         cells.iter().filter(|c| held(&c.plan)).flat_map(|c| &results.cells[c.index].runs).collect();
     let now = match (o.client_cpus.first(), o.server_cpus.first()) {
