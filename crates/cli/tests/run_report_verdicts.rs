@@ -12,7 +12,7 @@ const SUITE: &str = r#"
 name = "verdicts"
 repetitions = 5
 [defaults]
-duration = "300ms"
+duration = "100ms"
 warmup = "50ms"
 [[experiment]]
 id = "sequential"

@@ -17,7 +17,7 @@ name = "e2e"
 description = "end-to-end test suite"
 repetitions = 2
 [defaults]
-duration = "200ms"
+duration = "100ms"
 warmup = "50ms"
 
 [[experiment]]

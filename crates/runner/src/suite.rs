@@ -468,3 +468,4 @@ fn one_line(message: &str) -> String {
 
 #[cfg(test)]
 mod tests;
+mod times;

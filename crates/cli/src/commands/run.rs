@@ -16,6 +16,12 @@ pub struct Args {
     /// Repetitions of every cell, instead of the suite's.
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1000))]
     repetitions: Option<u16>,
+    /// How long every timed repetition is measured (e.g. 50ms), instead of the suite's: a quick look.
+    #[arg(long)]
+    duration: Option<String>,
+    /// The warm-up before every repetition (e.g. 10ms), instead of the suite's.
+    #[arg(long)]
+    warmup: Option<String>,
     /// CPUs of the client, e.g. 0 or 0-3 (default: the first half of the machine).
     #[arg(long)]
     client_cpus: Option<String>,
@@ -49,7 +55,8 @@ pub async fn run(args: Args) -> Result<i32> {
         ),
         None => (DEFAULT_SUITE.to_string(), "suites/default.toml (built in)".to_string()),
     };
-    let suite = Suite::parse(&text).map_err(|e| anyhow::anyhow!("suite {file}: {e}"))?;
+    let mut suite = Suite::parse(&text).map_err(|e| anyhow::anyhow!("suite {file}: {e}"))?;
+    suite.override_times(args.duration.as_deref(), args.warmup.as_deref()).map_err(anyhow::Error::msg)?;
     let suite_cpus = |v: &Option<Vec<usize>>| v.clone();
     let client = args.client_cpus.as_deref().map(pinning::parse_list).transpose().map_err(anyhow::Error::msg)?;
     let server = args.server_cpus.as_deref().map(pinning::parse_list).transpose().map_err(anyhow::Error::msg)?;
