@@ -37,8 +37,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CALLBENCH = ROOT / "target" / "release" / "callbench"
-VENV_PYTHON = ROOT / "target" / "python-venv" / "bin" / "python"
+# Cargo's target directory, as callbench finds it ($CARGO_TARGET_DIR, relative to the checkout).
+TARGET = ROOT / os.environ.get("CARGO_TARGET_DIR", "target")
+CALLBENCH = TARGET / "release" / "callbench"
+VENV_PYTHON = TARGET / "python-venv" / "bin" / "python"
 HOSTS = ["head", "node1", "node2", "server"]
 # Each process group started, with the signal that ends it (Ray nodes are killed: never `ray stop`).
 LIVE: list[tuple[subprocess.Popen, signal.Signals]] = []

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CALLBENCH = ROOT / "target" / "release" / "callbench"
+CALLBENCH = ROOT / os.environ.get("CARGO_TARGET_DIR", "target") / "release" / "callbench"
 LIVE: list[subprocess.Popen] = []
 
 CASES = {

@@ -34,9 +34,15 @@ def _built_from() -> str | None:
     return getattr(_native, "SOURCE_ROOT", None)
 
 
+def target_dir(repo: Path) -> Path:
+    """Cargo's target directory: $CARGO_TARGET_DIR (relative to the checkout) or the checkout's target/,
+    as the callbench CLI finds it."""
+    return repo / os.environ.get("CARGO_TARGET_DIR", "target")
+
+
 def find_cli(repo: Path, explicit: str | None = None) -> str:
     """The callbench CLI: `explicit`, $CALLBENCH_BIN, the checkout's release build, or `callbench` on PATH."""
-    for c in (explicit, os.environ.get("CALLBENCH_BIN"), str(repo / "target" / "release" / "callbench")):
+    for c in (explicit, os.environ.get("CALLBENCH_BIN"), str(target_dir(repo) / "release" / "callbench")):
         if c and os.access(c, os.X_OK):
             return c
     found = shutil.which("callbench")

@@ -16,6 +16,8 @@ import time
 
 from conftest import REPO, Orphans, descendants, still_running
 
+from callbench.servers import target_dir
+
 CMD = [sys.executable, "-m", "callbench.boundary"]
 
 
@@ -55,7 +57,7 @@ def test_a_small_run_prints_the_table_and_writes_valid_results(tmp_path):
     verified = [s["verify"] for s in doc["servers"] if "+" in s["name"]]
     assert len(verified) == 4 and all(v and v["passed"] > 50 and v["failed"] == 0 for v in verified), verified
     # callbench's own CLI reads it back (same schema as `callbench run`).
-    report = subprocess.run([str(REPO / "target" / "release" / "callbench"), "report", str(tmp_path)],
+    report = subprocess.run([str(target_dir(REPO) / "release" / "callbench"), "report", str(tmp_path)],
                             capture_output=True, text=True, timeout=120)
     assert report.returncode == 0, report.stderr
     assert left == [], "outlived the run"

@@ -11,7 +11,9 @@ import sys
 
 from conftest import REPO, Orphans
 
-CALLBENCH = str(REPO / "target" / "release" / "callbench")
+from callbench.servers import target_dir
+
+CALLBENCH = str(target_dir(REPO) / "release" / "callbench")
 CELL = [sys.executable, "-m", "callbench.boundary.cell"]
 
 SUITE = """

@@ -20,7 +20,11 @@ const LIMIT: Duration = Duration::from_millis(1000 + 15_000 + 500);
 fn a_tool_that_reaches_no_server_claims_no_success() {
     // A port that was free a moment ago: connections to it are refused.
     let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/peers/locust/venv/bin");
+    // Where scripts/setup puts locust: cargo's target directory ($CARGO_TARGET_DIR, relative to the
+    // checkout, as the runner reads it).
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), |dir| root.join(dir));
+    let venv = target.join("peers/locust/venv/bin");
     let mut checked = vec![];
     for tool in callbench_peers::all() {
         if callbench_peers::unavailable(tool).is_some() {

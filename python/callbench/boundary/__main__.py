@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .. import _native
 from ..clients import connect
-from ..servers import Server, find_cli, find_repo, stop_all, stop_on_signals
+from ..servers import Server, find_cli, find_repo, stop_all, stop_on_signals, target_dir
 from . import plan, record, table
 from .progress import Progress
 from .rounds import Rounds
@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     for warning in steadiness["warnings"]:
         progress.note(f"callbench: steadiness: {warning}")
     doc = record.document(" ".join(args), a.repetitions, environment, steadiness, mechanisms, ops, cells)
-    users = repo / "target" / "callbench" / "users.json"
+    users = target_dir(repo) / "callbench" / "users.json"
     _native.write_users_json(users)
     status = 0
     try:
