@@ -23,8 +23,9 @@ fn text(output: &Output) -> String {
     }
 }
 
-/// One server at a time, as a user runs verify: sixteen at once on two cores (JVMs starting, floods)
-/// starved php-fpm's stop past the contract's 5 s on a CI machine.
+/// One server at a time within this binary under `cargo test`: sixteen at once on two cores (JVMs
+/// starting, floods) starved php-fpm's stop past the contract's 5 s on a CI machine. scripts/test runs
+/// each test in its own process with nextest, which holds them to two at once (.config/nextest.toml).
 fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
     TURN.lock().unwrap_or_else(|e| e.into_inner())
