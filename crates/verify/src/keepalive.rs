@@ -1,8 +1,8 @@
 //! Keep-alive after a refusal: a bad request with a body (a 400 for a bad path parameter or bad
 //! JSON, a 415 for a body that is not JSON...), then a good one on the same connection, thousands
-//! of times. The server must take the next request, or have said `Connection: close` on its
-//! refusal: a connection closed silently fails the client's next request, and a client cannot
-//! know whether a POST sent then was processed. A server that answers before reading the whole
+//! of times, over a few connections at once. The server must take the next request, or have said
+//! `Connection: close` on its refusal: a connection closed silently fails the client's next
+//! request, and a client cannot know whether a POST sent then was processed. A server that answers before reading the whole
 //! body must read the rest or announce the close (RFC 9112 §9.6).
 
 use crate::check::rest_request;
@@ -49,12 +49,43 @@ fn requests(addr: SocketAddr) -> Result<(Vec<Bad>, Vec<u8>)> {
     Ok((bad, format!("GET /students HTTP/1.1\r\nhost: {addr}\r\n\r\n").into_bytes()))
 }
 
-/// `pairs` times: a bad request, then a good one on the same connection.
+/// Connections that go through their share of the pairs at the same time: the waits for an early
+/// answer and the pauses before good requests (most of a pair's few milliseconds) overlap.
+pub const CONNECTIONS: usize = 8;
+
+/// `pairs` times: a bad request, then a good one on the same connection; spread over
+/// `CONNECTIONS` connections, each taking a run of consecutive pairs (so each one sees the mix of
+/// early and late bodies, pauses and bad requests that one connection saw before).
 pub async fn bad_then_good(addr: SocketAddr, pairs: usize) -> Result<KeepAliveStats> {
     let (bad, good) = requests(addr)?;
+    let (bad, good) = (std::sync::Arc::new(bad), std::sync::Arc::new(good));
+    let mut lanes = tokio::task::JoinSet::new();
+    let per_lane = pairs.div_ceil(CONNECTIONS).max(1);
+    for first in (0..pairs).step_by(per_lane) {
+        let (bad, good) = (bad.clone(), good.clone());
+        let turns = first..(first + per_lane).min(pairs);
+        lanes.spawn(async move { lane(addr, &bad, &good, turns).await });
+    }
     let mut stats = KeepAliveStats { pairs, ..KeepAliveStats::default() };
+    while let Some(done) = lanes.join_next().await {
+        let lane = done.context("a keep-alive connection's task failed")??;
+        stats.announced += lane.announced;
+        stats.silent.extend(lane.silent);
+    }
+    Ok(stats)
+}
+
+/// The pairs numbered `turns`, one after another on one connection (a new one after a close).
+async fn lane(
+    addr: SocketAddr,
+    bad: &[Bad],
+    good: &[u8],
+    turns: impl Iterator<Item = usize>,
+) -> Result<KeepAliveStats> {
+    let mut stats = KeepAliveStats::default();
     let mut conn = Conn::open(addr).await?;
-    for i in 0..pairs {
+    for i in turns {
+        stats.pairs += 1;
         let (name, head, body) = &bad[i % bad.len()];
         // Every other one sends its body only after a short wait for an early answer.
         let refusal = if i % 2 == 0 {
@@ -74,7 +105,7 @@ pub async fn bad_then_good(addr: SocketAddr, pairs: usize) -> Result<KeepAliveSt
         if i % 4 != 0 {
             tokio::time::sleep(std::time::Duration::from_millis(1)).await;
         }
-        match conn.exchange(&good).await {
+        match conn.exchange(good).await {
             Ok(answer) if answer.status == 200 => {
                 if answer.close {
                     conn = Conn::open(addr).await?;

@@ -321,9 +321,10 @@ async fn keepalive_step(addr: SocketAddr) -> Step {
     let outcome = match keepalive::bad_then_good(addr, KEEPALIVE_PAIRS).await {
         Ok(stats) => {
             let name = format!(
-                "bad-then-good: {} refusals each followed by a good request on the same connection, {} announced \
-                 Connection: close, {} closed silently",
+                "bad-then-good: {} refusals each followed by a good request on the same connection ({} connections \
+                 at once), {} announced Connection: close, {} closed silently",
                 stats.pairs,
+                keepalive::CONNECTIONS,
                 stats.announced,
                 stats.silent.len()
             );
