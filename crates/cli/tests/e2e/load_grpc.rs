@@ -1,0 +1,117 @@
+//! End-to-end: `callbench load` over gRPC against rust-tonic: the method described by reflection,
+//! by .proto files and by a protoset; workloads, metadata, gzip, streams and status codes.
+
+use crate::common;
+
+use common::{assert_all_ok, installed, load_fails, load_json, num, start, TempDir};
+use serde_json::json;
+use std::process::Command;
+
+/// A blinker: after 2 generations it is back where it started.
+const BLINKER: &str = r#"{"ntimes": 2, "board": [{"x": "1", "y": "0"}, {"x": 1, "y": 1}, {"x": 1, "y": 2}]}"#;
+const BLINKER_BOARD: &str = r#"{"board": [{"x": 1, "y": 0}, {"x": 1, "y": 1}, {"x": 1, "y": 2}]}"#;
+
+#[test]
+fn the_method_is_found_by_reflection_proto_and_protoset() {
+    let tonic = start("rust-tonic", &[]);
+    let target = format!("grpc://{}/callbench.v1.Life/Step", tonic.addr);
+    let dir = TempDir::new("protoset");
+    let protoset = dir.str("life.protoset");
+    let grpcurl = installed("~/go/bin/grpcurl");
+    let made = Command::new(grpcurl)
+        .args(["-plaintext", "-protoset-out", &protoset, &tonic.addr, "describe", "callbench.v1.Life"])
+        .output()
+        .expect("run grpcurl");
+    assert!(made.status.success(), "grpcurl -protoset-out: {}", String::from_utf8_lossy(&made.stderr));
+
+    let call = ["-n", "50", "-c", "2", "-d", BLINKER, "--expect-body", BLINKER_BOARD];
+    let by_reflection = load_json(&[&call[..], &[&target]].concat());
+    let by_proto =
+        load_json(&[&call[..], &["--proto", "proto/callbench/v1/life.proto", "-I", "proto", &target]].concat());
+    let by_protoset = load_json(&[&call[..], &["--protoset", &protoset, &target]].concat());
+    for report in [&by_reflection, &by_proto, &by_protoset] {
+        assert_all_ok(report, 50);
+        assert_eq!(report["protocol"], "grpc");
+        assert_eq!(report["call"], "callbench.v1.Life/Step");
+        // The same message whatever described it.
+        assert_eq!(report["payload_bytes_per_call"], by_reflection["payload_bytes_per_call"]);
+        assert!(num(report, "/wire_bytes_per_call/sent") > num(report, "/payload_bytes_per_call/sent"));
+        assert!(num(report, "/payload_bytes_per_call/received") > 0.0);
+    }
+
+    // A board that is not the answer fails every call as a validation error.
+    let wrong = load_json(&["-n", "20", "-d", BLINKER, "--expect-body", r#"{"board": []}"#, &target]);
+    assert_eq!(wrong["errors"], json!({"validation": 20}), "{wrong:#}");
+}
+
+#[test]
+fn workloads_metadata_gzip_and_streams() {
+    let tonic = start("rust-tonic", &[]);
+    let base = format!("grpc://{}", tonic.addr);
+
+    let auth = load_json(&["-n", "100", "-c", "4", "--workload", "auth", "--check", &base]);
+    assert_all_ok(&auth, 100);
+    assert_eq!(auth["call"], "callbench.v1.Auth/Test");
+    let traced = load_json(&["-n", "100", "-c", "4", "--workload", "auth", "--check", "-H", "x-trace: 1", &base]);
+    assert_all_ok(&traced, 100);
+    assert!(
+        num(&traced, "/wire_bytes_per_call/sent") > num(&auth, "/wire_bytes_per_call/sent"),
+        "the metadata is on the wire"
+    );
+
+    let echo = ["-n", "50", "-c", "2", "--workload", "echo", "--payload-size", "5000", "--check"];
+    let plain = load_json(&[&echo[..], &[&base]].concat());
+    let gzip = load_json(&[&echo[..], &["--gzip", &base]].concat());
+    assert_all_ok(&plain, 50);
+    assert_all_ok(&gzip, 50);
+    let (p, g) = (num(&plain, "/payload_bytes_per_call/sent"), num(&gzip, "/payload_bytes_per_call/sent"));
+    assert!(g > 0.0 && g < p / 2.0, "gzip message {g} B vs plain {p} B");
+
+    let streams = load_json(&["-n", "200", "--connections", "2", "--streams", "4", "--workload", "students", &base]);
+    assert_all_ok(&streams, 200);
+    assert_eq!(num(&streams, "/connections_opened"), 2.0, "{streams:#}");
+    assert_eq!(num(&streams, "/settings/concurrency"), 8.0);
+}
+
+#[test]
+fn an_unknown_method_is_one_line_listing_what_exists() {
+    let tonic = start("rust-tonic", &[]);
+    let run = load_fails(&["-n", "5", "-d", "{}", &format!("grpc://{}/callbench.v1.Life/Stepp", tonic.addr)], "Stepp");
+    assert!(run.stderr.contains("Setup") && run.stderr.contains("Step"), "{}", run.all());
+    let run = load_fails(
+        &["-n", "5", "-d", "{}", &format!("grpc://{}/callbench.v1.Lifx/Step", tonic.addr)],
+        "callbench.v1.Life",
+    );
+    assert!(run.stderr.contains("callbench.v1.Auth"), "{}", run.all());
+    // The same with a .proto file that does not have it.
+    let run = load_fails(
+        &[
+            "-n",
+            "5",
+            "--proto",
+            "proto/callbench/v1/life.proto",
+            "-I",
+            "proto",
+            &format!("grpc://{}/callbench.v1.Life/Nope", tonic.addr),
+        ],
+        "Nope",
+    );
+    assert!(run.stderr.contains("Step"), "{}", run.all());
+    // A request that is not the method's input message.
+    load_fails(
+        &["-n", "5", "-d", r#"{"no_such_field": 1}"#, &format!("grpc://{}/callbench.v1.Life/Step", tonic.addr)],
+        "no_such_field",
+    );
+}
+
+#[test]
+fn an_invalid_request_counts_by_grpc_status() {
+    let tonic = start("rust-tonic", &[]);
+    let target = format!("grpc://{}/callbench.v1.Life/Step", tonic.addr);
+    let report = load_json(&["-n", "30", "-c", "3", "-d", r#"{"ntimes": 0, "board": [{"x": 1, "y": 1}]}"#, &target]);
+    assert_eq!(common::ok(&report), 0, "{report:#}");
+    assert_eq!(report["errors"], json!({"grpc_3": 30}), "INVALID_ARGUMENT: {report:#}");
+    let report =
+        load_json(&["-n", "30", "--workload", "auth", "--user-id", "20000", &format!("grpc://{}", tonic.addr)]);
+    assert_eq!(report["errors"], json!({"grpc_5": 30}), "NOT_FOUND: {report:#}");
+}

@@ -1,0 +1,199 @@
+//! End-to-end: `callbench load` against servers none of us wrote, installed by scripts/setup:
+//! nginx (HTTP/1.1 and h2c, a static file and a `return 200`) and grpc-go's helloworld
+//! greeter_server (described by a .proto file: it has no reflection).
+
+use crate::common;
+
+use common::nginx::{Nginx, Options};
+use common::{assert_all_ok, installed, load_fails, load_json, num, Guard, TempDir};
+use serde_json::json;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// A static file of this size (bytes), deterministic text.
+const FILE_SIZE: usize = 4000;
+
+/// nginx with gzip on and keep-alive connections that last: the tests here count connections.
+fn nginx() -> Nginx {
+    let line = "callbench serves this file to see wire bytes counted against a server it did not write.\n";
+    let file: String = line.chars().cycle().take(FILE_SIZE).collect();
+    let http = "keepalive_requests 100000;\n  gzip on;\n  gzip_types text/plain;\n  gzip_min_length 0;".to_string();
+    Nginx::start(&Options { http, tls: false, file })
+}
+
+#[test]
+fn nginx_over_http1_and_h2c() {
+    let nginx = nginx();
+    let file = |port: u16| format!("http://127.0.0.1:{port}/file.txt");
+
+    let h1 = load_json(&["-n", "300", "-c", "4", &file(nginx.h1)]);
+    assert_all_ok(&h1, 300);
+    assert_eq!(h1["protocol"], "http/1.1");
+    assert_eq!(num(&h1, "/connections_opened"), 4.0);
+    assert_eq!(num(&h1, "/payload_bytes_per_call/received"), FILE_SIZE as f64, "{h1:#}");
+    assert!(num(&h1, "/wire_bytes_per_call/received") >= FILE_SIZE as f64 + 100.0, "headers too: {h1:#}");
+
+    let h2 = load_json(&["-n", "300", "--http2", "--connections", "2", "--streams", "4", &file(nginx.h2)]);
+    assert_all_ok(&h2, 300);
+    assert_eq!(h2["protocol"], "h2");
+    assert_eq!(num(&h2, "/connections_opened"), 2.0);
+    assert_eq!(num(&h2, "/payload_bytes_per_call/received"), FILE_SIZE as f64, "{h2:#}");
+    assert!(num(&h2, "/wire_bytes_per_call/received") >= FILE_SIZE as f64, "{h2:#}");
+    // HPACK: headers cost less per call over HTTP/2 than over HTTP/1.1.
+    assert!(num(&h2, "/wire_bytes_per_call/received") < num(&h1, "/wire_bytes_per_call/received"));
+
+    for args in [
+        vec!["-n".to_string(), "200".into(), "-c".into(), "2".into(), format!("http://127.0.0.1:{}/ok", nginx.h1)],
+        vec![
+            "-n".into(),
+            "200".into(),
+            "-c".into(),
+            "4".into(),
+            "--http2".into(),
+            format!("http://127.0.0.1:{}/ok", nginx.h2),
+        ],
+        vec![
+            "-n".into(),
+            "50".into(),
+            "-c".into(),
+            "2".into(),
+            "--new-connection-per-call".into(),
+            format!("http://127.0.0.1:{}/ok", nginx.h1),
+        ],
+    ] {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let report = load_json(&args);
+        let calls = num(&report, "/settings/calls") as u64;
+        assert_all_ok(&report, calls);
+        assert_eq!(num(&report, "/payload_bytes_per_call/received"), 3.0, "ok\\n: {report:#}");
+        if report["settings"]["new_connection_per_call"] == true {
+            assert_eq!(num(&report, "/connections_opened"), calls as f64);
+        }
+    }
+    let missing = load_json(&["-n", "20", "-c", "2", &format!("http://127.0.0.1:{}/missing", nginx.h1)]);
+    assert_eq!(missing["errors"], json!({"http_404": 20}));
+}
+
+#[test]
+fn nginx_gzip_answers_are_checked_decompressed_and_head_has_no_body() {
+    let nginx = nginx();
+    let file = nginx.dir.str("file.txt");
+    let expect = format!("@{file}");
+    for (port, h2) in [(nginx.h1, false), (nginx.h2, true)] {
+        let url = format!("http://127.0.0.1:{port}/file.txt");
+        let mut base = vec!["-n", "100", "-c", "2"];
+        if h2 {
+            base.push("--http2");
+        }
+        let gzip = load_json(&[&base[..], &["--gzip", "--expect-body", &expect, &url]].concat());
+        assert_all_ok(&gzip, 100);
+        let received = num(&gzip, "/payload_bytes_per_call/received");
+        assert!(
+            received > 0.0 && received < FILE_SIZE as f64 / 4.0,
+            "gzip on the wire, checked decompressed: {gzip:#}"
+        );
+        let wrong = load_json(&[&base[..], &["--gzip", "--expect-body", "not the file", &url]].concat());
+        assert_eq!(wrong["errors"], json!({"validation": 100}), "{wrong:#}");
+
+        // HEAD: a Content-Length and no body; nothing must wait for one.
+        let head = load_json(&[&base[..], &["-X", "HEAD", "--timeout", "2s", &url]].concat());
+        assert_all_ok(&head, 100);
+        assert_eq!(num(&head, "/payload_bytes_per_call/received"), 0.0, "{head:#}");
+        assert!(num(&head, "/latency_us/max") < 1_000_000.0, "{head:#}");
+    }
+}
+
+const HELLOWORLD_PROTO: &str = r#"syntax = "proto3";
+package helloworld;
+service Greeter {
+  rpc SayHello (HelloRequest) returns (HelloReply);
+}
+message HelloRequest { string name = 1; }
+message HelloReply { string message = 1; }
+"#;
+
+/// grpc-go's greeter_server of scripts/setup listens on the fixed port 50051 of every interface
+/// and takes no flags. To keep it off the machine's network and out of the way of anything else on
+/// 50051, it runs (with the callbench that loads it) in a network namespace of its own when this
+/// test may make one (root); otherwise on the machine's loopback, if 50051 is free.
+const GREETER_PORT: u16 = 50051;
+
+/// Runs `f` on a thread in a new network namespace with its loopback up (the processes it starts
+/// are in it too); on the current network if that is not allowed. `f` is told which.
+fn in_own_network<T: Send + 'static>(f: impl FnOnce(bool) -> T + Send + 'static) -> T {
+    std::thread::spawn(move || {
+        let isolated = unsafe { libc::unshare(libc::CLONE_NEWNET) } == 0;
+        if isolated {
+            assert!(loopback_up(), "could not bring up lo in a new network namespace");
+        }
+        f(isolated)
+    })
+    .join()
+    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
+/// `ip link set lo up`, by ioctl.
+fn loopback_up() -> bool {
+    unsafe {
+        let fd = libc::socket(libc::AF_INET, libc::SOCK_DGRAM, 0);
+        if fd < 0 {
+            return false;
+        }
+        let mut request: libc::ifreq = std::mem::zeroed();
+        for (i, byte) in b"lo\0".iter().enumerate() {
+            request.ifr_name[i] = *byte as libc::c_char;
+        }
+        let mut up = libc::ioctl(fd, libc::SIOCGIFFLAGS as _, &mut request) == 0;
+        if up {
+            request.ifr_ifru.ifru_flags |= libc::IFF_UP as libc::c_short;
+            up = libc::ioctl(fd, libc::SIOCSIFFLAGS as _, &request) == 0;
+        }
+        libc::close(fd);
+        up
+    }
+}
+
+#[test]
+fn grpc_go_greeter_server_by_proto_file() {
+    let greeter = installed("~/go/bin/greeter_server");
+    in_own_network(move |isolated| {
+        let addr = format!("127.0.0.1:{GREETER_PORT}");
+        eprintln!("greeter_server in a network namespace of its own: {isolated}");
+        if !isolated {
+            assert!(
+                std::net::TcpStream::connect(&addr).is_err(),
+                "{addr} is taken: greeter_server listens only there (no network namespace without root)"
+            );
+        }
+        let dir = TempDir::new("greeter");
+        std::fs::write(dir.path("helloworld.proto"), HELLOWORLD_PROTO).unwrap();
+        let server =
+            Guard::spawn(Command::new(greeter).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()));
+        assert!(common::wait_listening(&addr, Duration::from_secs(10)), "greeter_server did not listen on {addr}");
+        let target = format!("grpc://{addr}/helloworld.Greeter/SayHello");
+        let proto = dir.str("helloworld.proto");
+        let call = ["-d", r#"{"name":"callbench"}"#, "--proto", &proto, "-I", &dir.str("")];
+
+        let report = load_json(
+            &[&call[..], &["-n", "300", "-c", "8", "--expect-body", r#"{"message":"Hello callbench"}"#, &target]]
+                .concat(),
+        );
+        assert_all_ok(&report, 300);
+        assert_eq!(report["protocol"], "grpc");
+        assert_eq!(report["call"], "helloworld.Greeter/SayHello");
+        assert_eq!(num(&report, "/connections_opened"), 1.0);
+        // "callbench" in field 1; "Hello callbench" in field 1.
+        assert_eq!(num(&report, "/payload_bytes_per_call/sent"), 11.0, "{report:#}");
+        assert_eq!(num(&report, "/payload_bytes_per_call/received"), 17.0, "{report:#}");
+        assert!(num(&report, "/wire_bytes_per_call/received") > 17.0);
+
+        let wrong =
+            load_json(&[&call[..], &["-n", "40", "--expect-body", r#"{"message":"Hello nobody"}"#, &target]].concat());
+        assert_eq!(common::ok(&wrong), 0, "{wrong:#}");
+        assert_eq!(wrong["errors"], json!({"validation": 40}), "{wrong:#}");
+
+        // No --proto: it has no reflection to ask, and says so in one line.
+        load_fails(&["-n", "5", "-d", r#"{"name":"x"}"#, &target], "reflection");
+        drop(server);
+    });
+}

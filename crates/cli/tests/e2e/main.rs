@@ -1,0 +1,33 @@
+//! End-to-end tests: the real `callbench` binary against real servers on loopback, one module per
+//! command and behaviour. One test binary, not one per file: each binary links the whole tool and its
+//! dependencies again (the commit that merged them measured it). scripts/test runs every test in a
+//! process of its own with nextest (.config/nextest.toml names the ones that run alone).
+
+mod common;
+mod lab;
+mod load_goaway;
+mod load_grpc;
+mod load_hostile_h2;
+mod load_hostile_http1;
+mod load_http;
+mod load_inproc;
+mod load_interrupt;
+mod load_io;
+mod load_open_loop;
+mod load_outputs;
+mod load_rate_not_kept;
+mod load_raw;
+mod load_safety;
+mod load_stock_servers;
+mod load_tls;
+mod run_default;
+mod run_disturbed;
+mod run_failures;
+mod run_network;
+mod run_peers;
+mod run_processing;
+mod run_report_verdicts;
+mod run_suite;
+mod serve_network;
+mod signals;
+mod verify_cli;
