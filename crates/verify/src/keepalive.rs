@@ -2,8 +2,8 @@
 //! JSON, a 415 for a body that is not JSON...), then a good one on the same connection, thousands
 //! of times, over a few connections at once. The server must take the next request, or have said
 //! `Connection: close` on its refusal: a connection closed silently fails the client's next
-//! request, and a client cannot know whether a POST sent then was processed. A server that answers before reading the whole
-//! body must read the rest or announce the close (RFC 9112 §9.6).
+//! request, and a client cannot know whether a POST sent then was processed. A server that answers
+//! before reading the whole body must read the rest or announce the close (RFC 9112 §9.6).
 
 use crate::check::rest_request;
 use anyhow::{bail, Context, Result};
