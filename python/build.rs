@@ -1,6 +1,8 @@
 //! Records the PyO3 version locked in the workspace's Cargo.lock, for the results' versions.
 fn main() {
-    let lock = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.lock");
+    // At run time (a shared target directory reuses the compiled script for another clone).
+    let dir = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR for build scripts");
+    let lock = std::path::Path::new(&dir).join("../Cargo.lock");
     println!("cargo:rerun-if-changed={}", lock.display());
     let text = std::fs::read_to_string(&lock).unwrap_or_default();
     let version = text

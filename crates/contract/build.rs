@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../proto");
+    // Read when the script runs, not baked in when it compiles: a target directory shared by two
+    // clones reuses the compiled script, and must not read the other clone's files.
+    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR")?).join("../../proto");
     let files: Vec<PathBuf> = ["auth", "students", "cars", "life", "echo"]
         .iter()
         .map(|name| root.join(format!("callbench/v1/{name}.proto")))
