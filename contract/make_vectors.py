@@ -196,8 +196,9 @@ def life_file() -> dict:
                         json_=rest_board(acorn)))
     vectors.append(grpc("life-setup-ok", "ok", "callbench.v1.Life/Setup", body_json({}), "OK", proto_board(acorn)))
 
-    def case(name, cls, ntimes, cells, raw=False):
-        """raw: big boards go as compact JSON text (REST) and raw protobuf (gRPC) to keep the files small."""
+    def case(name, cls, ntimes, cells, raw=False, heavy=False):
+        """raw: big boards go as compact JSON text (REST) and raw protobuf (gRPC) to keep the files small.
+        heavy: the server computes generations before it can refuse (floods send it rarely)."""
         code, result = outcome(life_step, cells, ntimes)
         check_class(name, cls, code)
         if raw:
@@ -207,10 +208,11 @@ def life_file() -> dict:
             rest_body = body_json({"ntimes": ntimes, "board": [[x, y] for x, y in cells]})
             grpc_body = body_json({"ntimes": ntimes, **proto_board(cells)})
         ok = result is not None
-        vectors.append(rest(f"life-step-{name}", cls, "POST", "/life/step", rest_body, REST_STATUS[code],
-                            "callbench.v1.Board" if ok else None, rest_board(result) if ok else None))
-        vectors.append(grpc(f"life-step-{name}", cls, "callbench.v1.Life/Step", grpc_body, code,
-                            proto_board(result) if ok else None))
+        pair = [rest(f"life-step-{name}", cls, "POST", "/life/step", rest_body, REST_STATUS[code],
+                     "callbench.v1.Board" if ok else None, rest_board(result) if ok else None),
+                grpc(f"life-step-{name}", cls, "callbench.v1.Life/Step", grpc_body, code,
+                     proto_board(result) if ok else None)]
+        vectors.extend({"name": v["name"], "class": cls, "heavy": True, **v} if heavy else v for v in pair)
 
     blinker = [(0, 1), (1, 1), (2, 1)]
     glider = [(1, 0), (2, 1), (0, 2), (1, 2), (2, 2)]
@@ -234,7 +236,7 @@ def life_file() -> dict:
     # A row of 1200 cells grows to 55,072 cells at generation 31 and falls back to 2,696 at 32:
     # a server must check the population after every generation, not only at the end.
     explosion = [(i, 0) for i in range(1200)]
-    case("over-limit-population", "over-limit", 32, explosion, raw=True)
+    case("over-limit-population", "over-limit", 32, explosion, raw=True, heavy=True)
     populations = life_populations(explosion, 32)
     over = [generation for generation, n in enumerate(populations, 1) if n > MAX_POPULATION]
     assert over == [31] and populations[-1] < MAX_POPULATION, populations

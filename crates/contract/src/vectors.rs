@@ -32,6 +32,9 @@ pub struct Vector {
     pub name: String,
     /// `ok`, or the bad-input class (malformed-json, wrong-type, ...).
     pub class: String,
+    /// A bad input refused only after the workload ran (the population limit): floods send it rarely.
+    #[serde(default)]
+    pub heavy: bool,
     #[serde(default)]
     pub rest: Option<RestCase>,
     #[serde(default)]

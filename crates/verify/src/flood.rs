@@ -29,21 +29,22 @@ enum BadRequest {
     Grpc { path: String, content_type: String, message: Bytes },
 }
 
-/// Oversized bodies are sent once in this many requests, to keep the flood quick.
-const OVERSIZED_EVERY: usize = 250;
+/// Oversized bodies and heavy vectors (refused after the workload ran: a Python server takes half a
+/// second for the population limit) are sent once in this many requests, to keep the flood quick.
+pub const RARE_EVERY: usize = 250;
 
 /// Sends `requests` bad requests over `connections` keep-alive connections.
 pub async fn flood(protocol: Protocol, addr: SocketAddr, requests: usize, connections: usize) -> Result<FloodStats> {
-    let (small, oversized) = bad_requests(protocol)?;
+    let (small, rare) = bad_requests(protocol)?;
     let small = Arc::new(small);
-    let oversized = Arc::new(oversized);
+    let rare = Arc::new(rare);
     let started = Instant::now();
     let connections = connections.max(1);
     let mut tasks = Vec::new();
     for worker in 0..connections {
-        let (small, oversized) = (small.clone(), oversized.clone());
+        let (small, rare) = (small.clone(), rare.clone());
         let share = requests / connections + usize::from(worker < requests % connections);
-        tasks.push(tokio::spawn(async move { worker_loop(protocol, addr, worker, share, &small, &oversized).await }));
+        tasks.push(tokio::spawn(async move { worker_loop(protocol, addr, worker, share, &small, &rare).await }));
     }
     let mut stats = FloodStats::default();
     for task in tasks {
@@ -62,15 +63,15 @@ async fn worker_loop(
     worker: usize,
     count: usize,
     small: &[BadRequest],
-    oversized: &[BadRequest],
+    rare: &[BadRequest],
 ) -> Result<FloodStats> {
     let mut stats = FloodStats::default();
     let mut conn = Conn::open(protocol, addr).await?;
     for i in 0..count {
         let n = i * 7 + worker; // spread the kinds of bad input over the connections
-        let request = match oversized.is_empty() || !n.is_multiple_of(OVERSIZED_EVERY) {
+        let request = match rare.is_empty() || !n.is_multiple_of(RARE_EVERY) {
             true => &small[n % small.len()],
-            false => &oversized[n / OVERSIZED_EVERY % oversized.len()],
+            false => &rare[n / RARE_EVERY % rare.len()],
         };
         if !conn.is_open() {
             conn = Conn::open(protocol, addr).await?;
@@ -118,9 +119,9 @@ impl Conn {
     }
 }
 
-/// The bad-input vectors of `protocol`: (small ones, oversized ones).
+/// The bad-input vectors of `protocol`: (small ones, rare ones: oversized or heavy).
 fn bad_requests(protocol: Protocol) -> Result<(Vec<BadRequest>, Vec<BadRequest>)> {
-    let (mut small, mut oversized) = (Vec::new(), Vec::new());
+    let (mut small, mut rare) = (Vec::new(), Vec::new());
     for file in vectors::all() {
         for v in file.vectors.iter().filter(|v| v.class != "ok") {
             let (request, is_fill) = match (protocol, &v.rest, &v.grpc) {
@@ -136,13 +137,33 @@ fn bad_requests(protocol: Protocol) -> Result<(Vec<BadRequest>, Vec<BadRequest>)
                 }
                 _ => continue,
             };
-            if is_fill {
-                oversized.push(request)
+            if is_fill || v.heavy {
+                rare.push(request)
             } else {
                 small.push(request)
             }
         }
     }
     anyhow::ensure!(!small.is_empty(), "the vectors hold no bad input for {protocol}");
-    Ok((small, oversized))
+    Ok((small, rare))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The population limit (refused after 31 generations) goes with the oversized bodies, for both protocols.
+    #[test]
+    fn heavy_and_oversized_inputs_are_the_rare_ones() {
+        for protocol in [Protocol::Rest, Protocol::Grpc] {
+            let (small, rare) = bad_requests(protocol).unwrap();
+            let heavy = |r: &BadRequest| match r {
+                BadRequest::Rest { body, .. } => body.starts_with(b"{\"ntimes\":32,"),
+                BadRequest::Grpc { path, message, .. } => path.ends_with("Life/Step") && message.starts_with(&[8, 32]),
+            };
+            assert_eq!(rare.iter().filter(|r| heavy(r)).count(), 1, "{protocol}");
+            assert!(!small.iter().any(heavy), "{protocol}");
+            assert!(rare.len() > 1 && small.len() > 20, "{protocol}: {} rare, {} small", rare.len(), small.len());
+        }
+    }
 }

@@ -6,6 +6,7 @@
 //! before reading the whole body must read the rest or announce the close (RFC 9112 §9.6).
 
 use crate::check::rest_request;
+use crate::flood::RARE_EVERY;
 use anyhow::{bail, Context, Result};
 use callbench_contract::vectors::{self, Body};
 use std::net::SocketAddr;
@@ -24,9 +25,9 @@ pub struct KeepAliveStats {
 /// A bad request: its name, its head and its body as bytes on the wire.
 type Bad = (String, Vec<u8>, Vec<u8>);
 
-/// The bad requests that carry a body; and a good request.
-fn requests(addr: SocketAddr) -> Result<(Vec<Bad>, Vec<u8>)> {
-    let mut bad = Vec::new();
+/// The bad requests that carry a body: (common ones, heavy ones); and a good request.
+fn requests(addr: SocketAddr) -> Result<(Vec<Bad>, Vec<Bad>, Vec<u8>)> {
+    let (mut bad, mut heavy) = (Vec::new(), Vec::new());
     for file in vectors::all() {
         for v in file.vectors.iter().filter(|v| v.class != "ok") {
             let Some(rest) = &v.rest else { continue };
@@ -42,11 +43,15 @@ fn requests(addr: SocketAddr) -> Result<(Vec<Bad>, Vec<u8>)> {
             }
             head.push_str("\r\n");
             let name = format!("{} {} ({}, {})", rest.method, rest.path, v.class, rest.expect.status);
-            bad.push((name, head.into_bytes(), body.to_vec()));
+            let request = (name, head.into_bytes(), body.to_vec());
+            match v.heavy {
+                true => heavy.push(request),
+                false => bad.push(request),
+            }
         }
     }
     anyhow::ensure!(!bad.is_empty(), "the vectors hold no bad request with a body");
-    Ok((bad, format!("GET /students HTTP/1.1\r\nhost: {addr}\r\n\r\n").into_bytes()))
+    Ok((bad, heavy, format!("GET /students HTTP/1.1\r\nhost: {addr}\r\n\r\n").into_bytes()))
 }
 
 /// Connections that go through their share of the pairs at the same time: the waits for an early
@@ -57,14 +62,14 @@ pub const CONNECTIONS: usize = 8;
 /// `CONNECTIONS` connections, each taking a run of consecutive pairs (so each one sees the mix of
 /// early and late bodies, pauses and bad requests that one connection saw before).
 pub async fn bad_then_good(addr: SocketAddr, pairs: usize) -> Result<KeepAliveStats> {
-    let (bad, good) = requests(addr)?;
-    let (bad, good) = (std::sync::Arc::new(bad), std::sync::Arc::new(good));
+    let (bad, heavy, good) = requests(addr)?;
+    let (bad, heavy, good) = (std::sync::Arc::new(bad), std::sync::Arc::new(heavy), std::sync::Arc::new(good));
     let mut lanes = tokio::task::JoinSet::new();
     let per_lane = pairs.div_ceil(CONNECTIONS).max(1);
     for first in (0..pairs).step_by(per_lane) {
-        let (bad, good) = (bad.clone(), good.clone());
+        let (bad, heavy, good) = (bad.clone(), heavy.clone(), good.clone());
         let turns = first..(first + per_lane).min(pairs);
-        lanes.spawn(async move { lane(addr, &bad, &good, turns).await });
+        lanes.spawn(async move { lane(addr, &bad, &heavy, &good, turns).await });
     }
     let mut stats = KeepAliveStats { pairs, ..KeepAliveStats::default() };
     while let Some(done) = lanes.join_next().await {
@@ -79,6 +84,7 @@ pub async fn bad_then_good(addr: SocketAddr, pairs: usize) -> Result<KeepAliveSt
 async fn lane(
     addr: SocketAddr,
     bad: &[Bad],
+    heavy: &[Bad],
     good: &[u8],
     turns: impl Iterator<Item = usize>,
 ) -> Result<KeepAliveStats> {
@@ -86,7 +92,7 @@ async fn lane(
     let mut conn = Conn::open(addr).await?;
     for i in turns {
         stats.pairs += 1;
-        let (name, head, body) = &bad[i % bad.len()];
+        let (name, head, body) = turn_request(i, bad, heavy);
         // Every other one sends its body only after a short wait for an early answer.
         let refusal = if i % 2 == 0 {
             conn.exchange(&[head.as_slice(), body].concat()).await
@@ -119,6 +125,16 @@ async fn lane(
         }
     }
     Ok(stats)
+}
+
+/// The bad request of pair `i`: a heavy one once in `RARE_EVERY` pairs, on an even pair (body
+/// sent at once) and an odd one (body sent late) in turn; the common ones in order otherwise.
+fn turn_request<'a>(i: usize, bad: &'a [Bad], heavy: &'a [Bad]) -> &'a Bad {
+    let (place, block) = (i % RARE_EVERY, i / RARE_EVERY);
+    match heavy.is_empty() || place != block % 2 {
+        true => &bad[i % bad.len()],
+        false => &heavy[block % heavy.len()],
+    }
 }
 
 struct Answer {
@@ -257,17 +273,31 @@ mod tests {
 
     #[test]
     fn every_bad_request_with_a_body_is_sent() {
-        let (bad, good) = requests("127.0.0.1:8080".parse().unwrap()).unwrap();
+        let (bad, heavy, good) = requests("127.0.0.1:8080".parse().unwrap()).unwrap();
         assert!(
             bad.iter().any(|(name, _, _)| name.starts_with("PUT /auth/")),
             "{:?}",
             bad.iter().map(|b| &b.0).collect::<Vec<_>>()
         );
-        for (name, head, body) in &bad {
+        assert!(heavy.iter().any(|(name, _, _)| name.starts_with("POST /life/step")), "the population limit");
+        for (name, head, body) in bad.iter().chain(&heavy) {
             let head = String::from_utf8_lossy(head);
             assert!(head.ends_with("\r\n\r\n"), "{name}: {head}");
             assert!(head.contains(&format!("content-length: {}\r\n", body.len())), "{name}: {head}");
         }
         assert!(good.starts_with(b"GET /students HTTP/1.1\r\n"));
+    }
+
+    #[test]
+    fn heavy_requests_come_rarely_with_their_body_early_and_late() {
+        let named = |name: &str| (name.to_string(), Vec::new(), Vec::new());
+        let bad: Vec<Bad> = (0..50).map(|i| named(&format!("bad {i}"))).collect();
+        let heavy = vec![named("heavy")];
+        let heavy_turns: Vec<usize> = (0..3000).filter(|&i| turn_request(i, &bad, &heavy).0 == "heavy").collect();
+        assert_eq!(heavy_turns.len(), 3000 / RARE_EVERY);
+        assert!(heavy_turns.iter().any(|i| i % 2 == 0) && heavy_turns.iter().any(|i| i % 2 == 1), "{heavy_turns:?}");
+        // Every common one still comes, and without heavy ones the order is the plain one.
+        assert!(bad.iter().all(|b| (0..3000).any(|i| turn_request(i, &bad, &heavy).0 == b.0)));
+        assert!((0..3000).all(|i| turn_request(i, &bad, &[]).0 == bad[i % 50].0));
     }
 }
