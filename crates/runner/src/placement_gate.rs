@@ -155,10 +155,12 @@ mod tests {
         gate.wait_left = Duration::from_millis(300);
         assert!(!gate.wait(&AtomicBool::new(false)).await);
         assert!(gate.wait_left.is_zero());
-        // Usual placement far with the boundary below any round trip: back at once.
+        // Usual placement far with the boundary below any round trip: back at the first probe
+        // that completes (on a busy machine one may not, its threads not scheduled in time), long
+        // before the budget is spent.
         let far = [run(0.001, 0.001), run(500.0, 500.0), run(500.0, 500.0)];
         let mut gate = Gate::new(&far, &far, None, &[0], &[1]).unwrap();
         assert!(gate.wait(&AtomicBool::new(false)).await);
-        assert_eq!(gate.wait_left, WAIT_BUDGET);
+        assert!(gate.wait_left > WAIT_BUDGET / 2, "{:?} of {WAIT_BUDGET:?} left", gate.wait_left);
     }
 }
