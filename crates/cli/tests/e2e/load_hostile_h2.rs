@@ -157,6 +157,70 @@ fn a_frame_beyond_the_size_we_allow_breaks_the_protocol() {
     }
 }
 
+/// A header block of `:status: 200`, then one one-byte field added to the HPACK table and named
+/// by a one-byte index `refs` times: a field per byte on the wire, each 33 bytes of header list
+/// as RFC 9113 §6.5.2 counts it.
+fn tiny_fields(refs: usize) -> Vec<u8> {
+    [&[STATUS_200, 0x40, 1, b'a', 0][..], &vec![0x80 | 62; refs]].concat()
+}
+
+/// 64 calls in flight: the bound above, plus what 64 callers hold of their own (about 1 MiB each
+/// today) or a header list at its limit each (1 MiB as RFC 9113 counts it, less in memory).
+const MANY_STREAMS_BOUND_KIB: u64 = MEMORY_BOUND_KIB + 64 * 1024;
+
+/// 64 calls at once, 1 s, over two connections, one of them hostile.
+fn many_streams(server: &Hostile) -> Measured {
+    let target = h2c(server);
+    let target: Vec<&str> = target.iter().map(String::as_str).collect();
+    let m = checked_load(
+        server,
+        &[&["-z", "1s", "--timeout", "1s", "-c", "64"][..], &target].concat(),
+        MANY_STREAMS_BOUND_KIB,
+    );
+    eprintln!("peak RSS at -c 64: {} KiB", m.peak_rss_kib);
+    m
+}
+
+#[test]
+fn a_header_list_of_a_million_tiny_fields_breaks_the_protocol() {
+    // 1 MiB of one-byte fields on every stream, never ended: 33 MiB of header list each.
+    let server = Hostile::start(|conn| {
+        let odd = conn.index % 2 == 1;
+        let Some(mut h2) = H2::accept(conn, &[]) else { return };
+        while let Some(stream) = h2.next_request() {
+            let sent = match odd {
+                true => h2.conn.write(&frame(HEADERS, END_HEADERS, stream, &tiny_fields((1 << 20) - 64))),
+                false => h2.good(stream, false),
+            };
+            if !sent {
+                return;
+            }
+        }
+    });
+    assert_failed_as(&many_streams(&server), "protocol");
+}
+
+#[test]
+fn header_lists_just_under_the_limit_on_every_stream_stay_bounded() {
+    // Every stream of the hostile connection gets a head of 31,000 tiny fields (1 MB of header
+    // list, under the 1 MiB limit) and never an end: each call holds one until its timeout.
+    let server = Hostile::start(|conn| {
+        let odd = conn.index % 2 == 1;
+        let Some(mut h2) = H2::accept(conn, &[]) else { return };
+        let head = tiny_fields(31_000);
+        while let Some(stream) = h2.next_request() {
+            let sent = match odd {
+                true => h2.conn.write(&frame(HEADERS, END_HEADERS, stream, &head)),
+                false => h2.good(stream, false),
+            };
+            if !sent {
+                return;
+            }
+        }
+    });
+    assert_failed_as(&many_streams(&server), "timeout");
+}
+
 #[test]
 fn a_settings_flood_from_a_server_that_never_reads_is_cut_off() {
     let server = half_hostile(false, |h2, _| {

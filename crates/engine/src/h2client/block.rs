@@ -195,20 +195,24 @@ pub fn check_round_trip(method: &str, https: bool, authority: &str, path: &str, 
     assert!(blocks.table_size as usize <= TABLE_SIZE);
 }
 
+/// What each field adds to a header list's size besides its name and value (RFC 9113 §6.5.2).
+pub const FIELD_OVERHEAD: usize = 32;
+
 /// Decoded header fields of one block, in one buffer.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HeaderList {
     bytes: Vec<u8>,
-    /// (name start, value start, value end) in `bytes`.
-    spans: Vec<(usize, usize, usize)>,
+    /// (name start, value start, value end) in `bytes`: 12 bytes a field, less than the 32 a
+    /// header list's size counts for it (lists are far below 4 GiB).
+    spans: Vec<(u32, u32, u32)>,
 }
 
 impl HeaderList {
     pub fn push(&mut self, name: &[u8], value: &[u8]) {
-        let start = self.bytes.len();
+        let start = self.bytes.len() as u32;
         self.bytes.extend_from_slice(name);
         self.bytes.extend_from_slice(value);
-        self.spans.push((start, start + name.len(), self.bytes.len()));
+        self.spans.push((start, start + name.len() as u32, self.bytes.len() as u32));
     }
 
     /// The first value of `name` (lowercase, as HTTP/2 sends names).
@@ -217,12 +221,14 @@ impl HeaderList {
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
-        self.spans.iter().map(|&(n, v, e)| (&self.bytes[n..v], &self.bytes[v..e]))
+        self.spans.iter().map(|&(n, v, e)| (&self.bytes[n as usize..v as usize], &self.bytes[v as usize..e as usize]))
     }
 
-    /// Decoded size (names and values), what limits a header list.
+    /// The list's size as RFC 9113 §6.5.2 counts it, what limits a header list: names and values
+    /// plus 32 bytes per field, more than each field costs here, so that a block of many tiny
+    /// fields cannot hold more memory than its size says.
     pub fn size(&self) -> usize {
-        self.bytes.len()
+        self.bytes.len() + FIELD_OVERHEAD * self.spans.len()
     }
 
     /// `:status` as a number.
@@ -321,7 +327,7 @@ mod tests {
         assert_eq!(list.get("grpc-status"), Some(&b"0"[..]));
         assert_eq!(list.get("missing"), None);
         assert_eq!(list.iter().count(), 3);
-        assert_eq!(list.size(), 7 + 3 + 11 + 1 + 11 + 1);
+        assert_eq!(list.size(), 7 + 3 + 11 + 1 + 11 + 1 + 3 * FIELD_OVERHEAD);
     }
 
     proptest::proptest! {

@@ -17,7 +17,9 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::Notify;
 use tokio::task::AbortHandle;
 
+mod ended;
 mod error;
+use ended::EndedStreams;
 pub use error::H2Error;
 
 /// Windows large enough that a 1 MB answer never waits for a WINDOW_UPDATE round trip.
@@ -28,7 +30,8 @@ const MAX_FRAME: u32 = 1 << 20;
 /// Streams we open before the server's SETTINGS say how many it allows (RFC 9113 §6.5.2
 /// recommends servers allow at least 100).
 const ASSUMED_MAX_STREAMS: usize = 100;
-/// Headers (decoded) and header blocks (encoded) larger than this end the connection.
+/// Header lists (decoded, counted as RFC 9113 §6.5.2 does: 32 bytes per field besides its name
+/// and value) and header blocks (encoded) larger than this end the connection.
 const MAX_HEADER_LIST: usize = 1 << 20;
 /// Frames waiting for the writer beyond this (acknowledgements of SETTINGS and PINGs a server
 /// floods us with while not reading) end the connection with ENHANCE_YOUR_CALM.
@@ -138,6 +141,8 @@ struct State {
     goaway_last: u32,
     hpack: super::hpack::Decoder,
     partial: Option<Partial>,
+    /// How the recent streams ended, for frames that come after their call is gone.
+    ended: EndedStreams,
 }
 
 impl State {
@@ -163,6 +168,7 @@ impl State {
             goaway_last: u32::MAX,
             hpack: super::hpack::Decoder::default(),
             partial: None,
+            ended: EndedStreams::default(),
         }
     }
 }
@@ -224,6 +230,7 @@ impl Connection {
                 (frame::SETTINGS_ENABLE_PUSH, 0),
                 (frame::SETTINGS_INITIAL_WINDOW_SIZE, STREAM_WINDOW),
                 (frame::SETTINGS_MAX_FRAME_SIZE, MAX_FRAME),
+                (frame::SETTINGS_MAX_HEADER_LIST_SIZE, MAX_HEADER_LIST as u32),
             ],
         );
         frame::put_window_update(&mut out, 0, CONNECTION_WINDOW - frame::DEFAULT_WINDOW);
@@ -288,6 +295,7 @@ impl Connection {
         }
         st.next_id += 2;
         st.open += 1;
+        st.ended.opened(id);
         let max_frame = st.peer_max_frame;
         let update = st.table_update.take();
         let block = st.choose_block(blocks);

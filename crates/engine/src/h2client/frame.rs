@@ -10,6 +10,7 @@ pub const MAX_WINDOW: u32 = (1 << 31) - 1;
 
 pub const DATA: u8 = 0x0;
 pub const HEADERS: u8 = 0x1;
+pub const PRIORITY: u8 = 0x2;
 pub const RST_STREAM: u8 = 0x3;
 pub const SETTINGS: u8 = 0x4;
 pub const PUSH_PROMISE: u8 = 0x5;
@@ -29,10 +30,12 @@ pub const SETTINGS_ENABLE_PUSH: u16 = 0x2;
 pub const SETTINGS_MAX_CONCURRENT_STREAMS: u16 = 0x3;
 pub const SETTINGS_INITIAL_WINDOW_SIZE: u16 = 0x4;
 pub const SETTINGS_MAX_FRAME_SIZE: u16 = 0x5;
+pub const SETTINGS_MAX_HEADER_LIST_SIZE: u16 = 0x6;
 
 /// Error codes (RFC 9113 §7).
 pub const PROTOCOL_ERROR: u32 = 0x1;
 pub const FLOW_CONTROL_ERROR: u32 = 0x3;
+pub const STREAM_CLOSED: u32 = 0x5;
 pub const FRAME_SIZE_ERROR: u32 = 0x6;
 /// The server did not process the stream: it may be retried (RFC 9113 §8.7).
 pub const REFUSED_STREAM: u32 = 0x7;
@@ -152,6 +155,23 @@ pub fn settings(payload: &[u8]) -> Option<impl Iterator<Item = (u16, u32)> + '_>
     })
 }
 
+/// Keeps, of the whole frames in `out` (after the connection preface, if it is still there), the
+/// ones `keep` says: what is not written yet can still be taken back.
+pub fn retain_frames(out: &mut Vec<u8>, keep: impl Fn(&Head) -> bool) {
+    let mut read = if out.starts_with(PREFACE) { PREFACE.len() } else { 0 };
+    let mut write = read;
+    while read + HEADER_LEN <= out.len() {
+        let head = Head::parse(&out[read..]);
+        let end = (read + HEADER_LEN + head.len as usize).min(out.len());
+        if keep(&head) {
+            out.copy_within(read..end, write);
+            write += end - read;
+        }
+        read = end;
+    }
+    out.truncate(write);
+}
+
 /// A 4-byte big-endian word at the start of a payload (RST_STREAM's code, WINDOW_UPDATE's increment).
 pub fn word(payload: &[u8]) -> Option<u32> {
     Some(u32::from_be_bytes(payload.get(..4)?.try_into().ok()?))
@@ -204,6 +224,29 @@ mod tests {
         assert_eq!(unpadded(&head(DATA, PADDED), &[9, b'h']), None, "more padding than payload");
         assert_eq!(unpadded(&head(DATA, PADDED), &[]), None);
         assert_eq!(unpadded(&head(HEADERS, PRIORITY_FLAG), &[0, 0]), None);
+    }
+
+    #[test]
+    fn frames_not_yet_written_can_be_taken_back() {
+        let mut out = PREFACE.to_vec();
+        put_settings(&mut out, &[]);
+        for stream in [1, 3, 5] {
+            put_headers(&mut out, stream, &[0x88; 30], false, 16);
+            put_data(&mut out, stream, b"body", true);
+        }
+        put_window_update(&mut out, 0, 100);
+        retain_frames(&mut out, |head| head.stream <= 3);
+        assert!(out.starts_with(PREFACE));
+        let mut at = PREFACE.len();
+        let mut seen = vec![];
+        while at < out.len() {
+            let head = Head::parse(&out[at..]);
+            seen.push((head.kind, head.stream));
+            at += HEADER_LEN + head.len as usize;
+        }
+        assert_eq!(at, out.len());
+        let kept = [(SETTINGS, 0), (HEADERS, 1), (CONTINUATION, 1), (DATA, 1), (HEADERS, 3), (CONTINUATION, 3)];
+        assert_eq!(seen, [&kept[..], &[(DATA, 3), (WINDOW_UPDATE, 0)]].concat());
     }
 
     #[test]

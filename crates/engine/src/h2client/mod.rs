@@ -6,6 +6,7 @@
 
 mod block;
 mod conn;
+mod fields;
 mod frame;
 pub(crate) mod hpack;
 

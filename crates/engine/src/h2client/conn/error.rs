@@ -17,18 +17,21 @@ pub enum H2Error {
     Protocol,
     /// The connection had already ended when the call came: nothing was sent.
     Closed,
+    /// The server broke the protocol on this stream only (a malformed answer, RFC 9113 §8.1.1,
+    /// or a frame on a stream it had reset): we reset the stream; the connection goes on.
+    Malformed,
 }
 
 impl H2Error {
     /// Whether the connection can take further calls.
     pub fn connection_survives(self) -> bool {
-        matches!(self, H2Error::Reset(_))
+        matches!(self, H2Error::Reset(_) | H2Error::Malformed)
     }
 
     /// How a call that failed this way is counted.
     pub fn error_kind(self) -> crate::record::ErrorKind {
         match self {
-            H2Error::Protocol => crate::record::ErrorKind::Protocol,
+            H2Error::Protocol | H2Error::Malformed => crate::record::ErrorKind::Protocol,
             H2Error::Reset(code) => crate::record::ErrorKind::Reset(code),
             _ => crate::record::ErrorKind::Io,
         }
