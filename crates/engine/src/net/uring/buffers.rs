@@ -2,12 +2,23 @@
 //! message a multishot receive takes, and names it in the completion; the stream copies the bytes
 //! out and gives the buffer back at once.
 
-use io_uring::types::BufRingEntry;
 use io_uring::IoUring;
 use std::alloc::Layout;
 use std::io;
-use std::ptr::NonNull;
+use std::ptr::{addr_of_mut, NonNull};
 use std::sync::atomic::{AtomicU16, Ordering};
+
+/// One entry of a buffer ring as the kernel lays it out (`struct io_uring_buf`); the first
+/// entry's `resv` is the ring's tail, which the kernel reads at any time.
+#[repr(C)]
+struct RawEntry {
+    addr: u64,
+    len: u32,
+    bid: u16,
+    resv: u16,
+}
+
+const _: () = assert!(size_of::<RawEntry>() == size_of::<io_uring::types::BufRingEntry>());
 
 /// The buffer group of the ring's provided buffers (each ring has its own groups).
 pub const GROUP: u16 = 0;
@@ -76,16 +87,22 @@ impl ProvidedBuffers {
         if !shape.count.is_power_of_two() || shape.count > 32768 || shape.size == 0 {
             return Err(io::Error::from(io::ErrorKind::InvalidInput));
         }
-        let entries = Block::zeroed(shape.count as usize * size_of::<BufRingEntry>())?;
-        let memory = Block::zeroed(shape.count as usize * shape.size as usize)?;
-        let mut buffers = ProvidedBuffers { entries, memory, shape, tail: 0, lent: 0 };
-        (0..shape.count).for_each(|id| buffers.put(id));
-        buffers.publish();
+        let buffers = Self::new(shape)?;
         // SAFETY: the entries are page-aligned and `count` long, and live until this value is
         // dropped, which `State` does only after unregistering (or never: `leak`).
         unsafe {
             ring.submitter().register_buf_ring_with_flags(buffers.entries.ptr.as_ptr() as u64, shape.count, GROUP, 0)
         }?;
+        Ok(buffers)
+    }
+
+    /// `shape.count` buffers, all in the ring's entries and published, not registered yet.
+    fn new(shape: BufferShape) -> io::Result<ProvidedBuffers> {
+        let entries = Block::zeroed(shape.count as usize * size_of::<RawEntry>())?;
+        let memory = Block::zeroed(shape.count as usize * shape.size as usize)?;
+        let mut buffers = ProvidedBuffers { entries, memory, shape, tail: 0, lent: 0 };
+        (0..shape.count).for_each(|id| buffers.put(id));
+        buffers.publish();
         Ok(buffers)
     }
 
@@ -137,21 +154,31 @@ impl ProvidedBuffers {
     /// Fills the entry after the tail with buffer `id` (seen by the kernel once published).
     fn put(&mut self, id: u16) {
         let slot = (self.tail & (self.shape.count - 1)) as usize;
-        // SAFETY: `slot < count`, inside `entries`; the entries from the tail on are not the
-        // kernel's until `publish` moves the tail past them, so this is the only access. (The
-        // tail itself shares the first entry's memory but is only ever written by `publish`.)
-        let entry = unsafe { &mut *self.entries.ptr.as_ptr().cast::<BufRingEntry>().add(slot) };
-        entry.set_addr(self.buffer_ptr(id) as u64);
-        entry.set_len(self.shape.size);
-        entry.set_bid(id);
+        let addr = self.buffer_ptr(id) as u64;
+        // SAFETY: `slot < count`, inside `entries`. Raw writes of three fields, no reference:
+        // the entries from the tail on are not the kernel's until `publish` moves the tail past
+        // them, but the first entry's `resv` is the tail, which the kernel may read meanwhile.
+        unsafe {
+            let entry = self.entries.ptr.as_ptr().cast::<RawEntry>().add(slot);
+            addr_of_mut!((*entry).addr).write(addr);
+            addr_of_mut!((*entry).len).write(self.shape.size);
+            addr_of_mut!((*entry).bid).write(id);
+        }
         self.tail = self.tail.wrapping_add(1);
+    }
+
+    /// The tail the kernel reads: the first entry's `resv`.
+    fn tail(&self) -> &AtomicU16 {
+        // SAFETY: inside the first entry, aligned for a u16, and only ever accessed atomically:
+        // by `publish` (and tests) here, with `smp_load_acquire` by the kernel.
+        unsafe { AtomicU16::from_ptr(addr_of_mut!((*self.entries.ptr.as_ptr().cast::<RawEntry>()).resv)) }
     }
 
     /// Makes the filled entries the kernel's: release, so it sees them filled.
     fn publish(&self) {
-        // SAFETY: the tail field is inside the first entry, aligned for a u16, and the kernel
-        // only reads it, atomically (`smp_load_acquire`).
-        let tail = unsafe { AtomicU16::from_ptr(BufRingEntry::tail(self.entries.ptr.as_ptr().cast()).cast_mut()) };
-        tail.store(self.tail, Ordering::Release);
+        self.tail().store(self.tail, Ordering::Release);
     }
 }
+
+#[cfg(test)]
+mod tests;
