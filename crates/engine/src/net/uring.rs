@@ -23,7 +23,13 @@
 //! into the stream's own buffer (decided once per ring).
 //!
 //! Buffers belong to the ring while the kernel may use them; a connection dropped with operations
-//! in flight shuts its socket (they end at once) and leaves their buffers to the ring.
+//! in flight shuts its socket (they end at once) and leaves their buffers to the ring. Under
+//! SINGLE_ISSUER a connection dropped on another thread does not enter: its socket stays open
+//! until the ring's task has submitted what was queued for it.
+//!
+//! The ring's task outlives the [`RingOwner`] as long as a stream does (a detached HTTP/2 probe's
+//! connection, say): the owner's drop shuts every stream's socket, so their tasks see the end and
+//! drop them, and the task ends after the last one, freeing the ring.
 
 mod buffers;
 mod ring;
@@ -33,6 +39,7 @@ pub use buffers::BufferShape;
 use buffers::ProvidedBuffers;
 use io_uring::IoUring;
 use ring::{eventfd_for, Ring, State, COMPLETIONS, ENTRIES};
+use std::collections::HashSet;
 use std::io;
 use std::net::TcpStream;
 use std::os::fd::AsRawFd;
@@ -48,10 +55,9 @@ pub fn available() -> Result<(), String> {
     IoUring::new(2).map(drop).map_err(|e| format!("io_uring is not available: {e}"))
 }
 
-/// A target's ring and its task, which ends with it.
+/// A target's ring; its task ends after the owner and the last stream.
 pub struct RingOwner {
     ring: Arc<Ring>,
-    task: tokio::task::AbortHandle,
 }
 
 /// How a ring's streams receive.
@@ -113,7 +119,12 @@ impl RingOwner {
         let state = State {
             ring,
             deferred,
-            may_hold_more: false,
+            // The kernel takes the thread that made the ring as its only issuer.
+            issuer: deferred.then(|| std::thread::current().id()),
+            reaped_since_enter: 0,
+            closed: false,
+            live: HashSet::new(),
+            parting: Vec::new(),
             buffers,
             multishot_refused: false,
             multishot_flags: 0,
@@ -124,8 +135,8 @@ impl RingOwner {
             wake: Vec::new(),
         };
         let ring = Arc::new(Ring { fd, _eventfd: eventfd, state: Mutex::new(state), submit_wanted: Notify::new() });
-        let task = tokio::spawn(ring.clone().drive()).abort_handle();
-        Ok(RingOwner { ring, task })
+        tokio::spawn(ring.clone().drive());
+        Ok(RingOwner { ring })
     }
 
     /// `socket` (connected) as a stream whose reads and writes go through this ring.
@@ -146,9 +157,11 @@ impl RingOwner {
 
 impl Drop for RingOwner {
     fn drop(&mut self) {
-        self.task.abort();
+        self.ring.close();
     }
 }
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_lifecycle;

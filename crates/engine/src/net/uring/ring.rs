@@ -3,11 +3,13 @@
 
 use super::buffers::{self, ProvidedBuffers};
 use io_uring::{cqueue, types, IoUring};
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::io;
+use std::net::TcpStream;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
+use std::thread::ThreadId;
 use std::time::Duration;
 use tokio::io::unix::AsyncFd;
 use tokio::sync::Notify;
@@ -27,7 +29,8 @@ pub(super) const DRAIN_TRIES: usize = 100;
 /// Attempts at queueing one entry into a full submission queue before the operation fails.
 pub(super) const PUSH_TRIES: usize = 100;
 /// An enter runs at most this many deferred completions (the kernel's IO_LOCAL_TW_DEFAULT_MAX
-/// is 20; the rest wait, without a new eventfd signal): a pass that reaped this many enters again.
+/// is 20; the rest wait, without a new eventfd signal). The kernel sets TASKRUN when it leaves
+/// work; as a second guard, the ring enters again once this many were reaped since its last enter.
 pub(super) const DEFERRED_BATCH: usize = 16;
 
 pub(super) enum OpState {
@@ -77,8 +80,17 @@ pub(super) struct State {
     pub(super) ring: IoUring,
     /// DEFER_TASKRUN: completions are posted only by an enter with GETEVENTS from this thread.
     pub(super) deferred: bool,
-    /// The last pass reaped a full batch: the kernel may hold more deferred completions.
-    pub(super) may_hold_more: bool,
+    /// Under SINGLE_ISSUER, the thread that made the ring: the only one the kernel lets enter.
+    pub(super) issuer: Option<ThreadId>,
+    /// Completions reaped, by any caller, since the last enter (see [`DEFERRED_BATCH`]).
+    pub(super) reaped_since_enter: usize,
+    /// The owner is gone: the streams' sockets were shut, and the task ends with the last one.
+    pub(super) closed: bool,
+    /// The sockets of the streams alive on this ring (open until removed, under this lock).
+    pub(super) live: HashSet<RawFd>,
+    /// Sockets of streams dropped on a thread that may not enter: closed by the ring's task once
+    /// the entries queued for them are submitted, so their numbers are not reused before.
+    pub(super) parting: Vec<TcpStream>,
     /// Declared after `ring`: freed (when `Drop for State` found nothing in flight) only after it.
     pub(super) buffers: Option<ProvidedBuffers>,
     /// The kernel refused a multishot receive (before 6.0): single-shot from then on.
@@ -131,15 +143,22 @@ impl State {
     /// completion queue overflowed (only an enter moves them into it).
     /// Under DEFER_TASKRUN also when completions wait for an enter to be posted (TASKRUN_FLAG).
     pub(super) fn enter_due(&mut self) -> bool {
+        let maybe_more = self.reaped_since_enter >= DEFERRED_BATCH;
         let sq = self.ring.submission();
-        !sq.is_empty() || sq.cq_overflow() || (self.deferred && (sq.taskrun() || self.may_hold_more))
+        !sq.is_empty() || sq.cq_overflow() || (self.deferred && (sq.taskrun() || maybe_more))
+    }
+
+    /// Whether this thread may enter the ring (under SINGLE_ISSUER only the issuer may).
+    pub(super) fn may_enter_here(&self) -> bool {
+        self.issuer.is_none_or(|issuer| issuer == std::thread::current().id())
     }
 
     /// Submits what is queued: again after a signal, after reaping when the kernel is busy
-    /// (EBUSY: completions to collect first). What is still queued then waits for the next try.
+    /// (EBUSY: completions to collect first). What is still queued then waits for the next try,
+    /// as it does on a thread that may not enter (the ring's task submits it).
     pub(super) fn submit(&mut self) {
         for _ in 0..3 {
-            if !self.enter_due() {
+            if !self.enter_due() || !self.may_enter_here() {
                 return;
             }
             match self.enter() {
@@ -169,7 +188,7 @@ impl State {
         // Completions that came meanwhile went unsignalled, but set TASKRUN (see `enter_due`):
         // the flag is read after the eventfd is enabled again, so none is missed.
         std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
-        self.may_hold_more = false;
+        self.reaped_since_enter = 0;
         entered
     }
 
@@ -218,6 +237,7 @@ impl State {
                 free.push(index);
             }
         }
+        self.reaped_since_enter += reaped;
         reaped
     }
 
@@ -315,9 +335,11 @@ pub(super) fn keep_waker(waker: &mut Option<Waker>, cx: &Context<'_>) {
 impl Drop for State {
     fn drop(&mut self) {
         // Connections shut their sockets when dropped, so what is left in flight ends quickly.
+        // On a thread that may not enter, nothing more is posted: what is in flight then leaks.
         let wait = types::Timespec::new().nsec(DRAIN_WAIT.as_nanos() as u32);
         let args = types::SubmitArgs::new().timespec(&wait);
-        for _ in 0..DRAIN_TRIES {
+        let tries = if self.may_enter_here() { DRAIN_TRIES } else { 1 };
+        for try_ in 1..=tries {
             self.reap();
             if self.in_flight == 0 {
                 // No receive left to pick a provided buffer: they can go (after `ring`).
@@ -326,7 +348,9 @@ impl Drop for State {
                 }
                 return;
             }
-            let _ = self.ring.submitter().submit_with_args(1, &args);
+            if try_ < tries {
+                let _ = self.ring.submitter().submit_with_args(1, &args);
+            }
         }
         // The kernel never answered for some: their buffers must outlive it, so they are leaked.
         for op in self.ops.drain(..).flatten() {
@@ -399,18 +423,73 @@ impl Ring {
         self.with(|state| state.multishot_refused = true);
     }
 
-    /// True when an enter is still due (the kernel refused the entries for now, or completions
-    /// overflowed again, or deferred completions wait).
-    pub(super) fn submit_and_reap(&self) -> bool {
+    /// One pass of the ring's task: submits, closes the parting sockets once nothing is queued
+    /// for them, reaps. Whether an enter is still due (the kernel refused the entries for now,
+    /// or completions overflowed again, or deferred completions wait), and whether the ring is
+    /// done (closed, no stream left, nothing in flight).
+    pub(super) fn submit_and_reap(&self) -> (bool, bool) {
         self.with(|state| {
             state.submit();
-            let reaped = state.reap();
-            state.may_hold_more = state.deferred && reaped >= DEFERRED_BATCH;
-            state.enter_due()
+            if state.ring.submission().is_empty() {
+                state.parting.clear();
+            }
+            state.reap();
+            let done = state.closed && state.live.is_empty() && state.parting.is_empty() && state.in_flight == 0;
+            (state.enter_due(), done)
         })
     }
 
-    /// The ring's task: submits what the connections queued, and wakes them as completions come.
+    /// A new stream's socket: the ring shuts it if its owner goes first (see [`Ring::close`]).
+    pub(super) fn adopt(&self, socket: &TcpStream) {
+        self.with(|state| state.live.insert(socket.as_raw_fd()));
+    }
+
+    /// A stream is gone: leaves its operations `ops` to the ring, and closes `socket` once
+    /// nothing queued names it: a queued entry must not meet its descriptor's number reused by
+    /// another file. Queued entries are submitted here if this thread may enter; else the
+    /// socket stays open until the ring's task has submitted them.
+    pub(super) fn part(&self, socket: TcpStream, ops: &[usize]) {
+        let socket = self.with(|state| {
+            state.live.remove(&socket.as_raw_fd());
+            ops.iter().for_each(|&op| state.orphan(op));
+            if !ops.is_empty() {
+                // A busy kernel takes the entries after some completions.
+                for _ in 0..DRAIN_TRIES {
+                    state.submit();
+                    if state.ring.submission().is_empty() || !state.may_enter_here() {
+                        break;
+                    }
+                    state.reap();
+                }
+                if !state.ring.submission().is_empty() {
+                    state.parting.push(socket);
+                    return None;
+                }
+            }
+            Some(socket)
+        });
+        drop(socket);
+        // Their completions must be reaped even if no connection is left to ask, and a closed
+        // ring's task ends with its last stream.
+        self.submit_wanted.notify_one();
+    }
+
+    /// The owner is gone: shuts every stream's socket, so what waits on them ends (reads see the
+    /// end, writes fail) and their tasks drop them; the ring's task ends after the last one.
+    pub(super) fn close(&self) {
+        self.with(|state| {
+            state.closed = true;
+            for &fd in &state.live {
+                // SAFETY: no memory is passed; `fd` is open, as a stream removes its socket from
+                // `live` under this lock before it closes it.
+                unsafe { libc::shutdown(fd, libc::SHUT_RDWR) };
+            }
+        });
+        self.submit_wanted.notify_one();
+    }
+
+    /// The ring's task: submits what the connections queued, and wakes them as completions come;
+    /// ends once the owner and every stream are gone and nothing is in flight.
     pub(super) async fn drive(self: Arc<Self>) {
         loop {
             tokio::select! {
@@ -422,7 +501,11 @@ impl Ring {
                     Err(_) => return,
                 },
             }
-            if self.submit_and_reap() {
+            let (due, done) = self.submit_and_reap();
+            if done {
+                return;
+            }
+            if due {
                 // Tried again after the other tasks had a turn.
                 tokio::task::yield_now().await;
                 self.submit_wanted.notify_one();

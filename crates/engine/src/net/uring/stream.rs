@@ -2,7 +2,7 @@
 //! ring's provided buffers, or single-shot into its own) and its send.
 
 use super::buffers;
-use super::ring::{MultishotOp, Op, OpState, Received, Ring, SingleOp, DRAIN_TRIES, RECV_SIZE, SEND_MAX};
+use super::ring::{MultishotOp, Op, OpState, Received, Ring, SingleOp, RECV_SIZE, SEND_MAX};
 use io_uring::{opcode, types};
 use std::collections::VecDeque;
 use std::io;
@@ -32,7 +32,8 @@ enum Receiving {
 /// A connected TCP socket read and written through a [`Ring`].
 pub struct UringStream {
     ring: Arc<Ring>,
-    socket: TcpStream,
+    /// Taken by the drop, which hands it to the ring.
+    socket: Option<TcpStream>,
     recv: Receiving,
     /// The last multishot receive ran out of buffers: the next read receives single-shot into
     /// `rx` (re-arming at once could meet ENOBUFS again while other streams hold the buffers).
@@ -49,9 +50,10 @@ pub struct UringStream {
 
 impl UringStream {
     pub(super) fn new(ring: Arc<Ring>, socket: TcpStream) -> UringStream {
+        ring.adopt(&socket);
         UringStream {
             ring,
-            socket,
+            socket: Some(socket),
             recv: Receiving::Idle,
             single_shot_next: false,
             rx: Vec::new(),
@@ -72,11 +74,15 @@ impl UringStream {
     /// The socket's descriptor (for tests that ask the kernel about it).
     #[cfg(test)]
     pub(super) fn raw_fd(&self) -> std::os::fd::RawFd {
-        self.socket.as_raw_fd()
+        self.socket().as_raw_fd()
+    }
+
+    fn socket(&self) -> &TcpStream {
+        self.socket.as_ref().expect("the socket is taken only by the drop")
     }
 
     fn fd(&self) -> types::Fd {
-        types::Fd(self.socket.as_raw_fd())
+        types::Fd(self.socket().as_raw_fd())
     }
 
     /// Queues the receive the next bytes come through: multishot where the ring has it.
@@ -258,7 +264,7 @@ impl AsyncWrite for UringStream {
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         match this.poll_sent(cx) {
-            Poll::Ready(Ok(())) => Poll::Ready(this.socket.shutdown(std::net::Shutdown::Write)),
+            Poll::Ready(Ok(())) => Poll::Ready(this.socket().shutdown(std::net::Shutdown::Write)),
             other => other,
         }
     }
@@ -266,30 +272,15 @@ impl AsyncWrite for UringStream {
 
 impl Drop for UringStream {
     fn drop(&mut self) {
+        let Some(socket) = self.socket.take() else { return };
         // Ends the receive and send in flight now (a receive would otherwise wait for the peer),
         // then the ring frees their buffers when their completions come.
-        let _ = self.socket.shutdown(std::net::Shutdown::Both);
+        let _ = socket.shutdown(std::net::Shutdown::Both);
         let recv = match std::mem::replace(&mut self.recv, Receiving::Idle) {
             Receiving::Idle => None,
             Receiving::SingleShot(op) | Receiving::Multishot(op) => Some(op),
         };
         let ops: Vec<usize> = recv.into_iter().chain(self.send.take().map(|s| s.op)).collect();
-        if ops.is_empty() {
-            return;
-        }
-        self.ring.with(|state| {
-            ops.into_iter().for_each(|op| state.orphan(op));
-            // Submitted before the socket closes: a queued entry must not meet its descriptor's
-            // number reused by another file (a busy kernel takes them after some completions).
-            for _ in 0..DRAIN_TRIES {
-                state.submit();
-                if state.ring.submission().is_empty() {
-                    break;
-                }
-                state.reap();
-            }
-        });
-        // Their completions must be reaped even if no connection is left to ask.
-        self.ring.submit_wanted.notify_one();
+        self.ring.part(socket, &ops);
     }
 }
