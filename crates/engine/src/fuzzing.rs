@@ -5,16 +5,39 @@
 
 use crate::grpc::Messages;
 use crate::h2client::hpack::Decoder;
-use crate::h2client::{request_block, Connection};
 use crate::http1::chunked::Chunked;
 use crate::limits::MAX_KEPT_BODY;
-use bytes::Bytes;
 use std::future::Future;
 use std::pin::{pin, Pin};
 use std::task::{Context, Poll, Waker};
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+mod expand;
+mod h2;
+#[cfg(test)]
+mod tests;
 
 pub use crate::h2client::check_round_trip as hpack_round_trip;
+pub use expand::{expand, MARK};
+
+/// How far each target's input expands ([`expand`]): past the caps it guards and no further, as
+/// every byte more is time that each input costs the fuzzer.
+pub mod most {
+    use crate::limits::{MAX_KEPT_BODY, MAX_TRAILERS};
+    /// HTTP/1.1 answers and gRPC messages: a kept body or message past its cap.
+    pub const KEPT: usize = MAX_KEPT_BODY + (1 << 20);
+    /// A chunked body: a size line and a trailer section past theirs.
+    pub const CHUNKED: usize = 2 * MAX_TRAILERS;
+    /// HTTP/2: the 16 MiB connection window, and a flood of small frames past 16 MiB held.
+    pub const H2: usize = 20 << 20;
+}
+pub use h2::{h2_connection, H2Run};
+
+/// The size of the pieces bytes arrive in: `step`, but at most 65,536 pieces, so that an input
+/// expanded to megabytes is read in a time the fuzzer can afford.
+fn piece_size(step: usize, len: usize) -> usize {
+    step.max(len >> 16).max(1)
+}
 
 /// A server's bytes as a socket would give them: `step` at a time, then the end of the stream.
 /// What the client writes is dropped.
@@ -25,7 +48,7 @@ pub struct Pieces<'a> {
 
 impl<'a> Pieces<'a> {
     pub fn new(data: &'a [u8], step: usize) -> Self {
-        Pieces { data, step: step.max(1) }
+        Pieces { data, step: piece_size(step, data.len()) }
     }
 }
 
@@ -73,10 +96,11 @@ pub fn http1_answers(data: &[u8], step: usize, head_request: bool, keep_body: bo
 
 /// A chunked body decoded as the HTTP/1.1 reader decodes it (what `feed` used is dropped, the
 /// rest waits for more), bytes coming `step` at a time: the same data, end and failure as whole.
-pub fn chunked(data: &[u8], step: usize) {
+/// Gives whether the whole ended the body, or None when it broke a rule or a limit.
+pub fn chunked(data: &[u8], step: usize) -> Option<bool> {
     let decode = |step: usize| {
         let (mut decoder, mut out, mut held) = (Chunked::default(), Vec::new(), Vec::new());
-        for piece in data.chunks(step.max(1)) {
+        for piece in data.chunks(piece_size(step, data.len())) {
             held.extend_from_slice(piece);
             match decoder.feed(&held, |d| out.extend_from_slice(d)) {
                 Ok((used, done)) => {
@@ -100,14 +124,16 @@ pub fn chunked(data: &[u8], step: usize) {
         // A failure may come at different points of the data; success must not.
         assert_eq!(whole.1, pieces.1, "pieces of {step}");
     }
+    whole.0.ok()
 }
 
 /// gRPC messages split from DATA as it arrives `step` at a time: the same count, payload and
-/// kept first message as from the whole, and no kept message past the limit.
-pub fn grpc_messages(data: &[u8], step: usize, keep_first: bool) {
+/// kept first message as from the whole, and no kept message past the limit. Gives what the
+/// whole came to: the messages' count, their payload, whether they broke a rule or the limit.
+pub fn grpc_messages(data: &[u8], step: usize, keep_first: bool) -> (u64, u64, bool) {
     let split = |step: usize| {
         let mut m = Messages::default();
-        for piece in data.chunks(step.max(1)) {
+        for piece in data.chunks(piece_size(step, data.len())) {
             m.push(piece, keep_first);
         }
         if let Some((compressed, first)) = &m.first {
@@ -120,6 +146,7 @@ pub fn grpc_messages(data: &[u8], step: usize, keep_first: bool) {
     };
     let whole = split(usize::MAX);
     assert_eq!(whole, split(step), "pieces of {step}");
+    (whole.0, whole.1, whole.2)
 }
 
 /// HPACK blocks in sequence on one connection's decoder, each `[len, block...]`; stops at the
@@ -134,34 +161,4 @@ pub fn hpack_decode(mut data: &[u8]) {
             return;
         }
     }
-}
-
-/// The HTTP/2 connection fed `server` as everything the server sends (after the client's
-/// preface), `step` bytes at a time, while three gRPC-shaped calls run on it: every call ends
-/// (answered or failed) once the server's bytes end, and nothing panics.
-pub fn h2_connection(server: &[u8], step: usize) {
-    let rt = tokio::runtime::Builder::new_current_thread().build().expect("a runtime");
-    rt.block_on(async {
-        let (client, server_side) = tokio::io::duplex(1 << 16);
-        let (mut from_client, mut to_client) = tokio::io::split(server_side);
-        tokio::spawn(async move { tokio::io::copy(&mut from_client, &mut tokio::io::sink()).await });
-        let connection = Connection::start(client);
-        let headers = [("content-type".to_string(), "application/grpc".to_string()), ("te".into(), "trailers".into())];
-        let blocks = request_block("POST", false, "localhost", "/callbench.v1.Auth/Login", &headers);
-        let body = Bytes::from_static(b"\0\0\0\0\x05hello");
-        let call = || async {
-            let mut received = 0usize;
-            let _ = connection.exchange(&blocks, &body, |d| received += d.len()).await;
-        };
-        let feed = async move {
-            for piece in server.chunks(step.max(1)) {
-                if to_client.write_all(piece).await.is_err() {
-                    return;
-                }
-                tokio::task::yield_now().await;
-            }
-            let _ = to_client.shutdown().await;
-        };
-        tokio::join!(call(), call(), call(), feed);
-    });
 }

@@ -23,19 +23,19 @@ use ended::EndedStreams;
 pub use error::H2Error;
 
 /// Windows large enough that a 1 MB answer never waits for a WINDOW_UPDATE round trip.
-const STREAM_WINDOW: u32 = 4 << 20;
+pub(crate) const STREAM_WINDOW: u32 = 4 << 20;
 const CONNECTION_WINDOW: u32 = 16 << 20;
 /// The largest frame we accept (advertised in SETTINGS_MAX_FRAME_SIZE).
-const MAX_FRAME: u32 = 1 << 20;
+pub(crate) const MAX_FRAME: u32 = 1 << 20;
 /// Streams we open before the server's SETTINGS say how many it allows (RFC 9113 §6.5.2
 /// recommends servers allow at least 100).
 const ASSUMED_MAX_STREAMS: usize = 100;
 /// Header lists (decoded, counted as RFC 9113 §6.5.2 does: 32 bytes per field besides its name
 /// and value) and header blocks (encoded) larger than this end the connection.
-const MAX_HEADER_LIST: usize = 1 << 20;
+pub(crate) const MAX_HEADER_LIST: usize = 1 << 20;
 /// Frames waiting for the writer beyond this (acknowledgements of SETTINGS and PINGs a server
 /// floods us with while not reading) end the connection with ENHANCE_YOUR_CALM.
-const MAX_PENDING_OUT: usize = 16 << 20;
+pub(crate) const MAX_PENDING_OUT: usize = 16 << 20;
 
 /// A complete answer: its head (`:status` and headers) and its trailers, if any.
 #[derive(Debug)]

@@ -14,3 +14,5 @@ pub(crate) mod hpack;
 pub use block::check_round_trip;
 pub use block::{request_block, HeaderList, RequestBlocks};
 pub use conn::{Answer, Connection, H2Error};
+#[cfg(feature = "fuzzing")]
+pub(crate) use conn::{MAX_FRAME, MAX_HEADER_LIST, MAX_PENDING_OUT, STREAM_WINDOW};
