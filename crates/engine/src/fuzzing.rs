@@ -14,6 +14,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 mod expand;
 mod h2;
+mod raw;
 #[cfg(test)]
 mod tests;
 
@@ -28,10 +29,13 @@ pub mod most {
     pub const KEPT: usize = MAX_KEPT_BODY + (1 << 20);
     /// A chunked body: a size line and a trailer section past theirs.
     pub const CHUNKED: usize = 2 * MAX_TRAILERS;
+    /// The raw echo: 16 calls of the largest message and the room read beyond each.
+    pub const RAW: usize = 16 * ((64 << 10) + crate::raw::ROOM);
     /// HTTP/2: the 16 MiB connection window, and a flood of small frames past 16 MiB held.
     pub const H2: usize = 20 << 20;
 }
 pub use h2::{h2_connection, H2Run};
+pub use raw::raw_echo;
 
 /// The size of the pieces bytes arrive in: `step`, but at most 65,536 pieces, so that an input
 /// expanded to megabytes is read in a time the fuzzer can afford.

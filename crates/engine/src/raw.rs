@@ -5,7 +5,7 @@
 use crate::net::{Endpoint, Stream};
 use crate::record::{ByteCounts, ErrorKind};
 use crate::target::{Connected, Reply, Target, WireTotals};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 
 pub struct Raw {
     endpoint: Endpoint,
@@ -22,14 +22,12 @@ pub struct RawConn {
 /// (it clears readiness on a short read), so the next call's first receive is not a system call
 /// that can only answer EAGAIN. Exactly-sized reads cost one such call per call (strace: 1.5
 /// receives per call at one call in flight).
-const ROOM: usize = 4096;
+pub(crate) const ROOM: usize = 4096;
 
 impl Raw {
     /// Calls of `size` bytes each way (at least one) to the echo at `endpoint`.
     pub fn new(endpoint: Endpoint, size: usize) -> Raw {
-        // Not all one byte, so that an echo that answers with other bytes is seen.
-        let message = (0..size.max(1)).map(|i| b'a' + (i % 26) as u8).collect();
-        Raw { endpoint, message }
+        Raw { endpoint, message: message(size) }
     }
 
     pub fn size(&self) -> usize {
@@ -46,29 +44,39 @@ impl Target for Raw {
     }
 
     async fn call(&self, conn: &mut RawConn) -> Reply {
-        let size = self.message.len() as u64;
-        let sent = ByteCounts { sent: size, received: 0 };
         if conn.stream.write_all(&self.message).await.is_err() {
-            return Reply::broken(ErrorKind::Io, sent);
+            return Reply::broken(ErrorKind::Io, ByteCounts { sent: self.message.len() as u64, received: 0 });
         }
-        let mut filled = 0;
-        while filled < self.message.len() {
-            match conn.stream.read(&mut conn.echo[filled..]).await {
-                Ok(n) if n > 0 => filled += n,
-                _ => return Reply::broken(ErrorKind::Io, ByteCounts { sent: size, received: filled as u64 }),
-            }
-        }
-        let bytes = ByteCounts { sent: size, received: filled as u64 };
-        if conn.echo[..filled] != self.message[..] {
-            // The stream is out of step with the calls: the next answer cannot be told apart.
-            return Reply::broken(ErrorKind::Validation, bytes);
-        }
-        Reply::ok(bytes)
+        read_echo(&mut conn.stream, &mut conn.echo, &self.message).await
     }
 
     fn wire(&self) -> WireTotals {
         self.endpoint.wire()
     }
+}
+
+/// A call's message of `size` bytes (at least one): not all one byte, so that an echo that answers
+/// with other bytes is seen.
+pub(crate) fn message(size: usize) -> Vec<u8> {
+    (0..size.max(1)).map(|i| b'a' + (i % 26) as u8).collect()
+}
+
+/// Reads the echo of `message` into `echo` (its size and [`ROOM`] more): the call's reply.
+pub(crate) async fn read_echo<S: AsyncRead + Unpin>(stream: &mut S, echo: &mut [u8], message: &[u8]) -> Reply {
+    let size = message.len() as u64;
+    let mut filled = 0;
+    while filled < message.len() {
+        match stream.read(&mut echo[filled..]).await {
+            Ok(n) if n > 0 => filled += n,
+            _ => return Reply::broken(ErrorKind::Io, ByteCounts { sent: size, received: filled as u64 }),
+        }
+    }
+    let bytes = ByteCounts { sent: size, received: filled as u64 };
+    if echo[..filled] != message[..] {
+        // The stream is out of step with the calls: the next answer cannot be told apart.
+        return Reply::broken(ErrorKind::Validation, bytes);
+    }
+    Reply::ok(bytes)
 }
 
 #[cfg(test)]

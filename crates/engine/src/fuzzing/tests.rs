@@ -171,6 +171,15 @@ fn grpc_inputs_reach_the_kept_message_cap() {
 }
 
 #[test]
+fn an_echo_is_ok_only_when_it_is_the_message() {
+    use crate::record::Outcome;
+    let twice = b"abcdabcd";
+    assert_eq!(raw_echo(twice, 4, 4), [Outcome::Ok, Outcome::Ok, Outcome::Error(ErrorKind::Io)]);
+    assert_eq!(raw_echo(b"abcx", 1, 4), [Outcome::Error(ErrorKind::Validation)]);
+    assert_eq!(raw_echo(b"abcda", usize::MAX, 4), [Outcome::Error(ErrorKind::Validation)], "more in one read");
+}
+
+#[test]
 fn write_the_seeds_when_asked() {
     let Some(dir) = std::env::var_os("CALLBENCH_FUZZ_SEEDS") else { return };
     let dir = std::path::PathBuf::from(dir);
