@@ -233,6 +233,24 @@ async fn receive(call: &mut Call) -> Result<MessageResponse, Failure> {
     response.message_response.ok_or_else(unexpected)
 }
 
+/// For the fuzz target: a reflection answer's bytes read as `fetch_files` reads them, the files it
+/// gives checked for missing imports and made into a pool.
+#[cfg(feature = "fuzzing")]
+pub(crate) fn pool_of_answer(bytes: &[u8]) -> Result<DescriptorPool, String> {
+    let failed = |_: Failure| "a failed answer".to_string();
+    let response = ServerReflectionResponse::decode(bytes).map_err(|e| e.to_string())?;
+    let mut files = BTreeMap::new();
+    match response.message_response {
+        Some(MessageResponse::FileDescriptorResponse(r)) => {
+            add_files(&mut files, r.file_descriptor_proto).map_err(failed)?
+        }
+        Some(MessageResponse::ErrorResponse(error)) => return Err(failed(server_error("a symbol", &error))),
+        Some(MessageResponse::ListServicesResponse(_)) | None => return Err(failed(unexpected())),
+    }
+    let _ = missing_imports(&files, &HashSet::new());
+    build_pool(files.into_values().collect(), "reflection")
+}
+
 fn server_error(what: &str, error: &ErrorResponse) -> Failure {
     let code = u32::try_from(error.error_code).map(status_name).unwrap_or_else(|_| error.error_code.to_string());
     let detail = match error.error_message.is_empty() {

@@ -11,7 +11,7 @@ use http::{HeaderMap, Method, Request, StatusCode};
 /// The 5-byte gRPC message header: compressed flag, big-endian length.
 const HEADER_LEN: usize = 5;
 /// Descriptor files are small; anything larger is a confused or hostile peer.
-const MAX_MESSAGE_BYTES: usize = 64 << 20;
+pub(crate) const MAX_MESSAGE_BYTES: usize = 64 << 20;
 /// grpc-status UNIMPLEMENTED: the method (here, the reflection version) is absent.
 pub(crate) const UNIMPLEMENTED: u32 = 12;
 
@@ -114,7 +114,7 @@ impl Call {
 }
 
 /// Refuses non-gRPC answers; a grpc-status in the headers is a trailers-only answer.
-fn check_headers(http_status: StatusCode, headers: &HeaderMap) -> Result<(), CallError> {
+pub(crate) fn check_headers(http_status: StatusCode, headers: &HeaderMap) -> Result<(), CallError> {
     if let Some(Err(error)) = status(headers) {
         return Err(error);
     }
@@ -134,7 +134,7 @@ fn check_headers(http_status: StatusCode, headers: &HeaderMap) -> Result<(), Cal
 }
 
 /// The grpc-status in `headers`: None when absent, Ok for 0.
-fn status(headers: &HeaderMap) -> Option<Result<(), CallError>> {
+pub(crate) fn status(headers: &HeaderMap) -> Option<Result<(), CallError>> {
     let value = headers.get("grpc-status")?;
     let code = std::str::from_utf8(value.as_bytes()).ok().and_then(|s| s.trim().parse::<u32>().ok());
     let Some(code) = code else {
@@ -148,7 +148,7 @@ fn status(headers: &HeaderMap) -> Option<Result<(), CallError>> {
 }
 
 /// Takes one whole message off the front of `buffer`, if it holds one.
-fn take_message(buffer: &mut BytesMut) -> Result<Option<Bytes>, CallError> {
+pub(crate) fn take_message(buffer: &mut BytesMut) -> Result<Option<Bytes>, CallError> {
     if buffer.len() < HEADER_LEN {
         return Ok(None);
     }
@@ -171,7 +171,7 @@ fn take_message(buffer: &mut BytesMut) -> Result<Option<Bytes>, CallError> {
 }
 
 /// grpc-message is percent-encoded UTF-8 (gRPC HTTP/2 spec).
-fn percent_decode(raw: &[u8]) -> String {
+pub(crate) fn percent_decode(raw: &[u8]) -> String {
     let mut out = Vec::with_capacity(raw.len());
     let mut i = 0;
     while i < raw.len() {

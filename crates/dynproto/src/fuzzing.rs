@@ -1,0 +1,69 @@
+//! Entry points for the fuzz target `dynproto_wire` (feature `fuzzing`, off in every build but
+//! theirs): what a server sends a reflection call (its gRPC framing, grpc-status and
+//! grpc-message, its answers' file descriptors) and protoset files, fed arbitrary bytes. Each
+//! gives an error or a result, never a panic, and checks what must hold beyond that.
+
+use crate::wire::{check_headers, percent_decode, status, take_message, CallError, MAX_MESSAGE_BYTES};
+use bytes::{Bytes, BytesMut};
+use http::{HeaderMap, HeaderValue, StatusCode};
+
+/// Messages taken off a call's buffer as DATA arrives `step` bytes at a time: the same messages,
+/// error, and bytes left waiting when none, as from the whole; and none past the cap.
+pub fn messages(data: &[u8], step: usize) -> (Vec<Bytes>, Option<String>, usize) {
+    let split = |step: usize| {
+        let (mut buffer, mut messages) = (BytesMut::new(), Vec::new());
+        for piece in data.chunks(step.max(1)) {
+            buffer.extend_from_slice(piece);
+            loop {
+                match take_message(&mut buffer) {
+                    Ok(Some(message)) => messages.push(message),
+                    Ok(None) => break,
+                    // The call ends there: what is left unread does not matter.
+                    Err(e) => return (messages, Some(e.describe()), 0),
+                }
+            }
+        }
+        (messages, None, buffer.len())
+    };
+    let whole = split(usize::MAX);
+    assert_eq!(whole, split(step), "pieces of {step}");
+    assert!(whole.0.iter().all(|m| m.len() <= MAX_MESSAGE_BYTES));
+    whole
+}
+
+/// An answer's head as a reflection call reads it: the HTTP status, content-type, grpc-status
+/// and grpc-message given (each header left out when its bytes are no header value). A
+/// grpc-message without `%` reads as itself.
+pub fn answer_head(http_status: u16, content_type: &[u8], grpc_status: &[u8], grpc_message: &[u8]) {
+    let mut headers = HeaderMap::new();
+    for (name, value) in [("content-type", content_type), ("grpc-status", grpc_status), ("grpc-message", grpc_message)]
+    {
+        if let Ok(value) = HeaderValue::from_bytes(value) {
+            headers.insert(name, value);
+        }
+    }
+    if let Ok(code) = StatusCode::from_u16(http_status) {
+        let _ = check_headers(code, &headers).map_err(|e| e.describe());
+    }
+    match status(&headers) {
+        Some(Err(CallError::Status { code, .. })) => assert_ne!(code, 0, "OK is no error"),
+        Some(Err(e)) => {
+            let _ = e.describe();
+        }
+        Some(Ok(())) | None => {}
+    }
+    let decoded = percent_decode(grpc_message);
+    if !grpc_message.contains(&b'%') {
+        assert_eq!(decoded, String::from_utf8_lossy(grpc_message));
+    }
+}
+
+/// A reflection answer's bytes, its files made into a pool: an error or a pool.
+pub fn reflection_answer(bytes: &[u8]) -> Result<prost_reflect::DescriptorPool, String> {
+    crate::reflection::pool_of_answer(bytes)
+}
+
+/// A protoset file's bytes: an error or a pool.
+pub fn protoset(bytes: &[u8]) -> Result<prost_reflect::DescriptorPool, String> {
+    crate::decode_protoset(bytes, "the fuzzed protoset")
+}
