@@ -5,6 +5,7 @@
 //! sent again when nothing of it was written or its method is idempotent.
 
 pub(crate) mod chunked;
+mod framing;
 
 use crate::limits::MAX_KEPT_BODY;
 use crate::net::{Endpoint, Stream};
@@ -12,6 +13,7 @@ use crate::record::{ByteCounts, ErrorKind};
 use crate::request::{gunzip, Expect, HttpRequest};
 use crate::target::{Connected, Reply, Target, WireTotals};
 use bytes::{Buf, Bytes, BytesMut};
+use framing::{Fields, Framing};
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
@@ -96,14 +98,6 @@ impl Http1 {
     }
 }
 
-/// How the answer's body is delimited.
-enum Framing {
-    None,
-    Length(u64),
-    Chunked,
-    UntilClose,
-}
-
 /// What the head of an answer said.
 struct Head {
     len: usize,
@@ -124,14 +118,14 @@ fn parse_head(buf: &[u8], head_request: bool) -> Result<Option<Head>, ErrorKind>
     };
     let status = response.code.unwrap_or(0);
     let mut close = response.version == Some(0);
-    let (mut length, mut chunked, mut gzip) = (None, false, false);
+    let (mut fields, mut gzip) = (Fields::default(), false);
     for h in response.headers.iter() {
         // Names first: most headers are none of these four, and need no value decoded.
         let value = || std::str::from_utf8(h.value).unwrap_or("").trim();
         if h.name.eq_ignore_ascii_case("content-length") {
-            length = Some(value().parse::<u64>().map_err(|_| ErrorKind::Protocol)?);
+            fields.content_length(value())?;
         } else if h.name.eq_ignore_ascii_case("transfer-encoding") {
-            chunked = value().to_ascii_lowercase().ends_with("chunked");
+            fields.transfer_encoding(value());
         } else if h.name.eq_ignore_ascii_case("connection") {
             let value = value().to_ascii_lowercase();
             close = value.contains("close") || (close && !value.contains("keep-alive"));
@@ -139,15 +133,14 @@ fn parse_head(buf: &[u8], head_request: bool) -> Result<Option<Head>, ErrorKind>
             gzip = value().eq_ignore_ascii_case("gzip");
         }
     }
+    // Fields at odds fail even where the answer has no body: the server cannot be trusted to
+    // frame the next answer either.
+    let framing = fields.framing()?;
     let framing = if head_request || status < 200 || status == 204 || status == 304 {
         Framing::None
-    } else if chunked {
-        Framing::Chunked
-    } else if let Some(n) = length {
-        Framing::Length(n)
     } else {
-        close = true;
-        Framing::UntilClose
+        close |= framing == Framing::UntilClose;
+        framing
     };
     Ok(Some(Head { len, status, framing, close, gzip }))
 }

@@ -155,3 +155,32 @@ fn a_server_that_never_answers_or_drips_times_out() {
     });
     assert_failed_as(&run(&dripping, &[]), "timeout");
 }
+
+#[test]
+fn framing_fields_at_odds_break_the_protocol() {
+    // Each answer is whole by one of its fields, as a lenient client would read it.
+    for bad in [
+        "content-length: 5\r\ncontent-length: 2\r\n\r\nok",
+        "content-length: 2\r\ncontent-length: 5\r\n\r\nokok!",
+        "transfer-encoding: chunked\r\ncontent-length: 2\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+        "transfer-encoding: gzip\r\ncontent-length: 2\r\n\r\nok",
+    ] {
+        let server = half_hostile(move |conn| {
+            conn.write(format!("HTTP/1.1 200 OK\r\n{bad}").as_bytes());
+        });
+        assert_failed_as(&run(&server, &[]), "protocol");
+    }
+}
+
+#[test]
+fn a_final_coding_other_than_chunked_runs_to_the_close() {
+    // `xchunked` is not `chunked`: the body is what comes before the close (not a chunk), and
+    // counts ok.
+    let server = Hostile::start(|mut conn| {
+        if conn.read_request().is_some() {
+            conn.write_good(b"HTTP/1.1 200 OK\r\ntransfer-encoding: xchunked\r\n\r\nok");
+        }
+    });
+    let m = run(&server, &[]);
+    assert_eq!(m.report["calls"]["errors"].as_u64(), Some(0), "{:#}", m.report);
+}

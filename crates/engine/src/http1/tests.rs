@@ -259,3 +259,44 @@ async fn an_early_answer_on_a_connection_left_open_ends_the_write() {
     assert!(!reply.keep_connection, "the rest of the request was never sent");
     drop(done);
 }
+
+/// Framing fields at odds (RFC 9112 §6.3) fail the call as `protocol`, whichever would have won:
+/// two lengths, or a length beside a Transfer-Encoding (chunked or not).
+#[tokio::test]
+async fn framing_fields_at_odds_break_the_protocol() {
+    for answer in [
+        "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 2\r\n\r\nok",
+        "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\nokok!",
+        "HTTP/1.1 200 OK\r\nContent-Length: 2, 5\r\n\r\nok",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 2\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nContent-Length: 2\r\n\r\nok",
+        "HTTP/1.1 204 No Content\r\nContent-Length: 0\r\nContent-Length: 1\r\n\r\n",
+    ] {
+        let (endpoint, _server) = server(vec![answer.as_bytes().to_vec()]).await;
+        let target = Http1::new(endpoint, &HttpRequest::get("/x"), Expect::default(), false);
+        let mut conn = target.connect(0).await.unwrap().conn;
+        let reply = target.call(&mut conn).await;
+        assert_eq!(reply.outcome, crate::Outcome::Error(ErrorKind::Protocol), "{answer:?}");
+        assert!(!reply.keep_connection, "{answer:?}");
+    }
+}
+
+/// The same length repeated is one length (RFC 9110 §8.6); a final coding that is not exactly
+/// `chunked` leaves the body to run to the close, and the connection is not used again.
+#[tokio::test]
+async fn repeated_lengths_agree_and_other_codings_run_to_the_close() {
+    let cases = [
+        ("HTTP/1.1 200 OK\r\nContent-Length: 2\r\ncontent-length: 2, 2\r\n\r\nok", 2, true),
+        ("HTTP/1.1 200 OK\r\nTransfer-Encoding: xchunked\r\n\r\n2\r\nok\r\n0\r\n\r\n", 12, false),
+        ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, identity\r\n\r\nok", 2, false),
+        ("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, CHUNKED\r\n\r\n2\r\nok\r\n0\r\n\r\n", 2, true),
+    ];
+    for (answer, received, kept) in cases {
+        let (endpoint, _server) = server(vec![answer.as_bytes().to_vec()]).await;
+        let target = Http1::new(endpoint, &HttpRequest::get("/x"), Expect::default(), false);
+        let mut conn = target.connect(0).await.unwrap().conn;
+        let reply = target.call(&mut conn).await;
+        assert!(reply.outcome.is_ok(), "{answer:?}: {reply:?}");
+        assert_eq!((reply.bytes.received, reply.keep_connection), (received, kept), "{answer:?}");
+    }
+}
