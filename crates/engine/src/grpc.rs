@@ -78,6 +78,8 @@ pub(crate) struct Messages {
     pub(crate) payload: u64,
     /// The first message and whether it was compressed, kept only when checked.
     pub(crate) first: Option<(bool, Vec<u8>)>,
+    /// Whether any message came with the compressed flag.
+    pub(crate) compressed: bool,
     keeping: bool,
     pub(crate) broken: bool,
 }
@@ -127,6 +129,7 @@ impl Messages {
                 return;
             }
         };
+        self.compressed |= compressed;
         let len = u32::from_be_bytes(self.prefix[1..5].try_into().expect("five bytes")) as usize;
         self.prefix.clear();
         self.keeping = keep_first && self.first.is_none();
@@ -144,6 +147,12 @@ impl Messages {
     pub(crate) fn complete(&self) -> bool {
         self.prefix.is_empty() && self.current.is_none()
     }
+}
+
+/// Whether the answer's headers name a compression for its messages: a message flagged compressed
+/// in an answer that names none (or `identity`) is an error (INTERNAL, by gRPC's HTTP/2 protocol).
+fn declares_compression(head: &HeaderList) -> bool {
+    head.get("grpc-encoding").is_some_and(|name| !name.trim_ascii().eq_ignore_ascii_case(b"identity"))
 }
 
 /// grpc-status from the trailers, or from the headers of a trailers-only answer.
@@ -178,7 +187,7 @@ impl Target for Grpc {
             Some(code) => return Reply::error(ErrorKind::GrpcStatus(code), bytes),
             None => return Reply::error(ErrorKind::Io, bytes), // no status at all: a broken answer
         }
-        if messages.broken || !messages.complete() {
+        if messages.broken || !messages.complete() || (messages.compressed && !declares_compression(&answer.headers)) {
             return Reply::error(ErrorKind::Protocol, bytes);
         }
         if let Some(check) = &self.check {
@@ -255,6 +264,22 @@ mod tests {
         let mut m = Messages::default();
         m.push(&huge, true);
         assert!(m.broken);
+    }
+
+    #[test]
+    fn a_compressed_message_needs_an_encoding_named() {
+        let mut m = Messages::default();
+        m.push(&[frame(0, b"plain"), frame(0, b"")].concat(), false);
+        assert!(!m.compressed);
+        m.push(&frame(1, b"zz"), false);
+        assert!(m.compressed && !m.broken);
+        let mut head = HeaderList::default();
+        assert!(!declares_compression(&head));
+        head.push(b"grpc-encoding", b"identity");
+        assert!(!declares_compression(&head));
+        let mut head = HeaderList::default();
+        head.push(b"grpc-encoding", b"gzip");
+        assert!(declares_compression(&head));
     }
 
     #[test]

@@ -359,3 +359,37 @@ fn a_grpc_gzip_bomb_is_refused_at_the_limit() {
     });
     assert_failed_as(&run(&server, &grpc(&server), &["--gzip", "--expect-body", "{}"]), "protocol");
 }
+
+#[test]
+fn a_compressed_grpc_message_without_an_encoding_breaks_the_protocol() {
+    for encoding in [None, Some("identity")] {
+        // Odd connections answer every call with a message flagged compressed, in an answer that
+        // names no compression (or `identity`): gRPC's INTERNAL, whatever the message holds.
+        let server = Hostile::start(move |conn| {
+            let odd = conn.index % 2 == 1;
+            let Some(mut h2) = H2::accept(conn, &[]) else { return };
+            while let Some(stream) = h2.next_request() {
+                if !odd {
+                    if !h2.good(stream, true) {
+                        return;
+                    }
+                    continue;
+                }
+                let mut head = [&[STATUS_200][..], &literal("content-type", "application/grpc")].concat();
+                if let Some(name) = encoding {
+                    head.extend(literal("grpc-encoding", name));
+                }
+                let answer = [
+                    frame(HEADERS, END_HEADERS, stream, &head),
+                    frame(DATA, 0, stream, &[1, 0, 0, 0, 0]),
+                    frame(HEADERS, END_HEADERS | END_STREAM, stream, &literal("grpc-status", "0")),
+                ]
+                .concat();
+                if !h2.conn.write(&answer) {
+                    return;
+                }
+            }
+        });
+        assert_failed_as(&run(&server, &grpc(&server), &[]), "protocol");
+    }
+}
