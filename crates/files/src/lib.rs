@@ -1,20 +1,20 @@
 //! Files a reader never sees half-written. Every result, report and data file callbench writes
-//! goes through [`write_atomic`]: a crash or Ctrl-C mid-write leaves the previous file whole.
+//! goes through [`write_atomic`]: a crash or Ctrl-C mid-write leaves the previous file whole. The
+//! temporary file beside it is always one of ours, created new: a file a user keeps beside an
+//! output (`report.json.partial`, or any other name) is never opened, overwritten or removed.
 
+use std::ffi::OsString;
+use std::fs::{File, OpenOptions};
 use std::io::Write;
-use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Writes `bytes` to `path` all at once: to a temporary file beside it (same file system, a name
-/// unique to this process and call, as threads may write the same file), synced, then renamed
-/// over `path`. On failure the temporary file is removed and `path` is left as it was.
+/// Writes `bytes` to `path` all at once: to a temporary file of ours beside it (same file
+/// system), synced, then renamed over `path`. On failure the temporary file is removed and `path`
+/// is left as it was.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let tmp = path.with_file_name(format!(".{name}.tmp-{}-{n}", std::process::id()));
+    let (tmp, mut file) = create_temporary(path)?;
     let result = (|| {
-        let mut file = std::fs::File::create(&tmp)?;
         file.write_all(bytes)?;
         file.sync_all()?;
         std::fs::rename(&tmp, path)
@@ -23,6 +23,42 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// Fails now if `write_atomic(path, …)` would fail to create its temporary file (a directory that
+/// is missing or not writable): creates one of ours beside `path`, and removes it.
+pub fn probe_writable(path: &Path) -> std::io::Result<()> {
+    let (tmp, _file) = create_temporary(path)?;
+    std::fs::remove_file(tmp)
+}
+
+/// A new, empty file beside `path`, `.NAME.PID.RANDOM.partial`, created exclusively (`O_EXCL`):
+/// a name that is taken is left alone and another one drawn.
+fn create_temporary(path: &Path) -> std::io::Result<(PathBuf, File)> {
+    let name = path.file_name().unwrap_or_default();
+    let mut taken = None;
+    for _ in 0..16 {
+        let mut tmp = OsString::from(".");
+        tmp.push(name);
+        tmp.push(format!(".{}.{:016x}.partial", std::process::id(), random()));
+        let tmp = path.with_file_name(tmp);
+        match OpenOptions::new().write(true).create_new(true).open(&tmp) {
+            Ok(file) => return Ok((tmp, file)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => taken = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(taken.expect("sixteen names drawn"))
+}
+
+/// A number unlike any other this process draws, nor another process likely: std's random hash
+/// keys (drawn once per thread from the OS), over a count.
+fn random() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(NEXT.fetch_add(1, Ordering::Relaxed));
+    hasher.finish()
 }
 
 #[cfg(test)]
@@ -64,6 +100,35 @@ mod tests {
         let mut left = names(&dir);
         left.sort();
         assert_eq!(left, ["sub", "x.json"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn files_beside_the_output_are_never_touched() {
+        let dir = scratch("beside");
+        let path = dir.join("keep.json");
+        let pid = std::process::id();
+        let theirs =
+            ["keep.json.partial".to_string(), ".keep.json.tmp-1-0".into(), format!(".keep.json.{pid}.x.partial")];
+        for name in &theirs {
+            std::fs::write(dir.join(name), name).unwrap();
+        }
+        probe_writable(&path).unwrap();
+        write_atomic(&path, b"result").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "result");
+        for name in &theirs {
+            assert_eq!(std::fs::read_to_string(dir.join(name)).unwrap(), *name);
+        }
+        assert_eq!(names(&dir).len(), theirs.len() + 1, "no temporary file left");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_directory_that_cannot_be_written_fails_the_probe() {
+        let dir = scratch("missing");
+        assert!(probe_writable(&dir.join("no/such/dir/x.json")).is_err());
+        probe_writable(&dir.join("x.json")).unwrap();
+        assert!(names(&dir).is_empty());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -167,6 +167,21 @@ fn a_failed_run_leaves_the_previous_result_in_out() {
 }
 
 #[test]
+fn a_users_file_beside_out_survives_every_run() {
+    let dir = TempDir::new("out-beside");
+    let (file, theirs) = (dir.str("keep.json"), dir.path("keep.json.partial"));
+    std::fs::write(&theirs, "the user's own\n").unwrap();
+    let run = common::load_fails(&["-n", "5", "--out", &file, "http://127.0.0.1:9/"], "connect");
+    assert_eq!(std::fs::read_to_string(&theirs).unwrap(), "the user's own\n", "{}", run.all());
+    let run = load(&["-q", "-n", "5", "-o", "json", "--out", &file, "inproc:noop"]);
+    assert_eq!(run.code, Some(0), "{}", run.all());
+    common::validate(&serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap());
+    assert_eq!(std::fs::read_to_string(&theirs).unwrap(), "the user's own\n", "{}", run.all());
+    let left: Vec<_> = std::fs::read_dir(&dir.0).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert_eq!(left.len(), 2, "the report and the user's file, no temporary file: {left:?}");
+}
+
+#[test]
 fn quiet_prints_nothing_on_stderr() {
     let actix = start("rust-actix", &[]);
     for args in [

@@ -55,11 +55,10 @@ pub async fn run(args: Args) -> anyhow::Result<i32> {
         spec.users_file = super::repo().ok().and_then(|r| r.users_file().ok());
     }
     if let Some(path) = &args.out {
-        // Fail now, not after a long run, if the file cannot be written: a probe beside it, so an
-        // earlier result in it survives a run that fails.
-        let probe = partial(path);
-        std::fs::write(&probe, b"").map_err(|e| anyhow::anyhow!("cannot write {}: {e}", probe.display()))?;
-        let _ = std::fs::remove_file(&probe);
+        // Fail now, not after a long run, if the file cannot be written: a probe with a temporary
+        // file of ours beside it, so an earlier result in it (and any file of the user's beside
+        // it) survives a run that fails.
+        callbench_files::probe_writable(path).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
     }
     let cancel = Arc::new(AtomicBool::new(false));
     let signal = cancel_on_signals(cancel.clone());
@@ -89,13 +88,6 @@ pub async fn run(args: Args) -> anyhow::Result<i32> {
         eprintln!("callbench: warning: every call failed ({:?})", report.summary.errors);
     }
     Ok(if cancel.load(Ordering::Relaxed) { signal.code() } else { 0 })
-}
-
-/// `FILE.partial` beside `FILE`.
-fn partial(path: &std::path::Path) -> PathBuf {
-    let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
-    name.push(".partial");
-    path.with_file_name(name)
 }
 
 /// Writes through a temporary file and a rename, so the file is never half-written.
