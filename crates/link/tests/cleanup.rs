@@ -83,3 +83,34 @@ fn a_killed_run_is_cleaned_up_by_the_next() {
     assert!(with_pid(pid).is_empty(), "left behind: {:?}", with_pid(pid));
     drop(next);
 }
+
+/// A namespace of someone else's, made with `ip netns add`, and deleted when the test ends,
+/// passed or not.
+struct Theirs(String);
+
+impl Theirs {
+    fn add(name: String) -> Theirs {
+        let status = Command::new("ip").args(["netns", "add", &name]).status().expect("run ip");
+        assert!(status.success(), "ip netns add {name}: {status}");
+        Theirs(name)
+    }
+}
+
+impl Drop for Theirs {
+    fn drop(&mut self) {
+        let _ = Command::new("ip").args(["netns", "delete", &self.0]).status();
+    }
+}
+
+#[test]
+fn namespaces_named_otherwise_are_left_alone() {
+    // Names that start as callbench's do but are not in its full form: no owner a dead run had.
+    let pid = std::process::id();
+    let theirs = [format!("callbench-x{pid}"), format!("callbench-4194304.5-x{pid}"), format!("callbench-{pid}")]
+        .map(Theirs::add);
+    let link = Link::create(&LinkSpec::transparent(), &[]).unwrap();
+    drop(link);
+    for ns in &theirs {
+        assert!(ours().contains(&ns.0), "{} was removed: {:?}", ns.0, ours());
+    }
+}
