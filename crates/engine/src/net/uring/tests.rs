@@ -11,7 +11,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt, ReadBuf};
 /// built in) or EPERM (`kernel.io_uring_disabled`, a seccomp filter). The epoll path is then the
 /// only one, and it is tested everywhere else. Where io_uring is there, a ring that cannot be
 /// made fails the test: a green run has then exercised the ring.
-fn ring_with(receive: Receive) -> Option<RingOwner> {
+pub(super) fn ring_with(receive: Receive) -> Option<RingOwner> {
     if let Err(e) = io_uring::IoUring::new(2) {
         if matches!(e.raw_os_error(), Some(libc::ENOSYS | libc::EPERM)) {
             static SAID: std::sync::Once = std::sync::Once::new();

@@ -4,6 +4,7 @@
 //! most 20 per enter).
 
 use super::ring::State;
+use super::tests::ring_with;
 use super::*;
 use io_uring::{opcode, squeue, types};
 use std::io::{Read, Write};
@@ -17,10 +18,6 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 
 /// How long a test waits for what must happen: generous, as the machine may be busy.
 const DEADLINE: Duration = Duration::from_secs(30);
-
-fn ring_with(receive: Receive) -> Option<RingOwner> {
-    RingOwner::start_with(receive).map_err(|e| eprintln!("skipped: {e}")).ok()
-}
 
 async fn connect(ring: &RingOwner, addr: SocketAddr) -> UringStream {
     let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
