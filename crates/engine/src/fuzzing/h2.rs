@@ -107,7 +107,7 @@ impl AsyncWrite for Socket {
 /// header block past its cap, takes no data past the windows it granted, and holds at most its
 /// cap of outgoing frames for a server that does not read.
 pub fn h2_connection(server: Bytes, step: usize) -> H2Run {
-    let step = super::piece_size(step, server.len());
+    let step = super::pieces::piece_size(step, server.len());
     let socket = Socket(Arc::new(Mutex::new(Server {
         data: server.clone(),
         step,

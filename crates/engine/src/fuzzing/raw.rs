@@ -1,6 +1,6 @@
 //! The raw target's echo as a server sends it, read from memory through the code a run uses.
 
-use super::{at_once, Pieces};
+use super::pieces::{at_once, Pieces};
 use crate::raw::{message, read_echo, ROOM};
 use crate::record::Outcome;
 
