@@ -177,21 +177,7 @@ async fn more_answers_at_once(ring: RingOwner) {
     // most 20 deferred completions per pass). The ring must enter until all are posted, or the
     // reader stalls.
     const STREAMS: usize = 300;
-    let (answered, answers) = std::sync::mpsc::channel();
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        for conn in listener.incoming().take(STREAMS) {
-            let (mut conn, answered) = (conn.unwrap(), answered.clone());
-            std::thread::spawn(move || {
-                let mut buf = [0u8; 4];
-                conn.read_exact(&mut buf).unwrap();
-                conn.write_all(&buf).unwrap();
-                answered.send(()).unwrap();
-                let _ = conn.read(&mut buf); // until the client closes
-            });
-        }
-    });
+    let (addr, answers) = answering_server(STREAMS);
     let mut streams = Vec::new();
     for _ in 0..STREAMS {
         let mut stream = connect(&ring, addr).await;
@@ -400,4 +386,25 @@ fn available_says_why_not_when_it_is_not() {
     if let Err(e) = available() {
         assert!(e.starts_with("io_uring is not available: "), "{e}");
     }
+}
+
+/// A server on a thread that answers each connection's 4 bytes with them, tells `answered`,
+/// and waits for the client to close.
+pub(super) fn answering_server(connections: usize) -> (std::net::SocketAddr, std::sync::mpsc::Receiver<()>) {
+    let (answered, answers) = std::sync::mpsc::channel();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for conn in listener.incoming().take(connections) {
+            let (mut conn, answered) = (conn.unwrap(), answered.clone());
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4];
+                conn.read_exact(&mut buf).unwrap();
+                conn.write_all(&buf).unwrap();
+                answered.send(()).unwrap();
+                let _ = conn.read(&mut buf);
+            });
+        }
+    });
+    (addr, answers)
 }

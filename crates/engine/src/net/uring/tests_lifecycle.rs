@@ -4,7 +4,7 @@
 //! most 20 per enter).
 
 use super::ring::State;
-use super::tests::ring_with;
+use super::tests::{answering_server, ring_with};
 use super::*;
 use io_uring::{opcode, squeue, types};
 use std::io::{Read, Write};
@@ -236,27 +236,6 @@ fn the_kernel_sets_taskrun_when_an_enter_leaves_deferred_work() {
         assert!(first < Some(SOCKETS), "one enter posted every answer: nothing was left to flag");
     }
     assert!(bufs.iter().enumerate().all(|(i, b)| b[0] == i as u8));
-}
-
-/// A server on a thread that answers each connection's 4 bytes with them, tells `answered`,
-/// and waits for the client to close.
-fn answering_server(connections: usize) -> (SocketAddr, std::sync::mpsc::Receiver<()>) {
-    let (answered, answers) = std::sync::mpsc::channel();
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        for conn in listener.incoming().take(connections) {
-            let (mut conn, answered) = (conn.unwrap(), answered.clone());
-            std::thread::spawn(move || {
-                let mut buf = [0u8; 4];
-                conn.read_exact(&mut buf).unwrap();
-                conn.write_all(&buf).unwrap();
-                answered.send(()).unwrap();
-                let _ = conn.read(&mut buf);
-            });
-        }
-    });
-    (addr, answers)
 }
 
 #[tokio::test]
