@@ -1,13 +1,17 @@
 //! The one driver loop, for every load model: closed or open loop, steps, ramps, warm-up and limits
 //! are data (a pacer, a stop, a concurrency), never another loop.
 
+mod shards;
+
 use crate::clock::Clock;
 use crate::guard::Guard;
+use crate::net::failures::ConnectFailures;
 use crate::pacer::{Next, Pacer};
 use crate::record::{ByteCounts, CallRecord, Connect, ErrorKind};
 use crate::sink::Sink;
 use crate::stop::{Admission, Stop};
 use crate::target::{Reply, Target, WireTotals};
+use shards::Shards;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -29,6 +33,9 @@ pub struct Load {
     /// Start open-loop calls within microseconds of their intended time, at the cost of a busy
     /// client thread (see [`Clock::start_precise`]); otherwise up to about 1 ms late.
     pub precise_timer: bool,
+    /// The callers start over this span (caller i of N at i/N of it) instead of all at once: their
+    /// first connections are spread over it too.
+    pub ramp: Duration,
     /// Called where the client's own counters are read: at the run's start, where the measured
     /// window starts (end of warm-up) and at the end, so outside counters (a server's CPU time)
     /// cover exactly the same span.
@@ -63,13 +70,14 @@ impl Load {
             cancel: Arc::default(),
             progress: Arc::default(),
             precise_timer: false,
+            ramp: Duration::ZERO,
             edges: None,
         }
     }
 }
 
 /// What the run itself knew, beside the records.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RunInfo {
     /// From the run's start to the end of its last call.
     pub elapsed: Duration,
@@ -80,6 +88,15 @@ pub struct RunInfo {
     pub requested_calls: Option<f64>,
     /// Connections opened during the whole run (warm-up included).
     pub connections_opened: u64,
+    /// Callers that tried to connect and never had a connection in the whole run.
+    pub callers_never_connected: u64,
+    /// Callers that had at least one call answered successfully (warm-up included).
+    pub callers_answered: u64,
+    /// From the run's start until the last caller that got a connection had its first.
+    pub callers_connected_by: Option<Duration>,
+    /// Why connections failed to open during the whole run (the driver's call timeout included,
+    /// when it ended a connect).
+    pub connect_failures: ConnectFailures,
     /// Connections the server ended gracefully (HTTP/2 GOAWAY) during the whole run.
     pub goaways: u64,
     /// Calls sent again because the server had not processed them (after a GOAWAY, or refused):
@@ -102,6 +119,12 @@ pub struct RunInfo {
 /// planned end instead of lasting as long as the server needs to work through the backlog (a 6 s
 /// run at 200/s against a server of 22/s took 54 s). Calls in flight then still finish.
 pub const START_GRACE: Duration = Duration::from_millis(10);
+
+/// Callers opening their first connection at once, at most: ten thousand connects are not ten
+/// thousand sockets and SYNs in one burst. (A connect completes once the server's kernel queued the
+/// connection, not when the server took it: what spreads the connects over time, for a server whose
+/// accept queue would overflow, is a ramp, `Load::ramp`.)
+pub const MAX_OPENING: usize = 256;
 
 struct Schedule<P> {
     pacer: P,
@@ -162,6 +185,14 @@ struct Shared<T, P> {
     load: Load,
     connections: AtomicU64,
     retries: AtomicU64,
+    /// Callers' first connects in progress at once (see [`MAX_OPENING`]).
+    opening: tokio::sync::Semaphore,
+    never_connected: AtomicU64,
+    answered: AtomicU64,
+    /// When the latest caller's first connection opened (ns from the start).
+    connected_by: AtomicU64,
+    /// Connects the call timeout ended.
+    connects_timed_out: AtomicU64,
     /// When a worker first saw the cancel (ns from the start; u64::MAX: not cancelled).
     cancel_seen: AtomicU64,
 }
@@ -182,8 +213,8 @@ impl Mark {
     }
 }
 
-/// Drives `target` as `pacer` and `load` say; each worker records its calls into its own sink from
-/// `new_sink`, and the merged sink is returned with what the run knew.
+/// Drives `target` as `pacer` and `load` say; the workers record their calls into one sink from
+/// `new_sink` per runtime thread ([`shards`]), and the merged sink is returned with what the run knew.
 /// Errors only on a load that is unbounded or has no concurrency; failed calls are records, not errors.
 pub async fn run<T: Target, P: Pacer + 'static, S: Sink>(
     target: T,
@@ -201,6 +232,8 @@ pub async fn run<T: Target, P: Pacer + 'static, S: Sink>(
     let start_by = load.stop.deadline().into_iter().chain(pacer.end()).min().map(|end| end + START_GRACE);
     let schedule =
         Schedule { pacer, admission: Admission::new(load.stop), warmup, start_by, seq: 0, over: false, not_started: 0 };
+    // Made before the clock starts: a run's window is not spent allocating.
+    let sinks = Arc::new(Shards::new(shards::per_thread(load.concurrency), new_sink));
     let clock = if load.precise_timer { Clock::start_precise() } else { Clock::start() };
     let shared = Arc::new(Shared {
         target,
@@ -209,9 +242,15 @@ pub async fn run<T: Target, P: Pacer + 'static, S: Sink>(
         load,
         connections: AtomicU64::default(),
         retries: AtomicU64::default(),
+        opening: tokio::sync::Semaphore::new(MAX_OPENING),
+        never_connected: AtomicU64::default(),
+        answered: AtomicU64::default(),
+        connected_by: AtomicU64::new(u64::MAX),
+        connects_timed_out: AtomicU64::default(),
         cancel_seen: AtomicU64::new(u64::MAX),
     });
     let goaways_before = shared.target.goaways();
+    let failures_before = shared.target.connect_failures();
     let start_mark = Mark::now(&shared.target, &shared.load, Edge::RunStart);
     // The window's counters start when warm-up ends, read by a task that sleeps until then.
     let window_mark = (!warmup.is_zero()).then(|| {
@@ -223,16 +262,12 @@ pub async fn run<T: Target, P: Pacer + 'static, S: Sink>(
     });
     let mut workers = tokio::task::JoinSet::new();
     for slot in 0..shared.load.concurrency {
-        workers.spawn(worker(shared.clone(), slot, new_sink()));
+        workers.spawn(worker(shared.clone(), slot, sinks.clone()));
     }
-    let mut sink: Option<S> = None;
     while let Some(joined) = workers.join_next().await {
-        let part = joined.map_err(|e| format!("a load worker failed: {e}"))?;
-        match &mut sink {
-            Some(sink) => sink.merge(part),
-            None => sink = Some(part),
-        }
+        joined.map_err(|e| format!("a load worker failed: {e}"))?;
     }
+    let sink = Arc::into_inner(sinks).expect("every worker has ended").merged();
     let end_mark = Mark::now(&shared.target, &shared.load, Edge::End);
     let elapsed = clock.now();
     let start_mark = match window_mark {
@@ -261,11 +296,20 @@ pub async fn run<T: Target, P: Pacer + 'static, S: Sink>(
     };
     let window = end.saturating_sub(warmup);
     let requested_calls = pacer.requested_calls(warmup, warmup + window);
+    let mut connect_failures = shared.target.connect_failures().since(&failures_before);
+    connect_failures.timed_out += shared.connects_timed_out.load(Ordering::Relaxed);
     let info = RunInfo {
         elapsed,
         window,
         requested_calls,
         connections_opened: shared.connections.load(Ordering::Relaxed),
+        callers_never_connected: shared.never_connected.load(Ordering::Relaxed),
+        callers_answered: shared.answered.load(Ordering::Relaxed),
+        callers_connected_by: match shared.connected_by.load(Ordering::Relaxed) {
+            u64::MAX => None,
+            ns => Some(Duration::from_nanos(ns)),
+        },
+        connect_failures,
         goaways: shared.target.goaways().saturating_sub(goaways_before),
         retries: shared.retries.load(Ordering::Relaxed),
         not_started: schedule.not_started,
@@ -273,42 +317,69 @@ pub async fn run<T: Target, P: Pacer + 'static, S: Sink>(
         client_cpu: end_mark.cpu.saturating_sub(start_mark.cpu),
         cancelled,
     };
-    Ok((info, sink.expect("at least one worker")))
+    Ok((info, sink))
 }
 
-async fn worker<T: Target, P: Pacer, S: Sink>(shared: Arc<Shared<T, P>>, slot: usize, mut sink: S) -> S {
+async fn worker<T: Target, P: Pacer, S: Sink>(shared: Arc<Shared<T, P>>, slot: usize, sinks: Arc<Shards<S>>) {
     let clock = shared.clock;
-    let mut conn: Option<T::Conn> = None;
+    let ramp = shared.load.ramp;
+    if !ramp.is_zero() {
+        clock.sleep_until(ramp.mul_f64(slot as f64 / shared.load.concurrency as f64)).await;
+    }
+    let mut caller = Caller { conn: None, tried: false, connected: false, answered: false };
     let mut guard = shared.load.timeout.map(Guard::new);
     loop {
         if shared.load.cancel.load(Ordering::Relaxed) {
             let now = u64::try_from(clock.now().as_nanos()).unwrap_or(u64::MAX - 1);
             shared.cancel_seen.fetch_min(now, Ordering::Relaxed);
-            return sink;
+            break;
         }
-        let Some((seq, intended)) = shared.schedule.lock().unwrap().take(clock.now()) else { return sink };
+        let Some((seq, intended)) = shared.schedule.lock().unwrap().take(clock.now()) else { break };
         if let Some(at) = intended {
             clock.sleep_until(at).await;
         }
         let start = clock.now();
-        let attempt = one_call(&shared, slot, &mut conn);
-        let (reply, connect) = match &mut guard {
-            Some(guard) => guard
-                .run(clock.instant(start), attempt)
-                .await
-                .unwrap_or_else(|| (Reply::broken(ErrorKind::Timeout, ByteCounts::default()), None)),
-            None => attempt.await,
+        let answered = {
+            // Pinned here, once: the call's future is most of what a caller holds.
+            let attempt = std::pin::pin!(one_call(&shared, slot, &mut caller));
+            match &mut guard {
+                Some(guard) => guard.run(clock.instant(start), attempt).await,
+                None => Some(attempt.await),
+            }
         };
+        let (reply, connect) = answered.unwrap_or_else(|| {
+            if caller.conn.is_none() {
+                shared.connects_timed_out.fetch_add(1, Ordering::Relaxed); // ended in its connect
+            }
+            (Reply::broken(ErrorKind::Timeout, ByteCounts::default()), None)
+        });
         let end = clock.now();
         if !reply.keep_connection || shared.load.new_connection_per_call {
-            conn = None;
+            caller.conn = None;
         }
+        caller.answered |= reply.outcome.is_ok();
         let intended = intended.unwrap_or(start);
-        sink.add(&CallRecord { seq, intended, start, end, connect, outcome: reply.outcome, bytes: reply.bytes });
+        sinks.add(&CallRecord { seq, intended, start, end, connect, outcome: reply.outcome, bytes: reply.bytes });
         shared.load.progress.fetch_add(1, Ordering::Relaxed);
         // Yield now and then, so a target that never waits (in-process) cannot starve the runtime.
         tokio::task::coop::consume_budget().await;
     }
+    if caller.tried && !caller.connected {
+        shared.never_connected.fetch_add(1, Ordering::Relaxed);
+    }
+    if caller.answered {
+        shared.answered.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// What one worker holds between its calls.
+struct Caller<C> {
+    conn: Option<C>,
+    /// Whether it has tried to connect, and whether it ever did.
+    tried: bool,
+    connected: bool,
+    /// Whether a call of its was answered successfully.
+    answered: bool,
 }
 
 /// How many times one call is sent again when the server did not process it.
@@ -320,15 +391,20 @@ const MAX_RETRIES: u32 = 3;
 async fn one_call<T: Target, P>(
     shared: &Shared<T, P>,
     slot: usize,
-    conn: &mut Option<T::Conn>,
+    caller: &mut Caller<T::Conn>,
 ) -> (Reply, Option<Connect>) {
     let mut connect = None;
     let mut retries = 0;
     loop {
-        if conn.as_mut().is_some_and(|c| !shared.target.reusable(c)) {
-            *conn = None; // closed by the server since the slot's last call: never send on it
+        if caller.conn.as_mut().is_some_and(|c| !shared.target.reusable(c)) {
+            caller.conn = None; // closed by the server since the slot's last call: never send on it
         }
-        if conn.is_none() {
+        if caller.conn.is_none() {
+            caller.tried = true;
+            let _opening = match caller.connected {
+                false => Some(shared.opening.acquire().await.expect("never closed")),
+                true => None,
+            };
             let before = shared.clock.now();
             match shared.target.connect(slot).await {
                 Ok(c) => {
@@ -336,19 +412,27 @@ async fn one_call<T: Target, P>(
                         shared.connections.fetch_add(1, Ordering::Relaxed);
                         connect = connect.or(Some(Connect { total: shared.clock.now() - before, handshake }));
                     }
-                    *conn = Some(c.conn);
+                    if !caller.connected {
+                        caller.connected = true;
+                        let now = u64::try_from(shared.clock.now().as_nanos()).unwrap_or(u64::MAX - 1);
+                        let by = &shared.connected_by;
+                        let _ = by.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |t| {
+                            Some(if t == u64::MAX { now } else { t.max(now) })
+                        });
+                    }
+                    caller.conn = Some(c.conn);
                 }
                 Err(kind) => return (Reply::broken(kind, ByteCounts::default()), None),
             }
         }
-        let reply = shared.target.call(conn.as_mut().expect("connected above")).await;
+        let reply = shared.target.call(caller.conn.as_mut().expect("connected above")).await;
         if !reply.unprocessed || retries == MAX_RETRIES || shared.load.cancel.load(Ordering::Relaxed) {
             return (reply, connect);
         }
         retries += 1;
         shared.retries.fetch_add(1, Ordering::Relaxed);
         if !reply.keep_connection {
-            *conn = None;
+            caller.conn = None;
         }
     }
 }

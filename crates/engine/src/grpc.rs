@@ -3,6 +3,7 @@
 
 use crate::h2pool::{request_block, H2Handle, H2Pool, HeaderList, RequestBlocks};
 use crate::http2::{header_name, header_value};
+use crate::net::failures::ConnectFailures;
 use crate::net::Endpoint;
 use crate::record::{ByteCounts, ErrorKind};
 use crate::request::{gunzip, gzip, BodyCheck};
@@ -212,6 +213,10 @@ impl Target for Grpc {
 
     fn wire(&self) -> WireTotals {
         self.pool.endpoint.wire()
+    }
+
+    fn connect_failures(&self) -> ConnectFailures {
+        self.pool.endpoint.connect_failures()
     }
 
     fn goaways(&self) -> u64 {

@@ -6,7 +6,7 @@
 //! limit ago, it is re-armed for that call's deadline; otherwise the call has timed out.
 
 use std::future::Future;
-use std::pin::{pin, Pin};
+use std::pin::Pin;
 use std::task::Poll;
 use std::time::Duration;
 use tokio::time::{Instant, Sleep};
@@ -21,10 +21,11 @@ impl Guard {
         Guard { limit, timer: Box::pin(tokio::time::sleep(limit)) }
     }
 
-    /// Runs `call`, started at `started`; None if it had not finished `limit` after that.
-    pub async fn run<F: Future>(&mut self, started: Instant, call: F) -> Option<F::Output> {
+    /// Runs `call`, started at `started`; None if it had not finished `limit` after that. The call
+    /// comes pinned where its caller keeps it: a future taken by value would be held twice (the
+    /// argument and its pinned place), and a caller's future is most of what it holds.
+    pub async fn run<F: Future>(&mut self, started: Instant, mut call: Pin<&mut F>) -> Option<F::Output> {
         let deadline = started + self.limit;
-        let mut call = pin!(call);
         std::future::poll_fn(|cx| {
             if let Poll::Ready(out) = call.as_mut().poll(cx) {
                 return Poll::Ready(Some(out));
@@ -47,6 +48,7 @@ impl Guard {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::pin::pin;
 
     const MS: fn(u64) -> Duration = Duration::from_millis;
 
@@ -55,11 +57,11 @@ mod tests {
         let mut guard = Guard::new(MS(100));
         // Calls inside the limit, past the timer's first deadline: it is re-armed, never fires early.
         for _ in 0..5 {
-            let out = guard.run(Instant::now(), tokio::time::sleep(MS(60))).await;
+            let out = guard.run(Instant::now(), pin!(tokio::time::sleep(MS(60)))).await;
             assert_eq!(out, Some(()));
         }
         let started = Instant::now();
-        let out = guard.run(started, tokio::time::sleep(MS(500))).await;
+        let out = guard.run(started, pin!(tokio::time::sleep(MS(500)))).await;
         assert_eq!(out, None);
         assert_eq!(started.elapsed(), MS(100));
     }
@@ -69,8 +71,8 @@ mod tests {
         let mut guard = Guard::new(MS(100));
         let started = Instant::now();
         tokio::time::sleep(MS(70)).await; // e.g. a connect before the call proper
-        assert_eq!(guard.run(started, tokio::time::sleep(MS(50))).await, None);
+        assert_eq!(guard.run(started, pin!(tokio::time::sleep(MS(50)))).await, None);
         assert_eq!(started.elapsed(), MS(100));
-        assert_eq!(guard.run(Instant::now(), async { 7 }).await, Some(7));
+        assert_eq!(guard.run(Instant::now(), pin!(async { 7 })).await, Some(7));
     }
 }

@@ -3,6 +3,7 @@
 //! the engine's own client ([`crate::h2client`]); the probe before a run uses the `h2` crate.
 
 use crate::h2client::Connection;
+use crate::net::failures::ConnectFailure;
 use crate::net::Endpoint;
 use crate::record::{ErrorKind, Handshake};
 use crate::target::Connected;
@@ -46,7 +47,8 @@ impl H2Pool {
     async fn open(&self) -> Result<(H2Handle, Handshake), ErrorKind> {
         let (stream, handshake) = self.endpoint.connect().await?;
         if self.endpoint.is_tls() && stream.alpn() != Some(b"h2") {
-            return Err(ErrorKind::Connect); // the server did not agree to HTTP/2
+            let refusal = format!("{} did not agree to HTTP/2 (ALPN h2) over TLS", self.endpoint.authority());
+            return Err(self.endpoint.count_failure(ConnectFailure::Handshake(refusal)));
         }
         Ok((Connection::start_counted(stream, self.goaways.clone()), handshake))
     }

@@ -8,6 +8,7 @@ pub(crate) mod chunked;
 mod framing;
 
 use crate::limits::MAX_KEPT_BODY;
+use crate::net::failures::ConnectFailures;
 use crate::net::{Endpoint, Stream};
 use crate::record::{ByteCounts, ErrorKind};
 use crate::request::{gunzip, Expect, HttpRequest};
@@ -21,6 +22,12 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
 /// An answer's head is refused beyond this size (as most servers refuse requests).
 const MAX_HEAD: usize = 64 * 1024;
 const MAX_HEADERS: usize = 64;
+/// A connection reads into a buffer of this size at first: what an answer of a few kilobytes needs,
+/// so ten thousand idle connections hold tens of megabytes, not hundreds.
+const FIRST_READ: usize = 4 * 1024;
+/// A read that fills all it was offered doubles the next one's size, up to this: large answers are
+/// read in few system calls.
+const MAX_READ: usize = 64 * 1024;
 
 pub struct Http1 {
     endpoint: Endpoint,
@@ -40,6 +47,20 @@ pub struct Http1Conn<S = Stream> {
     answered: u64,
     /// Whether the current call has read any byte of its answer.
     read_any: bool,
+    /// How much the next read offers (FIRST_READ up to MAX_READ).
+    read_size: usize,
+}
+
+impl<S> Http1Conn<S> {
+    fn new(stream: S) -> Self {
+        Http1Conn {
+            stream,
+            buf: BytesMut::with_capacity(FIRST_READ),
+            answered: 0,
+            read_any: false,
+            read_size: FIRST_READ,
+        }
+    }
 }
 
 impl Http1 {
@@ -148,12 +169,17 @@ fn parse_head(buf: &[u8], head_request: bool) -> Result<Option<Head>, ErrorKind>
 impl<S: AsyncRead + AsyncWrite + Unpin> Http1Conn<S> {
     /// Reads more into the buffer; false at end of stream.
     async fn fill(&mut self) -> Result<bool, ErrorKind> {
-        if self.buf.capacity() - self.buf.len() < 8 * 1024 {
-            self.buf.reserve(16 * 1024);
+        if self.buf.capacity() - self.buf.len() < self.read_size / 2 {
+            // Reuses the allocation when what it holds was read already (nearly always).
+            self.buf.reserve(self.read_size);
         }
+        let offered = self.buf.capacity() - self.buf.len();
         match self.stream.read_buf(&mut self.buf).await {
             Ok(0) => Ok(false),
-            Ok(_) => {
+            Ok(n) => {
+                if n == offered {
+                    self.read_size = (self.read_size * 2).min(MAX_READ);
+                }
                 self.read_any = true;
                 Ok(true)
             }
@@ -320,7 +346,7 @@ pub(crate) async fn read_answers<S: AsyncRead + AsyncWrite + Unpin>(
     head_request: bool,
     keep_body: bool,
 ) -> Vec<Http1Answer> {
-    let mut conn = Http1Conn { stream, buf: BytesMut::with_capacity(16 * 1024), answered: 0, read_any: false };
+    let mut conn = Http1Conn::new(stream);
     let mut answers = Vec::new();
     for _ in 0..16 {
         let (head, body, size) = match conn.answer(head_request, keep_body).await {
@@ -349,8 +375,7 @@ impl Target for Http1 {
 
     async fn connect(&self, _slot: usize) -> Result<Connected<Http1Conn>, ErrorKind> {
         let (stream, handshake) = self.endpoint.connect().await?;
-        let buf = BytesMut::with_capacity(16 * 1024);
-        Ok(Connected::new(Http1Conn { stream, buf, answered: 0, read_any: false }, handshake))
+        Ok(Connected::new(Http1Conn::new(stream), handshake))
     }
 
     fn reusable(&self, conn: &mut Http1Conn) -> bool {
@@ -410,6 +435,10 @@ impl Target for Http1 {
 
     fn wire(&self) -> WireTotals {
         self.endpoint.wire()
+    }
+
+    fn connect_failures(&self) -> ConnectFailures {
+        self.endpoint.connect_failures()
     }
 }
 

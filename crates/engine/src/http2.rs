@@ -1,6 +1,7 @@
 //! The HTTP/2 target (h2c with prior knowledge, or ALPN h2 over TLS) for REST calls.
 
 use crate::h2pool::{request_block, H2Handle, H2Pool, RequestBlocks};
+use crate::net::failures::ConnectFailures;
 use crate::net::Endpoint;
 use crate::record::{ByteCounts, ErrorKind};
 use crate::request::{gunzip, Expect, HttpRequest};
@@ -105,6 +106,10 @@ impl Target for Http2 {
 
     fn wire(&self) -> WireTotals {
         self.pool.endpoint.wire()
+    }
+
+    fn connect_failures(&self) -> ConnectFailures {
+        self.pool.endpoint.connect_failures()
     }
 
     fn goaways(&self) -> u64 {

@@ -2,6 +2,7 @@
 //! on top (no framing, no parsing). What a call costs here is what the kernel and the driver loop
 //! cost, so a suite can show it beside REST, gRPC and in-process calls (`raw://host:port`).
 
+use crate::net::failures::ConnectFailures;
 use crate::net::{Endpoint, Stream};
 use crate::record::{ByteCounts, ErrorKind};
 use crate::target::{Connected, Reply, Target, WireTotals};
@@ -52,6 +53,10 @@ impl Target for Raw {
 
     fn wire(&self) -> WireTotals {
         self.endpoint.wire()
+    }
+
+    fn connect_failures(&self) -> ConnectFailures {
+        self.endpoint.connect_failures()
     }
 }
 

@@ -1,5 +1,5 @@
-//! Where call records go. Every worker of a run fills its own sink (no lock, no channel on the hot
-//! path); the driver merges them when the run ends.
+//! Where call records go. The workers on one runtime thread fill that thread's sink (a lock no other
+//! thread takes, no channel on the hot path); the driver merges them when the run ends.
 
 use crate::record::CallRecord;
 

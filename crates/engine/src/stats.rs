@@ -2,6 +2,7 @@
 //! shape of callbench's JSON output.
 
 use crate::driver::RunInfo;
+use crate::net::failures::ConnectFailures;
 use crate::record::{CallRecord, Connect, ErrorKind, Outcome};
 use crate::sink::Sink;
 use crate::stop::Stop;
@@ -155,6 +156,17 @@ pub struct Summary {
     /// Measured calls that opened their connection, phase by phase.
     pub cold_calls: Option<ColdSummary>,
     pub connections_opened: u64,
+    /// Callers that tried to connect and never had a connection: the run did not hold the
+    /// concurrency it was asked for.
+    pub callers_never_connected: u64,
+    /// Callers that had a call answered successfully (warm-up included): with as many callers as
+    /// connections (HTTP/1.1), every connection that carried an answered call.
+    pub callers_answered: u64,
+    /// When the last caller that got a connection had its first, from the run's start (s): how
+    /// long opening the run's connections took.
+    pub callers_connected_s: Option<f64>,
+    /// Why connections failed to open, by reason (whole run, warm-up included).
+    pub connect_failures: ConnectFailures,
     /// Connections the server ended gracefully (HTTP/2 GOAWAY): not errors.
     pub goaways: u64,
     /// Calls sent again because the server had not processed them (above a GOAWAY's
@@ -262,6 +274,10 @@ impl Stats {
             connect_us: percentiles(&self.connect_us),
             cold_calls: self.cold.summary(),
             connections_opened: run.connections_opened,
+            callers_never_connected: run.callers_never_connected,
+            callers_answered: run.callers_answered,
+            callers_connected_s: run.callers_connected_by.map(|d| d.as_secs_f64()),
+            connect_failures: run.connect_failures.clone(),
             wire_bytes_per_call: PerCall {
                 sent: per_call(run.wire.sent as f64),
                 received: per_call(run.wire.received as f64),
@@ -364,6 +380,10 @@ mod tests {
             window: MS(window),
             requested_calls: requested,
             connections_opened: 1,
+            callers_never_connected: 0,
+            callers_answered: 1,
+            callers_connected_by: Some(MS(1)),
+            connect_failures: ConnectFailures::default(),
             goaways: 0,
             retries: 0,
             not_started: 0,

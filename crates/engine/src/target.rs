@@ -1,5 +1,6 @@
 //! What the driver calls. Each protocol (HTTP/1.1, HTTP/2, gRPC, in-process) is one implementation.
 
+use crate::net::failures::ConnectFailures;
 use crate::record::{ByteCounts, ErrorKind, Handshake, Outcome};
 use std::future::Future;
 
@@ -92,6 +93,11 @@ pub trait Target: Send + Sync + 'static {
     /// Bytes on the wire so far, all connections together (0 for targets without a wire).
     fn wire(&self) -> WireTotals {
         WireTotals::default()
+    }
+
+    /// Why connections failed to open so far, all connections together.
+    fn connect_failures(&self) -> ConnectFailures {
+        ConnectFailures::default()
     }
 
     /// Connections the server ended gracefully so far (HTTP/2 GOAWAY).

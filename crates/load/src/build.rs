@@ -12,6 +12,7 @@ use callbench_engine::grpc::{Grpc, GrpcCall};
 use callbench_engine::http1::Http1;
 use callbench_engine::http2::Http2;
 use callbench_engine::inproc::InProc;
+use callbench_engine::net::failures::ConnectFailures;
 use callbench_engine::net::{self, tls, Endpoint};
 use callbench_engine::raw::Raw;
 use callbench_engine::request::{BodyCheck, Expect, HttpRequest};
@@ -61,6 +62,9 @@ impl<T: Target> Target for Shared<T> {
     }
     fn goaways(&self) -> u64 {
         self.0.goaways()
+    }
+    fn connect_failures(&self) -> ConnectFailures {
+        self.0.connect_failures()
     }
 }
 
@@ -152,7 +156,17 @@ fn multiplexed(spec: &LoadSpec) -> Result<(usize, usize), String> {
     Ok((concurrency, connections.min(concurrency)))
 }
 
-async fn endpoint(spec: &LoadSpec, tls: bool, host: &str, port: u16, alpn: &[&[u8]]) -> Result<Endpoint, String> {
+/// The endpoint of a run that keeps `connections` open: refused before anything is sent when they
+/// are more than the open-files limit can hold (`open_files`).
+async fn endpoint(
+    spec: &LoadSpec,
+    connections: usize,
+    tls: bool,
+    host: &str,
+    port: u16,
+    alpn: &[&[u8]],
+) -> Result<Endpoint, String> {
+    crate::open_files::ensure(connections)?;
     let addrs = net::resolve(host, port, |ip| callbench_link::route::allowed(ip, spec.allow_remote)).await?;
     let config = if tls {
         let options = tls::TlsOptions {
@@ -165,7 +179,8 @@ async fn endpoint(spec: &LoadSpec, tls: bool, host: &str, port: u16, alpn: &[&[u
     } else {
         None
     };
-    Ok(Endpoint::new(host, port, addrs, config)?.with_io_uring(spec.io.resolve()?))
+    let endpoint = Endpoint::new(host, port, addrs, config)?.with_connect_timeout(spec.connect_timeout());
+    Ok(endpoint.with_io_uring(spec.io.resolve()?))
 }
 
 async fn build_http(
@@ -206,9 +221,9 @@ async fn build_http(
     let expect = Expect { status: spec.expect_status.clone(), body: check };
     let call = format!("{} {}", request.method, request.path);
     if spec.http2 {
-        let endpoint = endpoint(spec, tls, host, port, &[b"h2"]).await?;
-        callbench_engine::h2pool::probe(&endpoint).await?;
         let (concurrency, connections) = multiplexed(spec)?;
+        let endpoint = endpoint(spec, connections, tls, host, port, &[b"h2"]).await?;
+        callbench_engine::h2pool::probe(&endpoint).await?;
         let io = endpoint.io();
         let target = Http2::new(endpoint, connections, spec.new_connection_per_call, &request, expect)?;
         Ok(Built {
@@ -221,9 +236,9 @@ async fn build_http(
             io,
         })
     } else {
-        let endpoint = endpoint(spec, tls, host, port, &[b"http/1.1"]).await?;
-        drop(endpoint.connect_uncounted().await?.0);
         let (concurrency, connections) = one_call_per_connection(spec)?;
+        let endpoint = endpoint(spec, connections, tls, host, port, &[b"http/1.1"]).await?;
+        drop(endpoint.connect_uncounted().await?.0);
         let io = endpoint.io();
         let target = Http1::new(endpoint, &request, expect, spec.new_connection_per_call);
         Ok(Built {
@@ -249,7 +264,8 @@ async fn build_grpc(
     if spec.method.is_some() {
         return Err("-X applies to HTTP targets; gRPC calls are always POST".into());
     }
-    let endpoint = endpoint(spec, tls, host, port, &[b"h2"]).await?;
+    let (concurrency, connections) = multiplexed(spec)?;
+    let endpoint = endpoint(spec, connections, tls, host, port, &[b"h2"]).await?;
     let probe = callbench_engine::h2pool::probe(&endpoint).await?;
     let (descriptor, message, preset_check) = match (&preset, &method) {
         (Some(_), Some(m)) => return Err(format!("--workload names the method: leave {m} out of the target URL")),
@@ -282,7 +298,6 @@ async fn build_grpc(
     if !spec.expect_status.is_empty() {
         return Err("--expect-status applies to HTTP targets (a gRPC call succeeds with status OK)".into());
     }
-    let (concurrency, connections) = multiplexed(spec)?;
     let path = callbench_dynproto::grpc_path(&descriptor);
     let call = GrpcCall { path: path.clone(), message, metadata: spec.headers.clone(), gzip: spec.gzip, check };
     let io = endpoint.io();
@@ -345,9 +360,9 @@ async fn build_raw(spec: &LoadSpec, host: &str, port: u16, size: usize) -> Resul
     if let Some((_, flag)) = misplaced.iter().find(|(given, _)| *given) {
         return Err(format!("{flag} has no meaning for raw:// targets (an echo of size=N bytes)"));
     }
-    let endpoint = endpoint(spec, false, host, port, &[]).await?;
-    drop(endpoint.connect_uncounted().await?.0);
     let (concurrency, connections) = one_call_per_connection(spec)?;
+    let endpoint = endpoint(spec, connections, false, host, port, &[]).await?;
+    drop(endpoint.connect_uncounted().await?.0);
     let io = endpoint.io();
     Ok(Built {
         target: AnyTarget::Raw(Arc::new(Raw::new(endpoint, size))),

@@ -3,12 +3,14 @@
 //! report is printed, and the progress bar, are the CLI's.
 
 pub mod build;
+pub mod open_files;
 pub mod parse;
 pub mod preset;
 pub mod report;
 pub mod search;
 pub mod sink;
 pub mod spec;
+pub mod startup;
 pub mod watch;
 
 pub use callbench_engine::net::socket::Io;

@@ -107,6 +107,13 @@ pub struct LoadSpec {
     /// A call taking longer fails as a timeout (0: never)
     #[arg(long, value_parser = parse::duration, default_value = "20s")]
     pub timeout: Duration,
+    /// A connection not open within this (TCP and TLS handshakes) fails as `connect` (0: never)
+    #[arg(long, value_parser = parse::duration, default_value = "10s")]
+    pub connect_timeout: Duration,
+    /// Start the callers over this span instead of all at once, with their first connections (caller i of N at
+    /// i/N of it); give a --warmup as long to measure only once all have started
+    #[arg(long, value_parser = parse::duration, default_value = "0s")]
+    pub ramp: Duration,
     /// HTTP statuses that count as success, comma-separated [default: any 2xx]
     #[arg(long, value_delimiter = ',')]
     pub expect_status: Vec<u16>,
@@ -237,6 +244,11 @@ impl LoadSpec {
         (!self.timeout.is_zero()).then_some(self.timeout)
     }
 
+    /// The connect timeout (None: `--connect-timeout 0`, never).
+    pub fn connect_timeout(&self) -> Option<Duration> {
+        (!self.connect_timeout.is_zero()).then_some(self.connect_timeout)
+    }
+
     /// This machine's share of the run (`--segment`): the whole run when none is given.
     pub fn share(&self) -> Result<ExecutionSegment, String> {
         match &self.segment {
@@ -322,6 +334,8 @@ impl LoadSpec {
         add("--cacert", self.ca_file.as_ref().map(|p| p.display().to_string()));
         add("--tls-version", self.tls_version.map(|v| v.to_string()));
         add("--timeout", Some(time(self.timeout)));
+        add("--connect-timeout", Some(time(self.connect_timeout)));
+        add("--ramp", Some(time(self.ramp)));
         let statuses: Vec<String> = self.expect_status.iter().map(|s| s.to_string()).collect();
         add("--expect-status", (!statuses.is_empty()).then(|| statuses.join(",")));
         add("--expect-body", self.expect_body.clone());
@@ -363,6 +377,7 @@ impl LoadSpec {
     pub fn plan(&self, concurrency: usize, rate: Option<f64>, cancel: Arc<AtomicBool>) -> Result<Plan, String> {
         let mut load = Load::new(concurrency, self.stop());
         load.timeout = self.timeout();
+        load.ramp = self.ramp;
         load.new_connection_per_call = self.new_connection_per_call;
         load.cancel = cancel;
         load.precise_timer = !self.coarse_timer;
@@ -417,7 +432,8 @@ mod tests {
         let full = parse(
             "grpcs://127.0.0.1:9/x -c 7 -n 100 -z 2.5s --warmup 300ms --rate 99.5 --poisson --seed 3 \
              --connections 2 --streams 4 -X PUT -H a:b -d {} --http2 --workload auth --payload-size 10 --ntimes 2 \
-             --user-id 7 --gzip -k --tls-version 1.2 --tls-resume --timeout 3s --expect-status 200,204 \
+             --user-id 7 --gzip -k --tls-version 1.2 --tls-resume --timeout 3s --connect-timeout 2s --ramp 1s \
+             --expect-status 200,204 \
              --expect-body ok --check --threads 2 --io uring --allow-remote --coarse-timer --new-connection-per-call"
                 .split_whitespace()
                 .map(String::from)

@@ -62,6 +62,11 @@ pub async fn run(
     let after = distance();
     let peak_rss = rss.map(|r| r.peak());
     let s = result.stats.summary(&result.info);
+    if let Some(problem) =
+        callbench_load::startup::problem(&result.info, built.concurrency, s.calls.ok + s.calls.errors)
+    {
+        return Err(problem);
+    }
     let window = result.info.window;
     let calls = s.calls.ok.max(1) as f64;
     let (server, interference, outside) = {

@@ -8,22 +8,24 @@ use crate::target::Connected;
 
 const MS: fn(u64) -> Duration = Duration::from_millis;
 
-/// Answers after `latency(n)` for call n; refuses to connect if `refuse`.
+/// Answers after `latency(n)` for call n; connects after `connect_time`, or refuses if `refuse`.
 struct Fake {
     latency: fn(u64) -> Duration,
     refuse: bool,
+    connect_time: Duration,
     calls: AtomicU64,
 }
 
 impl Fake {
     fn new(latency: fn(u64) -> Duration) -> Self {
-        Fake { latency, refuse: false, calls: AtomicU64::new(0) }
+        Fake { latency, refuse: false, connect_time: Duration::ZERO, calls: AtomicU64::new(0) }
     }
 }
 
 impl Target for Fake {
     type Conn = ();
     async fn connect(&self, _slot: usize) -> Result<Connected<()>, ErrorKind> {
+        tokio::time::sleep(self.connect_time).await;
         if self.refuse {
             Err(ErrorKind::Connect)
         } else {
@@ -52,6 +54,7 @@ async fn closed_loop_keeps_c_calls_in_flight() {
     assert_eq!(info.requested_calls, None);
     assert!(records.iter().all(|r| r.intended == r.start && r.latency() == MS(10)));
     assert_eq!(records.iter().filter(|r| r.connect.is_some()).count(), 2);
+    assert_eq!((info.callers_never_connected, info.callers_answered, info.callers_connected_by), (0, 2, Some(MS(0))));
 }
 
 #[tokio::test(start_paused = true)]
@@ -109,11 +112,46 @@ async fn timeouts_are_records_and_drop_the_connection() {
 #[tokio::test(start_paused = true)]
 async fn refused_connections_are_connect_errors() {
     let mut fake = Fake::new(|_| MS(1));
-    fake.refuse = true;
+    (fake.refuse, fake.connect_time) = (true, MS(1)); // refused after a wait: both callers try
     let (info, r) = drive(fake, Closed, Load::new(2, Stop::after_calls(4))).await;
     assert_eq!(r.len(), 4);
     assert!(r.iter().all(|r| r.outcome == Outcome::Error(ErrorKind::Connect)));
     assert_eq!(info.connections_opened, 0);
+    assert_eq!((info.callers_never_connected, info.callers_answered, info.callers_connected_by), (2, 0, None));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_connect_the_call_timeout_ends_is_a_timed_out_connect() {
+    let mut fake = Fake::new(|_| MS(1));
+    fake.connect_time = MS(50);
+    let mut load = Load::new(2, Stop::after_calls(4));
+    load.timeout = Some(MS(20));
+    let (info, r) = drive(fake, Closed, load).await;
+    assert!(r.iter().all(|r| r.outcome == Outcome::Error(ErrorKind::Timeout)));
+    assert_eq!((info.connect_failures.timed_out, info.callers_never_connected), (4, 2));
+}
+
+#[tokio::test(start_paused = true)]
+async fn callers_beyond_the_opening_bound_connect_once_a_place_is_free() {
+    // Connects of 10 ms: MAX_OPENING callers connect by 10 ms, the rest by 20 ms.
+    let mut fake = Fake::new(|_| MS(1));
+    fake.connect_time = MS(10);
+    let callers = MAX_OPENING + 44;
+    let (info, r) = drive(fake, Closed, Load::new(callers, Stop::after_calls(callers as u64))).await;
+    assert_eq!((r.len(), info.connections_opened, info.callers_answered), (callers, callers as u64, callers as u64));
+    assert_eq!(info.callers_connected_by, Some(MS(20)));
+    assert_eq!(r.iter().filter(|r| r.start == MS(0)).count(), callers, "the wait for a place is inside the call");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_ramp_of_callers_starts_caller_i_of_n_at_i_over_n_of_it() {
+    let mut load = Load::new(4, Stop::after(MS(200)));
+    load.ramp = MS(100);
+    let (info, r) = drive(Fake::new(|_| MS(10)), Closed, load).await;
+    let mut firsts: Vec<Duration> = r.iter().filter(|r| r.connect.is_some()).map(|r| r.start).collect();
+    firsts.sort();
+    assert_eq!(firsts, [MS(0), MS(25), MS(50), MS(75)]);
+    assert_eq!(info.callers_connected_by, Some(MS(75)));
 }
 
 #[tokio::test(start_paused = true)]

@@ -27,6 +27,11 @@ pub(crate) const STREAM_WINDOW: u32 = 4 << 20;
 const CONNECTION_WINDOW: u32 = 16 << 20;
 /// The largest frame we accept (advertised in SETTINGS_MAX_FRAME_SIZE).
 pub(crate) const MAX_FRAME: u32 = 1 << 20;
+/// A connection reads into a buffer of this size at first, and doubles a read's size when it fills
+/// all it was offered, up to MAX_READ: a connection with few streams in flight holds kilobytes, a
+/// busy one reads many answers in one system call.
+const FIRST_READ: usize = 16 << 10;
+const MAX_READ: usize = 64 << 10;
 /// Streams we open before the server's SETTINGS say how many it allows (RFC 9113 §6.5.2
 /// recommends servers allow at least 100).
 const ASSUMED_MAX_STREAMS: usize = 100;
@@ -222,7 +227,8 @@ impl Connection {
     where
         S: AsyncRead + AsyncWrite + Send + 'static,
     {
-        let mut out = Vec::with_capacity(64 << 10);
+        // The frames to write grow with what the calls queue (a few dozen bytes per request).
+        let mut out = Vec::with_capacity(4 << 10);
         out.extend_from_slice(frame::PREFACE);
         frame::put_settings(
             &mut out,
@@ -503,13 +509,16 @@ impl State {
 
 async fn read_loop<R: AsyncRead>(shared: Arc<Shared>, read: R) {
     tokio::pin!(read);
-    let mut buf = BytesMut::with_capacity(64 << 10);
+    let mut buf = BytesMut::with_capacity(FIRST_READ);
+    let mut read_size = FIRST_READ;
     loop {
-        if buf.capacity() - buf.len() < 16 << 10 {
-            buf.reserve(64 << 10);
+        if buf.capacity() - buf.len() < read_size / 2 {
+            buf.reserve(read_size);
         }
+        let offered = buf.capacity() - buf.len();
         match read.read_buf(&mut buf).await {
             Ok(0) | Err(_) => break,
+            Ok(n) if n == offered => read_size = (read_size * 2).min(MAX_READ),
             Ok(_) => {}
         }
         let mut st = shared.lock();
@@ -554,7 +563,7 @@ async fn read_loop<R: AsyncRead>(shared: Arc<Shared>, read: R) {
 
 async fn write_loop<W: AsyncWrite>(shared: Arc<Shared>, write: W) {
     tokio::pin!(write);
-    let mut batch = Vec::with_capacity(64 << 10);
+    let mut batch = Vec::new(); // swapped with the state's: both grow to the largest batch
     loop {
         let broken = {
             let mut st = shared.lock();

@@ -2,6 +2,7 @@
 //! optional TLS, and byte counting at the socket.
 
 pub mod counted;
+pub mod failures;
 pub mod socket;
 pub mod tls;
 pub mod uring;
@@ -9,6 +10,7 @@ pub mod uring;
 use crate::record::{ErrorKind, Handshake};
 use crate::target::WireTotals;
 use counted::{Counted, WireCounter};
+use failures::{ConnectFailure, ConnectFailures, FailureTally};
 use rustls::pki_types::ServerName;
 use socket::Socket;
 use std::io::IoSlice;
@@ -16,7 +18,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio_rustls::client::TlsStream;
@@ -59,6 +61,10 @@ pub struct Endpoint {
     pub addrs: Vec<SocketAddr>,
     tls: Option<(TlsConnector, ServerName<'static>)>,
     counter: Arc<WireCounter>,
+    /// Why the counted connects failed.
+    failures: FailureTally,
+    /// A connection (TCP and TLS handshakes) not open by then has failed.
+    connect_timeout: Option<Duration>,
     /// Sockets driven through io_uring (one ring for the endpoint's connections), not epoll.
     io_uring: bool,
     ring: OnceLock<Result<uring::RingOwner, String>>,
@@ -87,6 +93,8 @@ impl Endpoint {
             addrs,
             tls,
             counter: Arc::default(),
+            failures: FailureTally::default(),
+            connect_timeout: None,
             io_uring: false,
             ring: OnceLock::new(),
         })
@@ -95,6 +103,12 @@ impl Endpoint {
     /// Drives this endpoint's sockets through io_uring (see [`uring::available`] first).
     pub fn with_io_uring(mut self, on: bool) -> Self {
         self.io_uring = on;
+        self
+    }
+
+    /// Gives up on a connection whose handshakes took longer than `limit` (None: never).
+    pub fn with_connect_timeout(mut self, limit: Option<Duration>) -> Self {
+        self.connect_timeout = limit;
         self
     }
 
@@ -137,18 +151,44 @@ impl Endpoint {
         self.counter.totals()
     }
 
-    /// A counted connection (its bytes add to [`Endpoint::wire`]), and how long its handshakes took.
+    /// Why the counted connections failed so far.
+    pub fn connect_failures(&self) -> ConnectFailures {
+        self.failures.totals()
+    }
+
+    /// Counts a counted connection that failed after its handshakes (the server refused the protocol).
+    pub fn count_failure(&self, failure: ConnectFailure) -> ErrorKind {
+        self.failures.count(&failure);
+        ErrorKind::Connect
+    }
+
+    /// A counted connection (its bytes add to [`Endpoint::wire`], its failure to
+    /// [`Endpoint::connect_failures`]), and how long its handshakes took.
     pub async fn connect(&self) -> Result<(Stream, Handshake), ErrorKind> {
-        self.connect_counted(self.counter.clone()).await.map_err(|_| ErrorKind::Connect)
+        // Boxed: a TLS handshake's state is kilobytes, and inline it would be part of every
+        // caller's future for the whole run; one allocation per connection is nothing beside a connect.
+        let opening = Box::pin(self.open(self.counter.clone()));
+        opening.await.map_err(|(failure, _)| self.count_failure(failure))
     }
 
     /// A connection whose bytes are not counted (probes before a run), with the reason if it fails.
     pub async fn connect_uncounted(&self) -> Result<(Stream, Handshake), String> {
-        self.connect_counted(Arc::default()).await
+        self.open(Arc::default()).await.map_err(|(_, message)| message)
     }
 
-    async fn connect_counted(&self, counter: Arc<WireCounter>) -> Result<(Stream, Handshake), String> {
-        let mut last = String::new();
+    async fn open(&self, counter: Arc<WireCounter>) -> Result<(Stream, Handshake), (ConnectFailure, String)> {
+        let Some(limit) = self.connect_timeout else { return self.open_unbounded(counter).await };
+        match tokio::time::timeout(limit, self.open_unbounded(counter)).await {
+            Ok(opened) => opened,
+            Err(_) => Err((
+                ConnectFailure::TimedOut,
+                format!("no connection to {} within the connect timeout ({limit:?})", self.authority()),
+            )),
+        }
+    }
+
+    async fn open_unbounded(&self, counter: Arc<WireCounter>) -> Result<(Stream, Handshake), (ConnectFailure, String)> {
+        let mut last = (ConnectFailure::Other("no address".into()), String::new());
         for addr in &self.addrs {
             let started = Instant::now();
             match TcpStream::connect(addr).await {
@@ -159,7 +199,7 @@ impl Endpoint {
                     let socket = match self.socket(tcp) {
                         Ok(socket) => socket,
                         Err(e) => {
-                            last = e;
+                            last = (ConnectFailure::Other(e.clone()), e);
                             continue;
                         }
                     };
@@ -173,10 +213,13 @@ impl Endpoint {
                                 let handshake = Handshake { tcp: tcp_time, tls: Some(connected.elapsed()) };
                                 (Stream::Tls(Box::new(tls)), handshake)
                             })
-                            .map_err(|e| format!("TLS handshake with {addr} failed: {e}")),
+                            .map_err(|e| {
+                                let message = format!("TLS handshake with {addr} failed: {e}");
+                                (ConnectFailure::Handshake(message.clone()), message)
+                            }),
                     };
                 }
-                Err(e) => last = format!("cannot connect to {addr}: {e}"),
+                Err(e) => last = (ConnectFailure::of(&e), format!("cannot connect to {addr}: {e}")),
             }
         }
         Err(last)

@@ -84,6 +84,12 @@ pub async fn run(args: Args) -> anyhow::Result<i32> {
         }
         None => print!("{rendered}"),
     }
+    let calls = report.summary.calls.ok + report.summary.calls.errors;
+    if let Some(problem) = callbench_load::startup::problem(&result.info, report.settings.concurrency, calls) {
+        // What was measured is printed and written above; the run still did not hold its load.
+        eprintln!("callbench: error: {problem}");
+        return Ok(1);
+    }
     if report.summary.calls.ok == 0 && report.summary.calls.errors > 0 && !args.quiet {
         eprintln!("callbench: warning: every call failed ({:?})", report.summary.errors);
     }

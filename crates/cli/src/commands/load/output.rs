@@ -163,7 +163,28 @@ pub fn text(r: &LoadReport) -> String {
         if s.retries > 0 {
             ended += &format!("; {} retries (calls the server had not processed, sent again)", s.retries);
         }
-        let _ = writeln!(out, "Connections  {} opened{connect}{ended}", s.connections_opened);
+        let f = &s.connect_failures;
+        if f.total() > 0 {
+            let kinds = [
+                (f.refused, "refused"),
+                (f.timed_out, "timed out"),
+                (f.open_files, "out of file descriptors"),
+                (f.local_ports, "out of local ports"),
+                (f.handshake, "handshake failed"),
+                (f.other, "other"),
+            ];
+            let named: Vec<String> = kinds.iter().filter(|(n, _)| *n > 0).map(|(n, k)| format!("{n} {k}")).collect();
+            ended += &format!("; {} failed to open ({})", f.total(), named.join(", "));
+        }
+        let mut by = match (s.callers_connected_s, s.callers_never_connected) {
+            (_, never) if never > 0 => format!("; {never} callers never connected"),
+            (Some(t), _) => format!("; callers connected within {}", micros(t * 1e6)),
+            (None, _) => String::new(),
+        };
+        if (s.callers_answered as usize) < set.concurrency {
+            by += &format!("; {} of {} callers had a call answered", s.callers_answered, set.concurrency);
+        }
+        let _ = writeln!(out, "Connections  {} opened{connect}{by}{ended}", s.connections_opened);
         if let Some(cold) = &s.cold_calls {
             let tls =
                 cold.tls_handshake_us.map_or(String::new(), |t| format!(", TLS handshake {}", micros(t.p50 as f64)));
