@@ -37,6 +37,16 @@ def parse_ghz(text: str) -> dict:
     return {"ok": ok, "errors": int(d.get("count", 0)) - ok, "seconds": d["total"] / 1e9, "rps": d.get("rps")}
 
 
+def parse_oha(text: str) -> dict:
+    """oha's `--output-format json`: 2xx answers are ok; calls cut by the deadline (in flight at the end, which wrk
+    and h2load do not count either) are neither."""
+    d = json.loads(text)
+    codes = {int(k): int(v) for k, v in (d.get("statusCodeDistribution") or {}).items()}
+    ok = sum(n for code, n in codes.items() if 200 <= code < 300)
+    failed = sum(n for k, n in (d.get("errorDistribution") or {}).items() if k != "aborted due to deadline")
+    return {"ok": ok, "errors": sum(codes.values()) - ok + int(failed), "seconds": float(d["summary"]["total"])}
+
+
 def parse_callbench(text: str) -> dict:
     d = json.loads(text)
     out = {"ok": int(d["calls"]["ok"]), "errors": int(d["calls"]["errors"]), "self_cpu_us": d.get("client_cpu_us_per_call"),
@@ -51,4 +61,4 @@ def parse_callbench(text: str) -> dict:
     return out
 
 
-PARSERS = {"wrk": parse_wrk, "h2load": parse_h2load, "ghz": parse_ghz, "callbench": parse_callbench}
+PARSERS = {"wrk": parse_wrk, "h2load": parse_h2load, "ghz": parse_ghz, "oha": parse_oha, "callbench": parse_callbench}
