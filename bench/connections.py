@@ -139,6 +139,17 @@ def summary_rows(runs):
     return rows
 
 
+def per_connection(rows):
+    """(tool, KiB) of peak RSS per HTTP/1.1 connection between the 1,000 and the 10,000 case."""
+    out = []
+    for tool in TOOLS:
+        at = {r["case"]: r["rss_mb"] for r in rows if r["tool"] == tool}
+        small, large = at.get("HTTP/1.1 × 1,000"), at.get("HTTP/1.1 × 10,000")
+        if small == small and large == large and small is not None and large is not None:
+            out.append((tool, (large - small) * 1024 / 9000))
+    return out
+
+
 def markdown(rows, meta) -> str:
     out = [f"# Connections benchmark, {meta['date']}", "",
            f"Machine: {meta['cpu']}, {meta['ncpu']} CPUs, {meta['kernel']}; commit {meta['commit']}; "
@@ -155,6 +166,8 @@ def markdown(rows, meta) -> str:
             note = (f"callers answered: {min(r['answered']):,} (fewest of the runs)" + ("; " + note if note else ""))
         out.append(f"| {r['case']} | {r['tool']} | {fmt(r['rss_mb'], 1)} | {fmt(r['rss_ratio'], 2)} | "
                    f"{fmt(r['cpu_us'], 2)} | {fmt(r['cpu_ratio'], 2)} | {fmt(r['calls_s'])} | {r['errors']:,} | {note} |")
+    out += ["", "What one more HTTP/1.1 connection costs each tool (its caller included), from the medians at 1,000 and "
+            "10,000: " + "; ".join(f"{tool} {per:.1f} KiB" for tool, per in per_connection(rows)) + "."]
     out += ["", "Commands (PORT is the server's; `taskset -c CLIENT_CPU /usr/bin/time -f %M` before each):", ""]
     out += [f"- {case} {tool}: `{cmd}`" for (case, tool), cmd in meta["commands"].items()]
     return "\n".join(out) + "\n"
