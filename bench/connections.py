@@ -37,6 +37,7 @@ CASES = [
     ("HTTP/1.1 × 100", "http1", 100, 1, "wrk"),
     ("HTTP/1.1 × 1,000", "http1", 1000, 1, "wrk"),
     ("HTTP/1.1 × 10,000", "http1", 10000, 1, "wrk"),
+    ("HTTP/2 100 × 1", "http2", 100, 1, "h2load"),
     ("HTTP/2 100 × 100", "http2", 100, 100, "h2load"),
 ]
 TOOLS = ["callbench", "wrk", "h2load", "oha"]
@@ -139,14 +140,14 @@ def summary_rows(runs):
     return rows
 
 
-def per_connection(rows):
-    """(tool, KiB) of peak RSS per HTTP/1.1 connection between the 1,000 and the 10,000 case."""
+def slope(rows, small_case, large_case, count):
+    """(tool, KiB) of peak RSS per one more of `count` things between two cases, for each tool in both."""
     out = []
     for tool in TOOLS:
         at = {r["case"]: r["rss_mb"] for r in rows if r["tool"] == tool}
-        small, large = at.get("HTTP/1.1 × 1,000"), at.get("HTTP/1.1 × 10,000")
-        if small == small and large == large and small is not None and large is not None:
-            out.append((tool, (large - small) * 1024 / 9000))
+        small, large = at.get(small_case), at.get(large_case)
+        if small is not None and large is not None and small == small and large == large:
+            out.append((tool, (large - small) * 1024 / count))
     return out
 
 
@@ -166,8 +167,11 @@ def markdown(rows, meta) -> str:
             note = (f"callers answered: {min(r['answered']):,} (fewest of the runs)" + ("; " + note if note else ""))
         out.append(f"| {r['case']} | {r['tool']} | {fmt(r['rss_mb'], 1)} | {fmt(r['rss_ratio'], 2)} | "
                    f"{fmt(r['cpu_us'], 2)} | {fmt(r['cpu_ratio'], 2)} | {fmt(r['calls_s'])} | {r['errors']:,} | {note} |")
+    per = lambda pairs: "; ".join(f"{tool} {kib:.1f} KiB" for tool, kib in pairs)  # noqa: E731
     out += ["", "What one more HTTP/1.1 connection costs each tool (its caller included), from the medians at 1,000 and "
-            "10,000: " + "; ".join(f"{tool} {per:.1f} KiB" for tool, per in per_connection(rows)) + "."]
+            "10,000: " + per(slope(rows, "HTTP/1.1 × 1,000", "HTTP/1.1 × 10,000", 9000)) + ". What one more HTTP/2 "
+            "stream in flight costs (its caller and its answer included), from 100 connections × 1 and × 100 streams: "
+            + per(slope(rows, "HTTP/2 100 × 1", "HTTP/2 100 × 100", 9900)) + "."]
     out += ["", "Commands (PORT is the server's; `taskset -c CLIENT_CPU /usr/bin/time -f %M` before each):", ""]
     out += [f"- {case} {tool}: `{cmd}`" for (case, tool), cmd in meta["commands"].items()]
     return "\n".join(out) + "\n"

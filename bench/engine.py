@@ -129,8 +129,17 @@ def with_io_uring(command):
     return argv
 
 
+GNU_TIME = "/usr/bin/time"
+
+
 def measure(tool: str, case: Case, server: Server, secs: int, rep: int, a, workdir: Path) -> Run:
     argv = case.commands[tool](server.port, secs)
+    # The tool's peak RSS from GNU time (wait4's maxrss would count the Python process it was forked from).
+    rss = workdir / "rss"
+    rss.unlink(missing_ok=True)
+    timed = os.access(GNU_TIME, os.X_OK)
+    if timed:
+        argv = [GNU_TIME, "-f", "%M", "-o", str(rss)] + argv
     c = run_client(argv, a.client_cpu, secs + a.grace, server, workdir, a.server_cpu)
     run = Run(tool, case.protocol, rep, cpu=c.cpu, wall=c.wall, status=c.code, foreign=c.foreign / c.wall)
     try:
@@ -139,6 +148,10 @@ def measure(tool: str, case: Case, server: Server, secs: int, rep: int, a, workd
         run.extra = {k: v for k, v in parsed.items() if k not in ("ok", "errors", "seconds")}
     except Exception as e:  # noqa: BLE001 - reported, the run counts as failed
         run.note = f"unparsable output ({e}); exit {c.code}; stderr: {c.err.strip()[-300:]!r}"
+    try:
+        run.extra["rss_kib"] = int(rss.read_text().split()[-1]) if timed else None
+    except (OSError, ValueError, IndexError):
+        run.extra["rss_kib"] = None
     if c.code != 0 and not run.note:
         run.note = f"exit {c.code}: {c.err.strip()[-300:]!r}"
     # The server's share over the tool's own window (its start-up and exit are outside it), at most one CPU.

@@ -45,6 +45,11 @@ class Row:
         return med([r.cpu_us_per_call for r in self.good])
 
     @property
+    def rss_mb(self):
+        """Median peak RSS of the tool's process (GNU time's %M), MB."""
+        return med([r.extra["rss_kib"] / 1024 for r in self.good if r.extra.get("rss_kib")])
+
+    @property
     def client_share(self):
         return med([r.cpu / r.wall for r in self.good if r.wall > 0])
 
@@ -103,10 +108,10 @@ def single_verdicts(single, targets):
 
 
 def text_report(rows, ratios, open_loop, floors=(), single=None, single_targets=None) -> str:
-    lines = [f"{'protocol':9} {'tool':20} {'calls/s':>10} {'CPU µs/call':>12} {'client CPU':>10} {'server CPU':>10} "
-             f"{'others':>7} {'errors':>7} {'runs':>5}"]
+    lines = [f"{'protocol':9} {'tool':20} {'calls/s':>10} {'CPU µs/call':>12} {'peak MB':>8} {'client CPU':>10} "
+             f"{'server CPU':>10} {'others':>7} {'errors':>7} {'runs':>5}"]
     for r in rows:
-        lines.append(f"{r.protocol:9} {r.tool:20} {fmt(r.throughput):>10} {fmt(r.cpu_us, 2):>12} "
+        lines.append(f"{r.protocol:9} {r.tool:20} {fmt(r.throughput):>10} {fmt(r.cpu_us, 2):>12} {fmt(r.rss_mb, 1):>8} "
                      f"{fmt(r.client_share * 100, 0) + '%':>10} {fmt(r.server_share * 100, 0) + '%':>10} "
                      f"{fmt(r.foreign * 100, 0) + '%':>7} {r.errors:>7} {len(r.good):>2}/{len(r.runs):<2}")
     if ratios:
@@ -149,14 +154,16 @@ def markdown_report(rows, ratios, open_loop, meta, floors=(), single=None, singl
     md.append("")
     md.append("Tools: " + ", ".join(f"{k} {v}" for k, v in meta["versions"].items()) + ".")
     md.append("")
-    md.append("| protocol | tool | calls/s | client CPU µs/call | client CPU | server CPU | others | errors |")
-    md.append("|---|---|---:|---:|---:|---:|---:|---:|")
+    md.append("| protocol | tool | calls/s | client CPU µs/call | peak RSS MB | client CPU | server CPU | others | errors |")
+    md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        md.append(f"| {r.protocol} | {r.tool} | {fmt(r.throughput)} | {fmt(r.cpu_us, 2)} | {fmt(r.client_share * 100)}% | "
+        md.append(f"| {r.protocol} | {r.tool} | {fmt(r.throughput)} | {fmt(r.cpu_us, 2)} | {fmt(r.rss_mb, 1)} | "
+                  f"{fmt(r.client_share * 100)}% | "
                   f"{fmt(r.server_share * 100)}% | {fmt(r.foreign * 100)}% | {r.errors} |")
     md.append("")
     md.append("Client CPU and server CPU: the share of their one CPU each used; others: CPU used on those two CPUs by "
-              "other processes meanwhile (noise; near 0% on a quiet machine).")
+              "other processes meanwhile (noise; near 0% on a quiet machine). Peak RSS: the tool's maximum resident set "
+              "(GNU time's %M).")
     md.append("")
     md.append("Commands (PORT: the server's):")
     md.append("")
