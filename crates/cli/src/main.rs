@@ -27,6 +27,8 @@ enum Command {
     Servers(commands::servers::Args),
     /// Several machines on this one: a network namespace per host on one bridge, until Ctrl-C.
     Lab(commands::lab::Args),
+    /// Read a packet capture (serve --network … --pcap) as each connection's DNS, TCP, TLS and exchanges.
+    Phases(commands::phases::Args),
     /// Write the deterministic users.json of the auth workload.
     GenUsers(commands::gen_users::Args),
     /// Load any HTTP/1.1, HTTP/2 or gRPC endpoint (or an in-process workload) and measure it.
@@ -84,6 +86,7 @@ fn main() {
             Command::Lab(args) => commands::lab::run(args).await,
             Command::Servers(args) => commands::servers::run(args),
             Command::GenUsers(args) => commands::gen_users::run(args),
+            Command::Phases(args) => commands::phases::run(args),
         }
     });
     callbench_servers::process::kill_all();

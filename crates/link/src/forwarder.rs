@@ -3,16 +3,19 @@
 //! round). It sleeps with a 1 ns timer slack until a margin before the next departure and spins the
 //! rest, so a packet leaves within microseconds of its time; the margin follows how late its own
 //! timer wake-ups come (see [`Margin`]). Its CPU time is read from outside
-//! (/proc/self/task/TID/schedstat) and reported with every result.
+//! (/proc/self/task/TID/schedstat) and reported with every result. With a capture it also writes
+//! every packet as the client's side sees it: a packet the client sent when it came in (lost ones
+//! too), a packet to the client when it left for it.
 
 use crate::lane::{Fate, Lane, LaneCounts};
+use crate::pcap;
 use crate::spec::LinkSpec;
 use std::collections::VecDeque;
 use std::io::ErrorKind;
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 use tun_rs::SyncDevice;
 
 /// The least margin: spin instead of sleeping when the next departure is this close (the kernel
@@ -33,6 +36,12 @@ pub struct Shared {
     counts: Mutex<[LaneCounts; 2]>,
     /// Packets that could not be written into the far TUN device.
     write_errors: Mutex<u64>,
+    /// A capture to start writing, taken by the forwarder at its next wake-up.
+    new_capture: Mutex<Option<pcap::Writer>>,
+    /// Set to end the capture; the forwarder clears it once the capture is written out.
+    end_capture: AtomicBool,
+    /// Why the capture stopped early (a full disk) or could not be written out, if it did.
+    capture_error: Mutex<Option<String>>,
     tid: AtomicI32,
 }
 
@@ -43,6 +52,31 @@ impl Shared {
 
     pub fn write_errors(&self) -> u64 {
         *self.write_errors.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn capture_error(&self) -> Option<String> {
+        self.capture_error.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Hands `writer` to the forwarder and waits (20 ms at most: its longest sleep) until it took
+    /// it: every packet after this returns is in the capture.
+    pub fn start_capture(&self, writer: pcap::Writer) {
+        *self.new_capture.lock().unwrap_or_else(|e| e.into_inner()) = Some(writer);
+        self.wait_for(|s| s.new_capture.lock().unwrap_or_else(|e| e.into_inner()).is_none());
+    }
+
+    /// Ends the capture and waits until the forwarder wrote it out.
+    pub fn end_capture(&self) {
+        self.end_capture.store(true, Ordering::SeqCst);
+        self.wait_for(|s| !s.end_capture.load(Ordering::SeqCst));
+    }
+
+    /// Polls `done` every 200 µs for up to 1 s (the forwarder wakes every 20 ms at the latest).
+    fn wait_for(&self, done: impl Fn(&Shared) -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(1);
+        while !done(self) && Instant::now() < deadline && self.tid.load(Ordering::SeqCst) != 0 {
+            std::thread::sleep(Duration::from_micros(200));
+        }
     }
 
     pub fn set_spec(&self, spec: LinkSpec) {
@@ -82,7 +116,9 @@ pub fn start(
             // SAFETY: gettid has no preconditions.
             s.tid.store(unsafe { libc::gettid() }, Ordering::SeqCst);
             let _ = ready_tx.send(());
-            Forwarder { devices: [client, server], lanes, waiting: Default::default(), shared: s }.run();
+            let devices = [client, server];
+            Forwarder { devices, lanes, waiting: Default::default(), shared: s.clone(), capture: None }.run();
+            s.tid.store(0, Ordering::SeqCst); // ended: nobody waits for it any more
         })
         .map_err(|e| format!("cannot start the link's forwarder: {e}"))?;
     let _ = ready_rx.recv_timeout(Duration::from_secs(5));
@@ -111,11 +147,13 @@ struct Forwarder {
     /// Packets in flight per lane, in departure order (a lane never reorders).
     waiting: [VecDeque<(u64, Vec<u8>)>; 2],
     shared: Arc<Shared>,
+    capture: Option<pcap::Writer>,
 }
 
 impl Forwarder {
     fn run(mut self) {
         let epoch = Instant::now();
+        let wall = SystemTime::now(); // the capture's clock: the epoch's wall time, plus the monotonic time since
         let now = || epoch.elapsed().as_nanos() as u64;
         let mut buffer = vec![0u8; 65536];
         let mut write_errors = 0u64;
@@ -125,11 +163,22 @@ impl Forwarder {
                 self.lanes[0].set_spec(spec.up);
                 self.lanes[1].set_spec(spec.down);
             }
+            if let Some(writer) = self.shared.new_capture.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                self.capture = Some(writer);
+            }
+            if self.shared.end_capture.load(Ordering::SeqCst) {
+                self.finish_capture();
+                self.shared.end_capture.store(false, Ordering::SeqCst);
+            }
             for lane in 0..2 {
                 loop {
                     match self.devices[lane].recv(&mut buffer) {
                         Ok(size) => {
-                            if let Fate::Departs(at) = self.lanes[lane].admit(now(), size) {
+                            let arrived = now();
+                            if lane == 0 {
+                                self.capture(wall, arrived, &buffer[..size]); // sent by the client now
+                            }
+                            if let Fate::Departs(at) = self.lanes[lane].admit(arrived, size) {
                                 self.waiting[lane].push_back((at, buffer[..size].to_vec()));
                             }
                         }
@@ -142,9 +191,11 @@ impl Forwarder {
             let t = now();
             for lane in 0..2 {
                 while self.waiting[lane].front().is_some_and(|(at, _)| *at <= t) {
-                    let (_, packet) = self.waiting[lane].pop_front().expect("checked above");
+                    let (at, packet) = self.waiting[lane].pop_front().expect("checked above");
                     if self.devices[1 - lane].send(&packet).is_err() {
                         write_errors += 1;
+                    } else if lane == 1 {
+                        self.capture(wall, at, &packet); // reaches the client now
                     }
                 }
             }
@@ -161,6 +212,29 @@ impl Forwarder {
             }
             // Closer than that: loop at once, reading arrivals while the departure comes.
         }
+        self.finish_capture();
+    }
+
+    fn finish_capture(&mut self) {
+        if let Some(mut capture) = self.capture.take() {
+            if let Err(e) = capture.flush() {
+                self.capture_failed(e);
+            }
+        }
+    }
+
+    /// Writes `packet` into the capture as seen `ns` after the forwarder's start.
+    fn capture(&mut self, wall: SystemTime, ns: u64, packet: &[u8]) {
+        let Some(capture) = &mut self.capture else { return };
+        if let Err(e) = capture.packet(wall + Duration::from_nanos(ns), packet) {
+            self.capture = None;
+            self.capture_failed(e);
+        }
+    }
+
+    fn capture_failed(&self, e: std::io::Error) {
+        *self.shared.capture_error.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some(format!("the capture stopped: {e}"));
     }
 
     /// Sleeps up to `ns`, or until a device has a packet; true when the time ran out.

@@ -9,7 +9,9 @@
 //! - [`route::check_target`]: the one way past the loopback rule (198.18.0.0/15, over our link);
 //! - [`cleanup`]: nothing left behind, even by a killed run;
 //! - [`lab::Lab`]: hosts in namespaces of their own on one bridge (several machines on this one);
-//! - [`probe::ping_pong`]: what the link really costs, measured with real sockets.
+//! - [`probe::ping_pong`]: what the link really costs, measured with real sockets;
+//! - [`pcap`] and [`phases`]: what the link carried, written as a capture, and each call of any client
+//!   read back from it as DNS, TCP connect, TLS handshake and request → answer, in round trips.
 
 pub mod cleanup;
 pub mod counters;
@@ -19,6 +21,8 @@ pub mod lab;
 pub mod lane;
 mod link;
 pub mod namespace;
+pub mod pcap;
+pub mod phases;
 pub mod probe;
 mod rng;
 pub mod route;

@@ -7,9 +7,11 @@ use crate::device::{make_end, IFNAME};
 use crate::forwarder::{self, Shared};
 use crate::lane::LaneCounts;
 use crate::namespace::Namespace;
+use crate::pcap;
 use crate::spec::LinkSpec;
 use serde::Serialize;
 use std::net::Ipv4Addr;
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -125,6 +127,24 @@ impl Link {
             Some(e) => e.spec.lock().unwrap_or_else(|e| e.into_inner()).clone(),
             None => LinkSpec::transparent(),
         }
+    }
+
+    /// From now on, writes every packet as the client's side sees it into a pcap file at `path`
+    /// (each cut to `snaplen` bytes: see [`crate::pcap`]), until [`Link::end_capture`]. A direct
+    /// path has no forwarder to see them: an error.
+    pub fn start_capture(&self, path: &Path, snaplen: u32) -> Result<(), String> {
+        let Some(e) = &self.emulated else { return Err("a direct path (veth) has no forwarder to capture".into()) };
+        let writer = pcap::Writer::create(path, snaplen)
+            .map_err(|err| format!("cannot write the capture {}: {err}", path.display()))?;
+        e.shared.start_capture(writer);
+        Ok(())
+    }
+
+    /// Ends the capture and writes it out; the error, if the capture stopped early or could not be written.
+    pub fn end_capture(&self) -> Result<(), String> {
+        let Some(e) = &self.emulated else { return Ok(()) };
+        e.shared.end_capture();
+        e.shared.capture_error().map_or(Ok(()), Err)
     }
 
     /// What the forwarder did (all zero on a direct path).

@@ -4,6 +4,7 @@ pub mod compare;
 pub mod gen_users;
 pub mod lab;
 pub mod load;
+pub mod phases;
 pub mod report;
 pub mod run;
 pub mod serve;

@@ -38,6 +38,10 @@ pub struct Args {
     /// Serve TLS (a fresh self-signed certificate; clients need --insecure, curl -k).
     #[arg(long)]
     tls: bool,
+    /// With --network and a command: write every packet of the command's run, as its side of the link
+    /// sees them, into this pcap file (read it with `callbench phases FILE`, Wireshark or tcpdump -r).
+    #[arg(long, value_name = "FILE", requires = "command")]
+    pcap: Option<std::path::PathBuf>,
     /// With --network: a command to run on the link's client side (CALLBENCH_TARGET holds the
     /// server's URL); serve stops when it ends and exits with its code.
     #[arg(last = true, value_name = "COMMAND", requires = "network")]
@@ -108,7 +112,14 @@ pub async fn run(args: Args) -> Result<i32> {
         );
         return watch(&mut server, &manifest).await;
     }
+    if let Some(path) = &args.pcap {
+        link.start_capture(path, callbench_link::pcap::DEFAULT_SNAPLEN).map_err(|e| anyhow!(e))?;
+    }
     let code = run_across(&link, &args.command, &url, &server.addr.to_string())?;
+    if let Some(path) = &args.pcap {
+        link.end_capture().map_err(|e| anyhow!(e))?;
+        eprintln!("callbench: the command's packets are in {} (`callbench phases {0}` reads them)", path.display());
+    }
     let stats = link.stats();
     eprintln!(
         "callbench: the link carried {} packets up ({} lost, {} dropped by the queue) and {} down ({} lost, {} \

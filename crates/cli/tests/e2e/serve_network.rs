@@ -140,3 +140,73 @@ fn ctrl_c_removes_the_link_and_stops_the_server() {
         assert!(!alive, "server {child} outlived serve");
     }
 }
+
+/// `serve … --pcap FILE -- COMMAND`, then `callbench phases FILE -o json`: the command's stdout and
+/// the phases of its packets.
+fn captured(tls: bool, script: &str) -> (String, Value) {
+    let dir = common::TempDir::new("capture");
+    let pcap = dir.str("run.pcap");
+    let mut args = vec!["serve", "rust-actix", "--no-build", "--network", "rtt=20ms", "--pcap", &pcap];
+    if tls {
+        args.push("--tls");
+    }
+    args.extend(["--", "sh", "-c", script]);
+    let run = run_cmd(Command::new(common::callbench()).args(&args));
+    assert_eq!(run.code, Some(0), "{}", run.all());
+    assert!(run.stderr.contains("callbench phases"), "{}", run.all());
+    let read = run_cmd(Command::new(common::callbench()).args(["phases", &pcap, "-o", "json"]));
+    assert_eq!(read.code, Some(0), "{}", read.all());
+    (run.stdout, serde_json::from_str(&read.stdout).unwrap_or_else(|e| panic!("{e}: {}", read.all())))
+}
+
+/// A phase in round trips of the link's 20 ms, to the nearest (server time is a few ms at most).
+fn trips(us: &Value) -> i64 {
+    (us.as_f64().unwrap_or_else(|| panic!("no phase: {us}")) / 20_000.0).round() as i64
+}
+
+/// A black-box client (curl) across the link, over TLS 1.3 and then 1.2: from its packets alone,
+/// the connect is one round trip, the handshake one (1.3) or two (1.2), the answer one.
+#[test]
+fn a_capture_splits_a_black_box_clients_calls_into_round_trips() {
+    let _alone = alone();
+    let script = "curl -sfk -o /dev/null \"$CALLBENCH_TARGET/students\" && \
+                  curl -sfk --tls-max 1.2 -o /dev/null \"$CALLBENCH_TARGET/students\"";
+    let (_, phases) = captured(true, script);
+    let connections = phases["connections"].as_array().unwrap();
+    assert_eq!(connections.len(), 2, "{phases:#}");
+    for (c, version, handshake) in [(&connections[0], "1.3", 1), (&connections[1], "1.2", 2)] {
+        assert_eq!(trips(&c["tcp_connect_us"]), 1, "{c:#}");
+        assert_eq!(
+            (c["tls"]["version"].as_str(), trips(&c["tls"]["handshake_us"])),
+            (Some(version), handshake),
+            "{c:#}"
+        );
+        assert_eq!(trips(&c["exchanges"][0]["first_byte_us"]), 1, "{c:#}");
+    }
+    let rtt = phases["rtt_us"].as_f64().unwrap();
+    assert!((rtt - 20_000.0).abs() <= 600.0, "the median connect is the link's RTT: {phases:#}");
+}
+
+/// callbench's engine, one new connection per call: the connect its packets show is the one it
+/// measured itself (one method for every client, and the engine's own agrees with it).
+#[test]
+fn a_capture_agrees_with_the_engines_own_connect_times() {
+    let _alone = alone();
+    let script = format!(
+        "exec {} load -q -o json -c 1 -n 5 --new-connection-per-call --workload students \"$CALLBENCH_TARGET\"",
+        common::callbench()
+    );
+    let (stdout, phases) = captured(false, &script);
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    common::assert_all_ok(&report, 5);
+    let all = phases["connections"].as_array().unwrap();
+    // The first is the probe `load` makes before its run: a TCP connect, closed with nothing sent.
+    assert!(all[0]["exchanges"].as_array().unwrap().is_empty(), "{phases:#}");
+    let connections = &all[1..];
+    assert_eq!(connections.len(), 5, "one per call: {phases:#}");
+    assert!(connections.iter().all(|c| c["tls"].is_null() && c["exchanges"].as_array().unwrap().len() == 1));
+    assert!(connections.iter().all(|c| trips(&c["exchanges"][0]["first_byte_us"]) == 1), "{phases:#}");
+    let engine = common::num(&report, "/cold_calls/tcp_connect_us/p50");
+    let packets = phases["rtt_us"].as_f64().unwrap();
+    assert!((engine - packets).abs() <= (0.05 * packets).max(500.0), "engine {engine} µs, packets {packets} µs");
+}

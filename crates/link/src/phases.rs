@@ -1,0 +1,231 @@
+//! Each connection of any client, read from a capture of its packets (the link's, or any pcap of
+//! raw IP packets): its DNS lookup, TCP connect, TLS handshake and then its exchanges (a flight of
+//! the client's bytes and the server's flight that follows), timed as the client saw them. The same
+//! method for every client, callbench's engine or a black box, so phases compare across tools in
+//! round trips of the measured RTT (the median TCP connect) or of one given.
+//!
+//! A flight is the payload one side sends before the other sends any: pure ACKs do not end one.
+//! A TLS handshake is the client's flights that start with a plaintext handshake record (22): it
+//! ends where the client's first flight that does not (its Finished and request in TLS 1.3, its
+//! request after the server's Finished in TLS 1.2) starts. Over HTTP/2 many calls share a flight,
+//! so an exchange is a turn of the conversation, one call only when one call is in flight.
+
+pub mod packet;
+
+use packet::{is_client_hello, server_hello_version, Parsed, ACK, FIN, RST, SYN};
+use serde::Serialize;
+use std::collections::HashMap;
+use std::net::SocketAddrV4;
+use std::time::Duration;
+
+/// What a capture holds, phase by phase.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Phases {
+    pub packets: usize,
+    /// The round trip the phases are counted in (µs): the median TCP connect, unless given.
+    pub rtt_us: Option<f64>,
+    pub rtt_measured: bool,
+    pub lookups: Vec<Lookup>,
+    pub connections: Vec<Connection>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Lookup {
+    pub name: Option<String>,
+    /// When the query was sent, from the capture's first packet (µs).
+    pub at_us: f64,
+    /// Until its answer (None: no answer in the capture).
+    pub took_us: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Connection {
+    pub client: String,
+    pub server: String,
+    /// The client's SYN, from the capture's first packet (µs).
+    pub at_us: f64,
+    /// The lookup answered last before this connection's SYN (and after the previous one's).
+    pub dns_us: Option<f64>,
+    /// SYN to SYN-ACK.
+    pub tcp_connect_us: Option<f64>,
+    pub tls: Option<Tls>,
+    pub exchanges: Vec<Exchange>,
+    /// Who sent the first FIN or RST: `client` or `server`.
+    pub ended_by: Option<&'static str>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Tls {
+    /// From the ServerHello (None: not in the capture, or cut by the snap length).
+    pub version: Option<&'static str>,
+    /// From the ClientHello to the client's first flight after the handshake.
+    pub handshake_us: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Exchange {
+    /// When the client's flight started (µs from the capture's first packet).
+    pub request_at_us: f64,
+    pub request_bytes: u64,
+    /// From the request to the server's first byte after it, and to its last before the client's next flight.
+    pub first_byte_us: Option<f64>,
+    pub last_byte_us: Option<f64>,
+    pub answer_bytes: u64,
+}
+
+/// One side's run of payload.
+struct Flight {
+    from_client: bool,
+    start: f64,
+    end: f64,
+    bytes: u64,
+    /// The first segment's captured payload.
+    first: Vec<u8>,
+}
+
+struct Open {
+    client: SocketAddrV4,
+    server: SocketAddrV4,
+    at: f64,
+    syn_ack: Option<f64>,
+    flights: Vec<Flight>,
+    ended_by: Option<&'static str>,
+}
+
+/// The phases of every connection that starts (with its SYN) in `packets`; `rtt` counts them in a
+/// given round trip instead of the measured one.
+pub fn read(packets: &[crate::pcap::Packet], rtt: Option<Duration>) -> Phases {
+    let first = packets.first().map_or(Duration::ZERO, |p| p.at);
+    let us = |at: Duration| at.saturating_sub(first).as_secs_f64() * 1e6;
+    let mut open: Vec<Open> = Vec::new();
+    let mut by_key: HashMap<(SocketAddrV4, SocketAddrV4), usize> = HashMap::new();
+    let mut queries: HashMap<(SocketAddrV4, u16), usize> = HashMap::new();
+    let mut lookups: Vec<(Lookup, Option<f64>)> = Vec::new(); // and when answered
+    for p in packets {
+        let t = us(p.at);
+        match packet::parse(&p.bytes) {
+            Parsed::Tcp(s) => {
+                if s.flags & SYN != 0 && s.flags & ACK == 0 {
+                    let resent = by_key.get(&(s.from, s.to)).is_some_and(|&i| open[i].syn_ack.is_none());
+                    if resent {
+                        continue; // the SYN again: the connect is timed from the first
+                    }
+                    by_key.insert((s.from, s.to), open.len());
+                    let conn =
+                        Open { client: s.from, server: s.to, at: t, syn_ack: None, flights: vec![], ended_by: None };
+                    open.push(conn);
+                    continue;
+                }
+                let (index, from_client) = match (by_key.get(&(s.from, s.to)), by_key.get(&(s.to, s.from))) {
+                    (Some(&i), _) => (i, true),
+                    (None, Some(&i)) => (i, false),
+                    (None, None) => continue, // began before the capture
+                };
+                let conn = &mut open[index];
+                if s.flags & SYN != 0 && !from_client {
+                    conn.syn_ack.get_or_insert(t);
+                }
+                if s.len > 0 {
+                    match conn.flights.last_mut() {
+                        Some(f) if f.from_client == from_client => {
+                            f.end = t;
+                            f.bytes += s.len as u64;
+                        }
+                        _ => conn.flights.push(Flight {
+                            from_client,
+                            start: t,
+                            end: t,
+                            bytes: s.len as u64,
+                            first: s.payload.to_vec(),
+                        }),
+                    }
+                }
+                if s.flags & (FIN | RST) != 0 {
+                    conn.ended_by.get_or_insert(if from_client { "client" } else { "server" });
+                }
+            }
+            Parsed::Dns(d) if !d.response => {
+                queries.insert((d.from, d.id), lookups.len());
+                lookups.push((Lookup { name: d.name, at_us: t, took_us: None }, None));
+            }
+            Parsed::Dns(d) => {
+                if let Some(&i) = queries.get(&(d.to, d.id)) {
+                    let (lookup, answered) = &mut lookups[i];
+                    if answered.is_none() {
+                        *answered = Some(t);
+                        lookup.took_us = Some(t - lookup.at_us);
+                    }
+                }
+            }
+            Parsed::Other => {}
+        }
+    }
+    let mut connections: Vec<Connection> = open.into_iter().map(connection).collect();
+    attach_lookups(&mut connections, &lookups);
+    let mut connects: Vec<f64> = connections.iter().filter_map(|c| c.tcp_connect_us).collect();
+    connects.sort_by(f64::total_cmp);
+    let measured = (!connects.is_empty()).then(|| connects[connects.len() / 2]);
+    Phases {
+        packets: packets.len(),
+        rtt_us: rtt.map(|r| r.as_secs_f64() * 1e6).or(measured),
+        rtt_measured: rtt.is_none(),
+        lookups: lookups.into_iter().map(|(l, _)| l).collect(),
+        connections,
+    }
+}
+
+fn connection(c: Open) -> Connection {
+    let flights = &c.flights;
+    let hello = flights.first().filter(|f| f.from_client && is_client_hello(&f.first));
+    // TLS: the exchanges start at the client's first flight that is not a plaintext handshake record.
+    let (tls, from) = match hello {
+        None => (None, 0),
+        Some(hello) => {
+            let version = flights.iter().find(|f| !f.from_client).and_then(|f| server_hello_version(&f.first));
+            let after = flights.iter().enumerate().skip(1).find(|(_, f)| f.from_client && f.first.first() != Some(&22));
+            let handshake_us = after.map(|(_, f)| f.start - hello.start);
+            (Some(Tls { version, handshake_us }), after.map_or(flights.len(), |(i, _)| i))
+        }
+    };
+    let mut exchanges = Vec::new();
+    let mut i = from;
+    while i < flights.len() {
+        let request = &flights[i];
+        if !request.from_client {
+            i += 1; // the server spoke first: no request of the client's to time it from
+            continue;
+        }
+        let answer = flights.get(i + 1);
+        exchanges.push(Exchange {
+            request_at_us: request.start,
+            request_bytes: request.bytes,
+            first_byte_us: answer.map(|a| a.start - request.start),
+            last_byte_us: answer.map(|a| a.end - request.start),
+            answer_bytes: answer.map_or(0, |a| a.bytes),
+        });
+        i += 2;
+    }
+    Connection {
+        client: c.client.to_string(),
+        server: c.server.to_string(),
+        at_us: c.at,
+        dns_us: None,
+        tcp_connect_us: c.syn_ack.map(|t| t - c.at),
+        tls,
+        exchanges,
+        ended_by: c.ended_by,
+    }
+}
+
+/// Gives each connection the lookup answered last before its SYN and after the previous SYN.
+fn attach_lookups(connections: &mut [Connection], lookups: &[(Lookup, Option<f64>)]) {
+    let mut since = f64::NEG_INFINITY;
+    for c in connections.iter_mut() {
+        let before = lookups.iter().filter(|(_, answered)| answered.is_some_and(|t| t > since && t <= c.at_us));
+        c.dns_us = before.max_by(|a, b| a.1.unwrap().total_cmp(&b.1.unwrap())).and_then(|(l, _)| l.took_us);
+        since = c.at_us;
+    }
+}
+
+#[cfg(test)]
+mod tests;
