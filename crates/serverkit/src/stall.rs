@@ -71,7 +71,7 @@ fn duration(text: &str) -> Result<Duration, String> {
         "s" => n,
         _ => return Err(format!("'{text}': the unit is ms or s")),
     };
-    Ok(Duration::from_secs_f64(seconds))
+    Duration::try_from_secs_f64(seconds).map_err(|_| format!("'{text}' is too long"))
 }
 
 #[cfg(test)]
@@ -82,7 +82,8 @@ mod tests {
     fn stalls_parse_and_bad_ones_say_why() {
         assert_eq!(parse("100ms every 1s"), Ok((Duration::from_millis(100), Duration::from_secs(1))));
         assert_eq!(parse("0.5s every 2s"), Ok((Duration::from_millis(500), Duration::from_secs(2))));
-        for bad in ["100ms", "1s every 100ms", "0ms every 1s", "100 every 1s", "100ms every 1h"] {
+        let huge = format!("100ms every {}s", "9".repeat(400)); // past Duration's range: an error, not a panic
+        for bad in ["100ms", "1s every 100ms", "0ms every 1s", "100 every 1s", "100ms every 1h", &huge] {
             assert!(parse(bad).is_err(), "{bad}");
         }
     }
