@@ -191,11 +191,12 @@ impl Forwarder {
             let t = now();
             for lane in 0..2 {
                 while self.waiting[lane].front().is_some_and(|(at, _)| *at <= t) {
-                    let (at, packet) = self.waiting[lane].pop_front().expect("checked above");
+                    let (_, packet) = self.waiting[lane].pop_front().expect("checked above");
                     if self.devices[1 - lane].send(&packet).is_err() {
                         write_errors += 1;
                     } else if lane == 1 {
-                        self.capture(wall, at, &packet); // reaches the client now
+                        // Reaches the client now (its departure time, plus however late this loop is).
+                        self.capture(wall, now(), &packet);
                     }
                 }
             }

@@ -95,13 +95,16 @@ struct Open {
 /// The phases of every connection that starts (with its SYN) in `packets`; `rtt` counts them in a
 /// given round trip instead of the measured one.
 pub fn read(packets: &[crate::pcap::Packet], rtt: Option<Duration>) -> Phases {
-    let first = packets.first().map_or(Duration::ZERO, |p| p.at);
+    // In time order, whatever order the capture wrote them in (stable: equal times keep theirs).
+    let mut ordered: Vec<&crate::pcap::Packet> = packets.iter().collect();
+    ordered.sort_by_key(|p| p.at);
+    let first = ordered.first().map_or(Duration::ZERO, |p| p.at);
     let us = |at: Duration| at.saturating_sub(first).as_secs_f64() * 1e6;
     let mut open: Vec<Open> = Vec::new();
     let mut by_key: HashMap<(SocketAddrV4, SocketAddrV4), usize> = HashMap::new();
     let mut queries: HashMap<(SocketAddrV4, u16), usize> = HashMap::new();
     let mut lookups: Vec<(Lookup, Option<f64>)> = Vec::new(); // and when answered
-    for p in packets {
+    for p in ordered {
         let t = us(p.at);
         match packet::parse(&p.bytes) {
             Parsed::Tcp(s) => {
@@ -164,7 +167,8 @@ pub fn read(packets: &[crate::pcap::Packet], rtt: Option<Duration>) -> Phases {
     attach_lookups(&mut connections, &lookups);
     let mut connects: Vec<f64> = connections.iter().filter_map(|c| c.tcp_connect_us).collect();
     connects.sort_by(f64::total_cmp);
-    let measured = (!connects.is_empty()).then(|| connects[connects.len() / 2]);
+    let n = connects.len();
+    let measured = (n > 0).then(|| (connects[(n - 1) / 2] + connects[n / 2]) / 2.0);
     Phases {
         packets: packets.len(),
         rtt_us: rtt.map(|r| r.as_secs_f64() * 1e6).or(measured),
@@ -174,8 +178,9 @@ pub fn read(packets: &[crate::pcap::Packet], rtt: Option<Duration>) -> Phases {
     }
 }
 
-fn connection(c: Open) -> Connection {
-    let flights = &c.flights;
+fn connection(mut c: Open) -> Connection {
+    let connect = c.syn_ack.map(|t| t - c.at);
+    let flights = &causal(std::mem::take(&mut c.flights), connect);
     let hello = flights.first().filter(|f| f.from_client && is_client_hello(&f.first));
     // TLS: the exchanges start at the client's first flight that is not a plaintext handshake record.
     let (tls, from) = match hello {
@@ -215,6 +220,32 @@ fn connection(c: Open) -> Connection {
         exchanges,
         ended_by: c.ended_by,
     }
+}
+
+/// Flights as cause and effect: server bytes that reach the client less than half its round trip
+/// (`connect`: SYN to SYN-ACK, the path's floor) after the client's latest flight began cannot answer
+/// it: they are the end of the server's flight before (HTTP/2 SETTINGS sent right behind a TLS
+/// Finished), and the client flights on either side of them are one.
+fn causal(flights: Vec<Flight>, connect: Option<f64>) -> Vec<Flight> {
+    let Some(floor) = connect else { return flights };
+    let mut out: Vec<Flight> = Vec::new();
+    for f in flights {
+        if let [.., before, last] = out.as_mut_slice() {
+            if !f.from_client && last.from_client && !before.from_client && f.start - last.start < floor / 2.0 {
+                before.end = before.end.max(f.end);
+                before.bytes += f.bytes;
+                continue;
+            }
+        }
+        match out.last_mut() {
+            Some(last) if last.from_client == f.from_client => {
+                last.end = f.end;
+                last.bytes += f.bytes;
+            }
+            _ => out.push(f),
+        }
+    }
+    out
 }
 
 /// Gives each connection the lookup answered last before its SYN and after the previous SYN.

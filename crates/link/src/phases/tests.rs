@@ -108,3 +108,35 @@ fn a_syn_sent_again_times_the_connect_from_the_first() {
     assert_eq!(phases.connections.len(), 1);
     assert_eq!(phases.connections[0].tcp_connect_us, Some(1_040_000.0));
 }
+
+#[test]
+fn packets_are_read_in_time_order_whatever_order_the_file_has() {
+    let (c, s) = (addr(CLIENT, 40006), addr(SERVER, 443));
+    let mut p = handshake(40006, 0.0);
+    p.push(at(81.0, tcp(s, c, ACK, b"HTTP/1.1 200 OK\r\n")));
+    p.push(at(40.2, tcp(c, s, ACK, b"GET / HTTP/1.1\r\n\r\n"))); // written after the answer, sent before it
+    let e = &read(&p, None).connections[0].exchanges;
+    assert_eq!(e.len(), 1);
+    assert!((e[0].first_byte_us.unwrap() - 40_800.0).abs() < 1e-6, "{e:?}");
+}
+
+#[test]
+fn server_bytes_too_soon_to_answer_a_flight_belong_to_the_one_before() {
+    // TLS 1.2 with HTTP/2: the server's SETTINGS leave right behind its Finished and reach the client
+    // 10 µs after its request went out; its SETTINGS ACK follows. One exchange, answered a round trip later.
+    let (c, s) = (addr(CLIENT, 40007), addr(SERVER, 443));
+    let mut p = handshake(40007, 0.0);
+    p.push(at(40.2, tcp(c, s, ACK, &[22, 3, 1, 0, 200, 1])));
+    p.push(at(80.5, tcp(s, c, ACK, &server_hello(false))));
+    p.push(at(80.7, tcp(c, s, ACK, &[22, 3, 3, 0, 70, 16])));
+    p.push(at(121.0, tcp(s, c, ACK, &[20, 3, 3, 0, 1, 1])));
+    p.push(at(121.01, tcp(c, s, ACK, &[23, 3, 3, 0, 80]))); // preface, SETTINGS, HEADERS
+    p.push(at(121.02, tcp(s, c, ACK, &[23, 3, 3, 0, 39]))); // the server's SETTINGS
+    p.push(at(121.04, tcp(c, s, ACK, &[23, 3, 3, 0, 33]))); // SETTINGS ACK
+    p.push(at(162.0, tcp(s, c, ACK, &[23, 3, 3, 3, 0])));
+    let conn = &read(&p, None).connections[0];
+    assert_eq!(conn.exchanges.len(), 1, "{conn:?}");
+    let e = &conn.exchanges[0];
+    assert!((e.first_byte_us.unwrap() - 40_990.0).abs() < 1e-6, "{e:?}");
+    assert_eq!((e.request_bytes, e.answer_bytes), (10, 5), "the request and the SETTINGS ACK, then the answer");
+}
