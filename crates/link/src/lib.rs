@@ -9,6 +9,7 @@
 //! - [`route::check_target`]: the one way past the loopback rule (198.18.0.0/15, over our link);
 //! - [`cleanup`]: nothing left behind, even by a killed run;
 //! - [`lab::Lab`]: hosts in namespaces of their own on one bridge (several machines on this one);
+//! - [`dns::NameServer`]: a name server on the server side, so a client's lookup crosses the link;
 //! - [`probe::ping_pong`]: what the link really costs, measured with real sockets;
 //! - [`pcap`] and [`phases`]: what the link carried, written as a capture, and each call of any client
 //!   read back from it as DNS, TCP connect, TLS handshake and request → answer, in round trips.
@@ -16,6 +17,7 @@
 pub mod cleanup;
 pub mod counters;
 pub mod device;
+pub mod dns;
 pub mod forwarder;
 pub mod lab;
 pub mod lane;

@@ -48,3 +48,23 @@ pub async fn connect(addr: SocketAddr, alpn: &[&[u8]]) -> anyhow::Result<Stream>
         Ok(Ok((stream, _))) => Ok(stream),
     }
 }
+
+/// The certificate a TLS server at `addr` presents (its leaf, as PEM), from one handshake that
+/// accepts any certificate: what a client that is to trust a self-signed server is given.
+pub fn server_certificate_pem(addr: SocketAddr, timeout: Duration) -> Result<String, String> {
+    use base64::Engine;
+    let config = tls::client_config(&tls::TlsOptions { insecure: true, ..Default::default() }, &[])?;
+    let name = rustls::pki_types::ServerName::try_from("localhost").map_err(|e| e.to_string())?;
+    let mut conn = rustls::ClientConnection::new(config, name).map_err(|e| format!("TLS client: {e}"))?;
+    let mut stream =
+        std::net::TcpStream::connect_timeout(&addr, timeout).map_err(|e| format!("connect {addr}: {e}"))?;
+    stream.set_read_timeout(Some(timeout)).map_err(|e| e.to_string())?;
+    while conn.is_handshaking() {
+        conn.complete_io(&mut stream).map_err(|e| format!("TLS handshake with {addr}: {e}"))?;
+    }
+    let leaf = conn.peer_certificates().and_then(|c| c.first()).ok_or(format!("{addr} sent no certificate"))?;
+    let b64 = base64::engine::general_purpose::STANDARD.encode(leaf);
+    let lines: Vec<&str> =
+        b64.as_bytes().chunks(64).map(|l| std::str::from_utf8(l).expect("base64 is ASCII")).collect();
+    Ok(format!("-----BEGIN CERTIFICATE-----\n{}\n-----END CERTIFICATE-----\n", lines.join("\n")))
+}

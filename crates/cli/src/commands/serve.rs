@@ -1,9 +1,12 @@
 //! `callbench serve NAME`: a reference server in the foreground. With `--network SPEC` it runs
 //! behind an emulated link, in the spirit of Mahimahi's shells: the server in a namespace of its
 //! own at 198.18.0.2, and `-- COMMAND` (curl, wrk, `callbench load`, a script) run on the link's
-//! client side with CALLBENCH_TARGET set to the server's URL.
+//! client side with CALLBENCH_TARGET set to the server's URL. With `--dns NAME` the command's name
+//! lookups cross the link too: a name server on the server side answers NAME, and the command's
+//! resolver asks it. With `--tls` the command finds the server's certificate in CALLBENCH_CA_CERT.
 
 use anyhow::{anyhow, bail, Context, Result};
+use callbench_link::dns::{check_name, NameServer, Resolver, DEFAULT_NAME};
 use callbench_link::{probe::ping_pong, Link, LinkSpec, SERVER_ADDR};
 use callbench_servers::manifest::{self, Manifest};
 use callbench_servers::process::{self, ServerProcess, StartOptions};
@@ -42,6 +45,10 @@ pub struct Args {
     /// sees them, into this pcap file (read it with `callbench phases FILE`, Wireshark or tcpdump -r).
     #[arg(long, value_name = "FILE", requires = "command")]
     pcap: Option<std::path::PathBuf>,
+    /// With --network and a command: serve NAME from a name server (dnsmasq) on the link's server side,
+    /// point the command's resolver at it, and give CALLBENCH_TARGET with NAME for the address.
+    #[arg(long, value_name = "NAME", requires = "command", num_args = 0..=1, default_missing_value = DEFAULT_NAME)]
+    dns: Option<String>,
     /// With --network: a command to run on the link's client side (CALLBENCH_TARGET holds the
     /// server's URL); serve stops when it ends and exits with its code.
     #[arg(last = true, value_name = "COMMAND", requires = "network")]
@@ -51,6 +58,9 @@ pub struct Args {
 pub async fn run(args: Args) -> Result<i32> {
     let repo = super::repo()?;
     let manifest = manifest::find(&repo, &args.name)?;
+    if let Some(name) = &args.dns {
+        check_name(name).map_err(|e| anyhow!(e))?;
+    }
     let link = match &args.network {
         None => None,
         Some(text) => {
@@ -112,10 +122,34 @@ pub async fn run(args: Args) -> Result<i32> {
         );
         return watch(&mut server, &manifest).await;
     }
+    let scratch = Scratch::make()?;
+    let mut env = vec![("CALLBENCH_SERVER_ADDR".to_string(), server.addr.to_string())];
+    if args.tls {
+        let pem = link
+            .client
+            .run(|| callbench_verify::dial::server_certificate_pem(server.addr, Duration::from_secs(10)))
+            .map_err(|e| anyhow!("cannot read the server's certificate: {e}"))?;
+        let path = scratch.0.join("server.pem");
+        std::fs::write(&path, pem).with_context(|| format!("cannot write {}", path.display()))?;
+        env.push(("CALLBENCH_CA_CERT".into(), path.display().to_string()));
+    }
+    let names = match &args.dns {
+        Some(name) => Some(NameServer::start(&link, name, &scratch.0).map_err(|e| anyhow!(e))?),
+        None => None,
+    };
+    let url = match &names {
+        Some(n) => format!("{}://{}:{}", scheme(&manifest, args.tls), n.name, server.addr.port()),
+        None => url,
+    };
+    if let Some(n) = &names {
+        eprintln!("callbench: {} resolves to {SERVER_ADDR} from a name server across the link", n.name);
+    }
+    env.push(("CALLBENCH_TARGET".into(), url));
     if let Some(path) = &args.pcap {
         link.start_capture(path, callbench_link::pcap::DEFAULT_SNAPLEN).map_err(|e| anyhow!(e))?;
     }
-    let code = run_across(&link, &args.command, &url, &server.addr.to_string())?;
+    let code = run_across(&link, &args.command, &env, names.as_ref().map(|n| &n.resolver))?;
+    drop(names);
     if let Some(path) = &args.pcap {
         link.end_capture().map_err(|e| anyhow!(e))?;
         eprintln!("callbench: the command's packets are in {} (`callbench phases {0}` reads them)", path.display());
@@ -156,16 +190,38 @@ async fn watch(server: &mut ServerProcess, manifest: &Manifest) -> Result<i32> {
     }
 }
 
-/// Runs `argv` on the link's client side and returns its exit code (128 + signal if killed).
-fn run_across(link: &Link, argv: &[String], url: &str, addr: &str) -> Result<i32> {
+/// Files the command is given (the server's certificate, the resolver file), removed at the end.
+struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    fn make() -> Result<Scratch> {
+        let dir = std::env::temp_dir().join(format!("callbench-serve-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        Ok(Scratch(dir))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs `argv` on the link's client side (its resolver pointed at `resolver`, if given) and returns
+/// its exit code (128 + signal if killed).
+fn run_across(link: &Link, argv: &[String], env: &[(String, String)], resolver: Option<&Resolver>) -> Result<i32> {
     let mut command = Command::new(&argv[0]);
-    command.args(&argv[1..]).env("CALLBENCH_TARGET", url).env("CALLBENCH_SERVER_ADDR", addr);
+    command.args(&argv[1..]).envs(env.iter().map(|(k, v)| (k, v)));
     let netns = link.client.fd();
+    let resolver = resolver.cloned();
     // SAFETY: only async-signal-safe calls between fork and exec. The command stays in
     // callbench's process group, so a terminal's Ctrl-C reaches it as it would without the link.
     unsafe {
         command.pre_exec(move || {
             process::enter_namespace(netns)?;
+            if let Some(r) = &resolver {
+                r.enter()?;
+            }
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
             Ok(())
         });

@@ -29,6 +29,7 @@ mod run_peers;
 mod run_processing;
 mod run_report_verdicts;
 mod run_suite;
+mod seed_clients;
 mod serve_network;
 mod signals;
 mod verify_cli;

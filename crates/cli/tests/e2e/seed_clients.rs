@@ -1,0 +1,120 @@
+//! End-to-end: seed 000's own clients (clients/) across an emulated link with TLS and a name
+//! server on the far side (`callbench serve --tls --dns --pcap`): the tonic client as the article
+//! wrote it and the REST call as VS Code's REST Client made it, each call decomposed from its
+//! packets into lookup, connect, handshake and call (root needed, as for every link).
+
+use crate::common;
+
+use common::run_cmd;
+use serde_json::Value;
+use std::process::Command;
+
+const RTT_MS: f64 = 20.0;
+
+/// `serve NAME --tls --dns --network rtt=20ms --pcap F -- sh -c SCRIPT`: the script's stdout and
+/// the phases of its packets.
+fn across(server: &str, script: &str) -> (String, Value) {
+    let dir = common::TempDir::new("seed-clients");
+    let pcap = dir.str("run.pcap");
+    let args = ["serve", server, "--no-build", "--tls", "--dns", "--network", "rtt=20ms", "--pcap", &pcap];
+    let run = run_cmd(Command::new(common::callbench()).args(args).args(["--", "sh", "-c", script]));
+    assert_eq!(run.code, Some(0), "{}", run.all());
+    assert!(run.stderr.contains("server.callbench.test resolves to 198.18.0.2"), "{}", run.all());
+    let read = run_cmd(Command::new(common::callbench()).args(["phases", &pcap, "-o", "json"]));
+    assert_eq!(read.code, Some(0), "{}", read.all());
+    (run.stdout, serde_json::from_str(&read.stdout).unwrap_or_else(|e| panic!("{e}: {}", read.all())))
+}
+
+fn trips(us: &Value) -> i64 {
+    (us.as_f64().unwrap_or_else(|| panic!("no phase: {us}")) / (RTT_MS * 1000.0)).round() as i64
+}
+
+/// Every call a client printed (`{"us": …, "ok": true}` lines) succeeded; their times in round trips.
+fn calls_in_trips(stdout: &str, count: usize) -> Vec<f64> {
+    let lines: Vec<Value> =
+        stdout.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect();
+    assert_eq!(lines.len(), count, "{stdout}");
+    assert!(lines.iter().all(|l| l["ok"] == true), "{stdout}");
+    lines.iter().map(|l| l["us"].as_f64().unwrap() / (RTT_MS * 1000.0)).collect()
+}
+
+/// The client's own clock: no call faster than its four round trips, and the middle one within two
+/// more (the client's and server's CPU; a fresh process's first call also loads its code).
+fn assert_clock_agrees(stdout: &str, count: usize) {
+    let mut t = calls_in_trips(stdout, count);
+    assert!(t.iter().all(|t| *t >= 3.9), "{t:?} round trips: {stdout}");
+    t.sort_by(f64::total_cmp);
+    assert!(t[count / 2] < 6.0, "{t:?} round trips: {stdout}");
+}
+
+/// Each connection: a lookup across the link, a connect, a TLS 1.3 handshake and the call, one
+/// round trip each.
+fn assert_four_round_trips(phases: &Value, calls: usize) {
+    let connections = phases["connections"].as_array().unwrap();
+    assert_eq!(connections.len(), calls, "a connection per call: {phases:#}");
+    for c in connections {
+        assert_eq!(trips(&c["dns_us"]), 1, "the lookup crossed the link: {c:#}");
+        assert_eq!(trips(&c["tcp_connect_us"]), 1, "{c:#}");
+        assert_eq!((c["tls"]["version"].as_str(), trips(&c["tls"]["handshake_us"])), (Some("1.3"), 1), "{c:#}");
+        assert_eq!(trips(&c["exchanges"][0]["first_byte_us"]), 1, "{c:#}");
+    }
+    let names: Vec<&str> = phases["lookups"].as_array().unwrap().iter().filter_map(|l| l["name"].as_str()).collect();
+    assert!(names.iter().all(|n| *n == "server.callbench.test") && names.len() >= calls, "{names:?}");
+}
+
+#[test]
+fn the_articles_tonic_client_pays_a_lookup_a_connect_a_handshake_and_the_call() {
+    let client = common::server_bin("seed000-tonic");
+    let script =
+        format!("exec {client} \"$CALLBENCH_TARGET\" --ca \"$CALLBENCH_CA_CERT\" --domain localhost --calls 3");
+    let (stdout, phases) = across("rust-tonic", &script);
+    assert_four_round_trips(&phases, 3);
+    assert_clock_agrees(&stdout, 3);
+}
+
+#[test]
+fn the_rest_call_as_vs_codes_rest_client_made_it_opens_a_connection_per_call() {
+    let dir = common::repo().join("clients/seed000-rest");
+    let install = run_cmd(Command::new("node").arg("servers/_node-shared/build.js").arg(&dir));
+    assert_eq!(install.code, Some(0), "{}", install.all());
+    let script = format!(
+        "exec node {}/call.js \"$CALLBENCH_TARGET/auth/9999\" --body '{{\"password\":\"thisispassword\"}}' --calls 3",
+        dir.display()
+    );
+    let (stdout, phases) = across("rust-actix", &script);
+    assert_four_round_trips(&phases, 3);
+    assert_clock_agrees(&stdout, 3);
+    // Node 14's agent: the client asks for the connection to close, so the server closes it.
+    let ended: Vec<&str> =
+        phases["connections"].as_array().unwrap().iter().filter_map(|c| c["ended_by"].as_str()).collect();
+    assert_eq!(ended, ["server"; 3], "{phases:#}");
+}
+
+/// The command's resolver asks the far side's name server (for that name only), and the machine's
+/// own resolver file is the same after the run.
+#[test]
+fn only_the_command_is_pointed_at_the_name_server() {
+    let before = std::fs::read("/etc/resolv.conf").ok();
+    let script = "getent hosts server.callbench.test; if getent hosts other.callbench.test; then exit 9; fi; cat /etc/resolv.conf";
+    let (stdout, _) = across("rust-actix", script);
+    assert!(stdout.starts_with("198.18.0.2 "), "{stdout}");
+    assert!(stdout.contains("nameserver 198.18.0.2"), "{stdout}");
+    assert_eq!(std::fs::read("/etc/resolv.conf").ok(), before);
+}
+
+#[test]
+fn a_name_that_is_no_host_name_is_a_one_line_error() {
+    let run = run_cmd(Command::new(common::callbench()).args([
+        "serve",
+        "rust-actix",
+        "--no-build",
+        "--network",
+        "rtt=1ms",
+        "--dns=not_a_name",
+        "--",
+        "true",
+    ]));
+    assert_eq!(run.code, Some(1), "{}", run.all());
+    assert!(run.stderr.contains("'not_a_name' is not a host name"), "{}", run.all());
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.all());
+}
