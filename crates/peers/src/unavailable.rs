@@ -7,7 +7,8 @@ use crate::tool::Tool;
 pub struct K6;
 pub struct Ali;
 
-const K6_WHY: &str = "k6 is not used: it is licensed under the AGPL, which this project does not take in";
+const K6_WHY: &str =
+    "k6 is not installed here: the Go registry this machine installs from marks go.k6.io/k6 not to be used";
 const ALI_WHY: &str = "ali cannot be installed here: the Go module proxy refuses github.com/nakabonne/ali";
 
 /// Why the tool named `name` cannot run here, if it cannot.

@@ -22,6 +22,16 @@ pub fn report(r: &Results) -> Vec<Block> {
     if let Some(banner) = banner(r) {
         blocks.push(Block::Banner(banner));
     }
+    let answer = crate::summary::answer::lines(r);
+    if !answer.is_empty() {
+        blocks.push(Block::Heading("The answer".into()));
+        blocks.push(Block::Paragraph(answer[0].clone()));
+        blocks.push(Block::List(answer[1..].to_vec()));
+    }
+    if !r.seeds.is_empty() {
+        blocks.push(Block::Heading("The seed articles, reproduced under their conditions".into()));
+        blocks.push(Block::Table(seed_table(&r.seeds)));
+    }
     let found = crate::summary::sentences(r);
     if !found.is_empty() {
         blocks.push(Block::Heading("What this run found".into()));
@@ -48,6 +58,32 @@ pub fn report(r: &Results) -> Vec<Block> {
     blocks.extend(record::servers(r));
     blocks.extend(record::reproducibility(r));
     blocks
+}
+
+/// Article | reproduced | why | command, one row per seed figure.
+pub fn seed_table(rows: &[crate::model::SeedRow]) -> Table {
+    let mut t = Table::new(&[
+        ("seed", false),
+        ("what", false),
+        ("the article", false),
+        ("reproduced", false),
+        ("why", false),
+        ("command", false),
+    ]);
+    for row in rows {
+        t.push(
+            vec![
+                row.seed.clone(),
+                row.what.clone(),
+                row.article.clone(),
+                row.here.clone(),
+                row.why.clone(),
+                row.command.clone(),
+            ],
+            RowMark::Normal,
+        );
+    }
+    t
 }
 
 /// The interrupted / partial warning.

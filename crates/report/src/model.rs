@@ -25,6 +25,24 @@ pub struct Results {
     /// The machine's steadiness, probed before the suite (None in files written before it existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steadiness: Option<Steadiness>,
+    /// Each seed article's figure beside its committed reproduction (`reproductions/seeds.toml`),
+    /// read when the run starts: the table that follows the answer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seeds: Vec<SeedRow>,
+}
+
+/// One row of the seed table: what an article reported, what its reproduction measured under
+/// the article's conditions (figures read from the committed results), why they differ, and the
+/// command that reproduces it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SeedRow {
+    pub seed: String,
+    /// What was measured, in words.
+    pub what: String,
+    pub article: String,
+    pub here: String,
+    pub why: String,
+    pub command: String,
 }
 
 /// What could make this machine's timings unstable, probed before a suite (in the spirit of
@@ -174,6 +192,13 @@ pub struct Experiment {
     pub headline: String,
     /// What the seed article reported, beside what callbench measured here.
     pub references: Vec<Reference>,
+    /// The words that open this experiment's line of the answer, when it answers the suite's
+    /// question (`One call at a time`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
+    /// Why the experiment was not run (it needs root and the run had none), and how to run it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
 }
 
 /// One figure of a seed article, and the cell/metric of this run that measures the same thing.

@@ -5,6 +5,7 @@
 //! articles' figures compare (and why they differ). Printed first by `report.md`, `report.html`
 //! and the end of `callbench run`.
 
+pub mod answer;
 mod findings;
 mod machine_speed;
 
@@ -23,7 +24,22 @@ pub fn sentences(r: &Results) -> Vec<String> {
     }
     out.extend(machine_speed::placements(r));
     out.extend(trust(r));
-    out.extend(references(r));
+    // The seed table, when the run has one, sets each article's figure beside its reproduction
+    // under the article's conditions; a loopback cell beside it would compare unlike things.
+    if r.seeds.is_empty() {
+        out.extend(references(r));
+    }
+    out
+}
+
+/// The seed table as lines for a terminal: per row, what the article reported and what its
+/// reproduction measured, then why and the command that reproduces it.
+pub fn seed_lines(r: &Results) -> Vec<String> {
+    let mut out = vec![];
+    for row in &r.seeds {
+        out.push(format!("Seed {}, {}: the article {}; reproduced: {}.", row.seed, row.what, row.article, row.here));
+        out.push(format!("    Why: {} Reproduce: {}", row.why, row.command));
+    }
     out
 }
 

@@ -21,6 +21,13 @@ pub use crate::options::Options;
 pub async fn run(repo: &Repo, suite: &Suite, store: &Store, o: &Options) -> Result<Results, String> {
     let environment = crate::environment::record(repo, o.command_line.clone(), &o.client_cpus, &o.server_cpus);
     let mut results = crate::record::new_results(suite, o, environment);
+    // A suite that answers the question gets the seed articles' table beside its answer.
+    if suite.experiments.iter().any(|e| e.answer.is_some()) {
+        match crate::seed_table::read(&repo.root) {
+            Ok(rows) => results.seeds = rows,
+            Err(why) => eprintln!("callbench: no seed table: {why}"),
+        }
+    }
     // Held before the probe, so that its wake-up round trip is what the cells will meet.
     let (_awake, idle) = crate::idle_hold::take(o.allow_cpu_idle);
     let steadiness = crate::steadiness::probe_with(&o.client_cpus, &o.server_cpus, idle);

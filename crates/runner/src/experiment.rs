@@ -62,7 +62,11 @@ pub async fn run(
     // An experiment of several clients gets a direct path (a veth pair) when it has no link, so
     // every client's connections and bytes are counted outside it; without root, they are not.
     let link = if plans.iter().any(|p| p.fields.network.is_some()) {
-        Some(Link::create(&LinkSpec::transparent(), &o.client_cpus)?)
+        match Link::create(&LinkSpec::transparent(), &o.client_cpus) {
+            Ok(link) => Some(link),
+            Err(why) if spec.optional => return crate::network::skip(&spec.id, &why, store, results),
+            Err(why) => return Err(why),
+        }
     } else if plans.iter().any(|p| p.client.is_some()) {
         Link::direct()
             .map_err(|why| {
@@ -114,6 +118,8 @@ fn record(suite: &Suite, spec: &ExperimentSpec) -> Experiment {
                 note: r.note.clone(),
             })
             .collect(),
+        answer: spec.answer.clone(),
+        skipped: None,
     }
 }
 

@@ -25,6 +25,7 @@ pub mod progress;
 pub mod python;
 pub mod record;
 pub mod repetition;
+pub mod seed_table;
 pub mod slow_spells;
 pub mod steadiness;
 pub mod store;

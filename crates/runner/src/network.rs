@@ -1,7 +1,9 @@
 //! An experiment's emulated link: before the runs, each cell's link measured with a TCP ping-pong
 //! across it (and across the bare link at RTT 0: what the link adds besides its delay); before
-//! each run, the link set to the cell's spec; after it, what the forwarder did meanwhile.
+//! each run, the link set to the cell's spec; after it, what the forwarder did meanwhile. An
+//! optional experiment whose link cannot be made (no root) is recorded as not run, with why.
 
+use crate::store::Store;
 use callbench_link::probe::ping_pong;
 use callbench_link::{Link, LinkSpec, LinkStats};
 use callbench_report::model::{LinkUse, NetworkRecord, Results};
@@ -57,5 +59,68 @@ pub fn use_since(link: &Link, before: &LinkStats) -> LinkUse {
         packets: d.up.packets + d.down.packets,
         lost: d.up.lost + d.down.lost,
         queue_drops: d.up.queue_drops + d.down.queue_drops,
+    }
+}
+
+/// The experiment just recorded (the last one) could not make its link: it is marked not run,
+/// with why and how to include it, and the run goes on.
+pub fn skip(id: &str, why: &str, store: &Store, results: &mut Results) -> Result<(), String> {
+    let why = why.strip_suffix(": run callbench as root").unwrap_or(why);
+    let text = format!("not run: {why}; run callbench as root (sudo) to include it");
+    eprintln!("callbench: {id}: {text}");
+    if let Some(e) = results.experiments.last_mut().filter(|e| e.id == id) {
+        e.skipped = Some(text);
+    }
+    store.write_results(results)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use callbench_report::model::Experiment;
+
+    #[test]
+    fn an_experiment_without_its_link_is_recorded_as_not_run_with_how_to_include_it() {
+        let dir = std::env::temp_dir().join(format!("callbench-skip-{}", std::process::id()));
+        let store = Store::create(&dir).unwrap();
+        let mut results = Results {
+            schema: callbench_report::model::SCHEMA.into(),
+            complete: false,
+            interrupted: false,
+            suite: callbench_report::model::SuiteRecord {
+                name: "t".into(),
+                description: String::new(),
+                file: "t.toml".into(),
+                text: String::new(),
+                repetitions: 5,
+                interval_floor: 0.0,
+            },
+            environment: Default::default(),
+            servers: vec![],
+            experiments: vec![],
+            cells: vec![],
+            comparisons: vec![],
+            steadiness: None,
+            seeds: vec![],
+        };
+        results.experiments.push(Experiment {
+            id: "network".into(),
+            title: "t".into(),
+            description: String::new(),
+            seeds: vec![],
+            sweep: None,
+            headline: "latency_p50_us".into(),
+            references: vec![],
+            answer: Some("Across a link".into()),
+            skipped: None,
+        });
+        let why =
+            "an emulated network needs root (it makes network namespaces and network devices): run callbench as root";
+        skip("network", why, &store, &mut results).unwrap();
+        let written: Results =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
+        let text = written.experiments.last().unwrap().skipped.clone().unwrap();
+        assert_eq!(text, "not run: an emulated network needs root (it makes network namespaces and network devices); run callbench as root (sudo) to include it");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -25,5 +25,6 @@ pub fn new_results(suite: &Suite, o: &Options, environment: Environment) -> Resu
         cells: Vec::new(),
         comparisons: Vec::new(),
         steadiness: None,
+        seeds: vec![],
     }
 }

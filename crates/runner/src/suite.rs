@@ -76,6 +76,14 @@ pub struct ExperimentSpec {
     /// Split each load cell across the nodes of a Ray cluster (`python -m callbench.distributed`).
     #[serde(default)]
     pub cluster: Option<ClusterSpec>,
+    /// The words that open this experiment's line of the answer printed first at the end of the
+    /// run (`One call at a time`): set on the experiments that answer the suite's question.
+    #[serde(default)]
+    pub answer: Option<String>,
+    /// When the experiment cannot run on this machine (an emulated network without root), the
+    /// run goes on without it and its report says why and how to include it.
+    #[serde(default)]
+    pub optional: bool,
 }
 
 /// `cluster = { ray = "HOST:PORT", workers = N }`: where the Ray cluster's head is, and how many

@@ -106,6 +106,20 @@ pub async fn run(args: Args) -> Result<i32> {
         Err(e) => bail!("{e} (what was measured is in {})", out.join("results.json").display()),
     };
     callbench_report::write::write_reports(&results, &out).context("cannot write the reports")?;
+    let answer = callbench_report::summary::answer::lines(&results);
+    if let Some((first, rest)) = answer.split_first() {
+        println!("\nThe answer\n{first}");
+        for line in rest {
+            println!("- {line}");
+        }
+    }
+    let seeds = callbench_report::summary::seed_lines(&results);
+    if !seeds.is_empty() {
+        println!("\nThe seed articles, reproduced under their conditions (reproductions/)");
+        for line in seeds {
+            println!("{line}");
+        }
+    }
     let found = callbench_report::summary::sentences(&results);
     if !found.is_empty() {
         println!("\nWhat this run found");

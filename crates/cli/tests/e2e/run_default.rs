@@ -29,6 +29,12 @@ fn two_consecutive_default_runs_compare_cell_by_cell() {
             assert!(dir.path(name).join(file).exists(), "{file}");
         }
         assert!(run.stdout.contains("Throughput with 50 calls in flight"), "{}", run.all());
+        // The answer opens the summary, the seed table follows it, before the sentences.
+        let answer = run.stdout.find("\nThe answer\nOn this machine").unwrap_or_else(|| panic!("{}", run.all()));
+        let seeds = run.stdout.find("\nThe seed articles, reproduced").unwrap_or_else(|| panic!("{}", run.all()));
+        let found = run.stdout.find("\nWhat this run found").unwrap_or_else(|| panic!("{}", run.all()));
+        assert!(answer < seeds && seeds < found, "{}", run.stdout);
+        assert!(run.stdout.contains("- One call at a time (auth, ") && run.stdout.contains("- 50 calls in flight"));
     }
     let results: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path("a").join("results.json")).unwrap()).unwrap();
@@ -36,11 +42,20 @@ fn two_consecutive_default_runs_compare_cell_by_cell() {
     // Every cell of the default suite ran, at the times asked for, four repetitions each (the fewest whose
     // interval can reach 95%, which `compare` needs to call two cells in agreement).
     let ids: Vec<&str> = results["cells"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
-    for experiment in ["sequential", "closed-50", "fixed-rate", "connections"] {
+    // The network experiment needs root; without it the run records why it was not run.
+    let root = unsafe { libc::geteuid() } == 0;
+    let network = results["experiments"].as_array().unwrap().iter().find(|e| e["id"] == "network").unwrap();
+    assert_eq!(network["skipped"].is_null(), root, "{network}");
+    let mut experiments = vec!["sequential", "closed-50", "fixed-rate", "connections"];
+    experiments.extend(root.then_some("network"));
+    for experiment in experiments {
         assert!(ids.iter().any(|id| id.starts_with(&format!("{experiment}/"))), "{experiment}: {ids:?}");
     }
     for cell in results["cells"].as_array().unwrap() {
-        assert_eq!(cell["params"]["duration"], "50ms", "{}", cell["id"]);
+        // A cell counted in calls keeps its count; every other one is measured for the time asked.
+        if cell["params"]["calls"].is_null() {
+            assert_eq!(cell["params"]["duration"], "50ms", "{}", cell["id"]);
+        }
         assert_eq!(cell["runs"].as_array().map(Vec::len), Some(4), "{}", cell["id"]);
     }
     let compare = |a: &str, b: &str, check: bool| {

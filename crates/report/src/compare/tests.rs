@@ -124,10 +124,13 @@ fn results(p50s: &[(&str, &[f64])]) -> Results {
             sweep: None,
             headline: "latency_p50_us".into(),
             references: vec![],
+            answer: None,
+            skipped: None,
         }],
         cells,
         comparisons: vec![],
         steadiness: None,
+        seeds: vec![],
     }
 }
 

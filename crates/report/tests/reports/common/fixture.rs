@@ -168,6 +168,8 @@ fn experiment(id: &str, title: &str, headline: &str, sweep: Option<&str>, refere
         sweep: sweep.map(String::from),
         headline: headline.into(),
         references,
+        answer: None,
+        skipped: None,
     }
 }
 
@@ -317,6 +319,7 @@ pub fn fixture() -> Results {
         cells,
         comparisons: vec![],
         steadiness: None,
+        seeds: vec![],
     };
     machine(&mut r);
     let ids: Vec<String> = r.experiments.iter().map(|e| e.id.clone()).collect();

@@ -1,0 +1,154 @@
+//! The answer first: a few lines that answer "REST or gRPC, and what does a call cost?" for the
+//! machine the run was on, one per experiment the suite marks with `answer` — the best REST,
+//! gRPC and in-process cell on the headline and how REST and gRPC compare (by the run's own
+//! verdicts); across an emulated link, what a kept connection and a new one per call cost in round
+//! trips and where they went. An experiment that could not run says why and how to include it.
+
+use crate::analysis;
+use crate::doc::comparisons::{figure, EQUAL, NO_DIFFERENCE, TOO_FEW};
+use crate::format;
+use crate::model::{higher_is_better, Cell, Experiment, Results};
+use crate::setup;
+
+/// At most ten lines, the first saying where they were measured; none when no experiment answers.
+pub fn lines(r: &Results) -> Vec<String> {
+    let answered: Vec<&Experiment> = r.experiments.iter().filter(|e| e.answer.is_some()).collect();
+    let mut out: Vec<String> = answered.iter().filter_map(|e| line(r, e)).collect();
+    if out.is_empty() {
+        return out;
+    }
+    out.truncate(9);
+    let env = &r.environment;
+    out.insert(
+        0,
+        format!(
+            "On this machine ({} CPUs, {}; client on CPUs {:?}, servers on {:?}), medians of the repetitions:",
+            env.cores, env.cpu_model, env.client_cpus, env.server_cpus
+        ),
+    );
+    out
+}
+
+fn line(r: &Results, exp: &Experiment) -> Option<String> {
+    let label = exp.answer.as_deref()?;
+    if let Some(why) = &exp.skipped {
+        return Some(format!("{label}: {why}."));
+    }
+    let cells: Vec<&Cell> = r
+        .cells
+        .iter()
+        .filter(|c| c.experiment == exp.id && analysis::measured_fully(c) && c.summary.contains_key(&exp.headline))
+        .collect();
+    let workload = cells.first()?.workload.clone();
+    let cells: Vec<&Cell> = cells.into_iter().filter(|c| c.workload == workload).collect();
+    if cells.iter().any(|c| c.network.is_some()) {
+        return across_link(label, &workload, &cells);
+    }
+    let best = |family: &str| best(exp, &cells, family);
+    let (rest, grpc, inproc) = (best("rest"), best("grpc"), best("inproc"));
+    let shown = |name: &str, c: Option<&Cell>| {
+        c.map(|c| {
+            let figure = format::value_with_unit(&exp.headline, c.summary[&exp.headline].median);
+            if c.transport.starts_with("inproc") {
+                format!("{name} {figure}")
+            } else {
+                format!("{name} {figure} ({})", c.server)
+            }
+        })
+    };
+    let parts: Vec<String> =
+        [shown("REST", rest), shown("gRPC", grpc), shown("in-process", inproc)].into_iter().flatten().collect();
+    if parts.is_empty() {
+        return None;
+    }
+    let mut text = format!("{label} ({workload}, {}): {}", crate::names::metric_label(&exp.headline), parts.join(", "));
+    if let (Some(a), Some(b)) = (rest, grpc) {
+        text.push_str(&format!("; {}", versus(r, exp, a, b)));
+    }
+    text.push('.');
+    Some(text)
+}
+
+/// The cell of a family of transports (`rest`, `grpc`, `inproc`) best on the headline.
+fn best<'a>(exp: &Experiment, cells: &[&'a Cell], family: &str) -> Option<&'a Cell> {
+    let value = |c: &&Cell| c.summary[&exp.headline].median;
+    let of = cells.iter().copied().filter(|c| c.transport.starts_with(family));
+    if higher_is_better(&exp.headline) {
+        of.max_by(|a, b| value(a).total_cmp(&value(b)))
+    } else {
+        of.min_by(|a, b| value(a).total_cmp(&value(b)))
+    }
+}
+
+/// `REST / gRPC: 0.77× [0.75 – 0.79], REST ahead` from the run's comparison of the two cells.
+fn versus(r: &Results, exp: &Experiment, rest: &Cell, grpc: &Cell) -> String {
+    let found = r.comparisons.iter().find(|c| {
+        c.metric == exp.headline && ((c.a == rest.id && c.b == grpc.id) || (c.a == grpc.id && c.b == rest.id))
+    });
+    let Some(c) = found else {
+        let ratio = rest.summary[&exp.headline].median / grpc.summary[&exp.headline].median;
+        return format!("REST / gRPC {} (not compared)", format::ratio_value(ratio));
+    };
+    let flipped = c.a != rest.id;
+    let ratio = if flipped {
+        crate::model::Estimate {
+            median: 1.0 / c.ratio.median,
+            lo: 1.0 / c.ratio.hi,
+            hi: 1.0 / c.ratio.lo,
+            n: c.ratio.n,
+        }
+    } else {
+        c.ratio.clone()
+    };
+    let verdict = match c.verdict.as_str() {
+        NO_DIFFERENCE | TOO_FEW | EQUAL => c.verdict.clone(),
+        _ => {
+            let rest_higher = ratio.median > 1.0;
+            let ahead = rest_higher == higher_is_better(&exp.headline);
+            format!("{} ahead", if ahead { "REST" } else { "gRPC" })
+        }
+    };
+    format!("REST / gRPC {}, {verdict}", figure(c, &ratio))
+}
+
+/// `Across … (auth, a measured round trip of 10.2 ms): REST (rust-actix+tls) 10.4 ms on a kept
+/// connection (1.0 round trip), 31.5 ms with a new one per call (3.1: TCP 1.0, TLS 1.0, request
+/// 1.0); gRPC ...` — the round trips where the link had a delay.
+fn across_link(label: &str, workload: &str, cells: &[&Cell]) -> Option<String> {
+    let rtt = cells.iter().find_map(|c| setup::round_trip_us(c));
+    let in_rtt = |us: f64, phases: &str| {
+        rtt.map_or(String::new(), |rtt| format!(" ({}{phases})", setup::in_round_trips(us, rtt)))
+    };
+    let mut parts = vec![];
+    for (name, family) in [("REST", "rest"), ("gRPC", "grpc")] {
+        let of: Vec<&Cell> = cells.iter().copied().filter(|c| c.transport.starts_with(family)).collect();
+        let kept = of.iter().find(|c| !setup::is_cold(c));
+        let cold = of.iter().find(|c| setup::is_cold(c));
+        let p50 = |c: &Cell| c.summary.get("latency_p50_us").map(|e| e.median);
+        let mut said = vec![];
+        if let Some(us) = kept.and_then(|c| p50(c)) {
+            let unit = if rtt.is_some() { " round trip" } else { "" };
+            said.push(format!("{} on a kept connection{}", format::duration_us(us), in_rtt(us, unit)));
+        }
+        if let Some((c, us)) = cold.and_then(|c| Some((c, p50(c)?))) {
+            let phases = setup::phases(c).zip(rtt).map_or(String::new(), |(p, rtt)| {
+                let tls = p.tls_us.map_or(String::new(), |t| format!(", TLS {}", setup::in_round_trips(t, rtt)));
+                format!(
+                    ": TCP {}{tls}, request {}",
+                    setup::in_round_trips(p.tcp_us, rtt),
+                    setup::in_round_trips(p.rest_us, rtt)
+                )
+            });
+            said.push(format!("{} with a new connection per call{}", format::duration_us(us), in_rtt(us, &phases)));
+        }
+        let server = kept.or(cold).map(|c| c.server.clone());
+        if let (false, Some(server)) = (said.is_empty(), server) {
+            parts.push(format!("{name} ({server}) {}", said.join(", ")));
+        }
+    }
+    let measured = rtt.map_or(String::new(), |rtt| format!(", a measured round trip of {}", format::duration_us(rtt)));
+    (!parts.is_empty()).then(|| format!("{label} ({workload}{measured}): {}.", parts.join("; ")))
+}
+
+#[cfg(test)]
+mod tests;
