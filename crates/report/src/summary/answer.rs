@@ -98,7 +98,7 @@ fn versus(r: &Results, exp: &Experiment, rest: &Cell, grpc: &Cell) -> String {
             n: c.ratio.n,
         }
     } else {
-        c.ratio.clone()
+        c.ratio
     };
     let verdict = match c.verdict.as_str() {
         NO_DIFFERENCE | TOO_FEW | EQUAL => c.verdict.clone(),
