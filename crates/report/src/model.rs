@@ -480,6 +480,13 @@ pub struct Estimate {
     pub n: usize,
 }
 
+impl Estimate {
+    /// The same ratio read the other way round (b / a): its interval's bounds swap.
+    pub fn inverse(&self) -> Estimate {
+        Estimate { median: 1.0 / self.median, lo: 1.0 / self.hi, hi: 1.0 / self.lo, n: self.n }
+    }
+}
+
 /// `a / b` for one metric of two cells of the same experiment.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Comparison {

@@ -134,10 +134,7 @@ fn ratio(r: &Results, a: &str, b: &str, metric: &str) -> Result<String, String> 
     }
     let inverse = r.comparisons.iter().find(|c| c.metric == metric && c.a == b && c.b == a);
     if let Some(c) = inverse.filter(|c| !c.exact) {
-        let e = &c.ratio;
-        let flipped =
-            callbench_report::model::Estimate { median: 1.0 / e.median, lo: 1.0 / e.hi, hi: 1.0 / e.lo, n: e.n };
-        return Ok(callbench_report::doc::comparisons::figure(c, &flipped));
+        return Ok(callbench_report::doc::comparisons::figure(c, &c.ratio.inverse()));
     }
     Ok(format::ratio_value(median(r, a, metric)? / median(r, b, metric)?))
 }

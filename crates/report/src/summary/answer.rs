@@ -90,16 +90,7 @@ fn versus(r: &Results, exp: &Experiment, rest: &Cell, grpc: &Cell) -> String {
         return format!("REST / gRPC {} (not compared)", format::ratio_value(ratio));
     };
     let flipped = c.a != rest.id;
-    let ratio = if flipped {
-        crate::model::Estimate {
-            median: 1.0 / c.ratio.median,
-            lo: 1.0 / c.ratio.hi,
-            hi: 1.0 / c.ratio.lo,
-            n: c.ratio.n,
-        }
-    } else {
-        c.ratio
-    };
+    let ratio = if flipped { c.ratio.inverse() } else { c.ratio };
     let verdict = match c.verdict.as_str() {
         NO_DIFFERENCE | TOO_FEW | EQUAL => c.verdict.clone(),
         _ => {
