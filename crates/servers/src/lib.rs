@@ -3,6 +3,7 @@
 //! processes, never leaving one behind.
 
 pub mod child;
+pub mod cpu_limit;
 pub mod manifest;
 pub mod process;
 pub mod program;

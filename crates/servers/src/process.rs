@@ -53,6 +53,8 @@ pub struct StartOptions {
     pub tls: bool,
     /// More environment for the server (callbench's own settings, e.g. where to keep its count of answers).
     pub env: Vec<(String, String)>,
+    /// The `cgroup.procs` of a CPU limit (see `cpu_limit`) the server enters before exec.
+    pub cgroup: Option<std::ffi::CString>,
 }
 
 impl Default for StartOptions {
@@ -67,6 +69,7 @@ impl Default for StartOptions {
             netns: None,
             tls: false,
             env: Vec::new(),
+            cgroup: None,
         }
     }
 }
@@ -112,12 +115,15 @@ impl ServerProcess {
             command.env(key, manifest.fill(repo, value, Some(&values)));
         }
         command.envs(options.env.iter().map(|(k, v)| (k, v)));
-        let (cpus, netns) = (options.cpus.clone(), options.netns);
+        let (cpus, netns, cgroup) = (options.cpus.clone(), options.netns, options.cgroup.clone());
         // SAFETY: only async-signal-safe calls between fork and exec.
         unsafe {
             command.pre_exec(move || {
                 if let Some(fd) = netns {
                     enter_namespace(fd)?;
+                }
+                if let Some(procs) = &cgroup {
+                    crate::cpu_limit::enter(procs)?;
                 }
                 child_setup(cpus.as_deref().unwrap_or(&[]))
             });

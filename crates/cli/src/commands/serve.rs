@@ -8,6 +8,7 @@
 use anyhow::{anyhow, bail, Context, Result};
 use callbench_link::dns::{check_name, NameServer, Resolver, DEFAULT_NAME};
 use callbench_link::{probe::ping_pong, Link, LinkSpec, SERVER_ADDR};
+use callbench_servers::cpu_limit::CpuLimit;
 use callbench_servers::manifest::{self, Manifest};
 use callbench_servers::process::{self, ServerProcess, StartOptions};
 use callbench_verify::probe;
@@ -41,6 +42,11 @@ pub struct Args {
     /// Serve TLS (a fresh self-signed certificate; clients need --insecure, curl -k).
     #[arg(long)]
     tls: bool,
+    /// Hold the server to a share of one CPU's time, e.g. `20%` (an AWS t2.small's baseline) or `1.5`: a
+    /// cgroup of its own with that CFS quota per 100 ms; how often it was held back is printed at the
+    /// end. Needs root.
+    #[arg(long, value_name = "SHARE", value_parser = parse_cpu_limit)]
+    cpu_limit: Option<f64>,
     /// With --network and a command: write every packet of the command's run, as its side of the link
     /// sees them, into this pcap file (read it with `callbench phases FILE`, Wireshark or tcpdump -r).
     #[arg(long, value_name = "FILE", requires = "command")]
@@ -71,6 +77,11 @@ pub async fn run(args: Args) -> Result<i32> {
     if !args.no_build {
         process::build(&repo, &manifest)?;
     }
+    // Made before the server and dropped after it: the group is removed once the server has left it.
+    let cpu_limit = match args.cpu_limit {
+        Some(cpus) => Some(CpuLimit::create(cpus).map_err(|e| anyhow!(e))?),
+        None => None,
+    };
     let options = StartOptions {
         host: if link.is_some() { SERVER_ADDR.to_string() } else { args.host.clone() },
         port: args.port,
@@ -82,16 +93,44 @@ pub async fn run(args: Args) -> Result<i32> {
         netns: link.as_ref().map(|l| l.server.fd()),
         tls: args.tls,
         env: Vec::new(),
+        cgroup: cpu_limit.as_ref().map(|l| l.procs.clone()),
     };
     let mut server = ServerProcess::start(&repo, &manifest, &options)?;
-    let url = format!("{}://{}", scheme(&manifest, args.tls), server.addr);
+    if let Some(limit) = &cpu_limit {
+        eprintln!("callbench: {} is held to {} of a CPU ({})", manifest.name, share(limit.cpus), limit.dir().display());
+    }
+    let code = serve(args, &manifest, &mut server, link.as_ref()).await;
+    server.stop(Duration::from_secs(5));
+    if let Some(t) = cpu_limit.as_ref().and_then(|l| l.throttling()) {
+        eprintln!(
+            "callbench: its CPU limit held {} back in {} of {} periods of 100 ms, {:.1} ms in all",
+            manifest.name,
+            t.throttled_periods,
+            t.periods,
+            t.throttled_us as f64 / 1000.0
+        );
+    }
+    code
+}
+
+fn parse_cpu_limit(text: &str) -> Result<f64, String> {
+    callbench_servers::cpu_limit::parse(text)
+}
+
+/// `20%`, `150%`.
+fn share(cpus: f64) -> String {
+    format!("{}%", (cpus * 1000.0).round() / 10.0)
+}
+
+async fn serve(args: Args, manifest: &Manifest, server: &mut ServerProcess, link: Option<&Link>) -> Result<i32> {
+    let url = format!("{}://{}", scheme(manifest, args.tls), server.addr);
     if args.tls {
         callbench_verify::dial::speaks_tls(server.addr);
     }
     let Some(link) = link else {
-        probe::wait_ready(&mut server, manifest.protocol, Duration::from_secs(60)).await?;
+        probe::wait_ready(server, manifest.protocol, Duration::from_secs(60)).await?;
         eprintln!("callbench: {} ready at {url} (Ctrl-C stops it)", manifest.name);
-        return watch(&mut server, &manifest).await;
+        return watch(server, manifest).await;
     };
     // Ready as seen from the link's client side: the first calls cross the link too.
     let protocol = manifest.protocol;
@@ -99,14 +138,12 @@ pub async fn run(args: Args) -> Result<i32> {
         .run(|| {
             let runtime =
                 tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
-            runtime
-                .block_on(probe::wait_ready(&mut server, protocol, Duration::from_secs(60)))
-                .map_err(|e| format!("{e:#}"))
+            runtime.block_on(probe::wait_ready(server, protocol, Duration::from_secs(60))).map_err(|e| format!("{e:#}"))
         })
         .map_err(|e| anyhow!(e))?;
     let spec = link.spec();
     link.set_spec(&LinkSpec::transparent());
-    let own = ping_pong(&link, 50).map_err(|e| anyhow!(e))?;
+    let own = ping_pong(link, 50).map_err(|e| anyhow!(e))?;
     link.set_spec(&spec);
     eprintln!(
         "callbench: {} ready at {url} across an emulated link ({spec}); the link alone costs {:.0} µs a round trip \
@@ -120,7 +157,7 @@ pub async fn run(args: Args) -> Result<i32> {
              link)",
             link.client.name
         );
-        return watch(&mut server, &manifest).await;
+        return watch(server, manifest).await;
     }
     let scratch = Scratch::make()?;
     let mut env = vec![("CALLBENCH_SERVER_ADDR".to_string(), server.addr.to_string())];
@@ -134,11 +171,11 @@ pub async fn run(args: Args) -> Result<i32> {
         env.push(("CALLBENCH_CA_CERT".into(), path.display().to_string()));
     }
     let names = match &args.dns {
-        Some(name) => Some(NameServer::start(&link, name, &scratch.0).map_err(|e| anyhow!(e))?),
+        Some(name) => Some(NameServer::start(link, name, &scratch.0).map_err(|e| anyhow!(e))?),
         None => None,
     };
     let url = match &names {
-        Some(n) => format!("{}://{}:{}", scheme(&manifest, args.tls), n.name, server.addr.port()),
+        Some(n) => format!("{}://{}:{}", scheme(manifest, args.tls), n.name, server.addr.port()),
         None => url,
     };
     if let Some(n) = &names {
@@ -148,7 +185,7 @@ pub async fn run(args: Args) -> Result<i32> {
     if let Some(path) = &args.pcap {
         link.start_capture(path, callbench_link::pcap::DEFAULT_SNAPLEN).map_err(|e| anyhow!(e))?;
     }
-    let code = run_across(&link, &args.command, &env, names.as_ref().map(|n| &n.resolver))?;
+    let code = run_across(link, &args.command, &env, names.as_ref().map(|n| &n.resolver))?;
     drop(names);
     if let Some(path) = &args.pcap {
         link.end_capture().map_err(|e| anyhow!(e))?;

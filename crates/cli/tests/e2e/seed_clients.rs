@@ -118,3 +118,39 @@ fn a_name_that_is_no_host_name_is_a_one_line_error() {
     assert!(run.stderr.contains("'not_a_name' is not a host name"), "{}", run.all());
     assert_eq!(run.stderr.lines().count(), 1, "{}", run.all());
 }
+
+/// Seed 003's Java clients (clients/seed003-java, built here with Maven) across a 5 ms link to the
+/// Java servers: every call of a fresh JVM succeeds (the answer is the car sent), none faster
+/// than the link's round trip, and the JVM's time before its first call is reported.
+#[test]
+fn the_articles_java_clients_make_their_sequential_calls_across_the_link() {
+    let pom = common::repo().join("clients/seed003-java/pom.xml");
+    let build = run_cmd(Command::new("mvn").args(["-q", "-B", "-DskipTests", "package", "-f"]).arg(&pom));
+    assert_eq!(build.code, Some(0), "{}", build.all());
+    let jar = common::repo().join("clients/seed003-java/target/seed003-clients.jar");
+    for (server, kind) in [("java-spring", "rest"), ("java-grpc", "grpc")] {
+        let script = format!("exec java -jar {} {kind} \"$CALLBENCH_TARGET\" 40", jar.display());
+        let run = run_cmd(Command::new(common::callbench()).args([
+            "serve",
+            server,
+            "--no-build",
+            "--network",
+            "rtt=5ms",
+            "--",
+            "sh",
+            "-c",
+            &script,
+        ]));
+        assert_eq!(run.code, Some(0), "{server}: {}", run.all());
+        let lines: Vec<Value> =
+            run.stdout.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect();
+        let (summary, calls) = lines.split_last().unwrap();
+        assert_eq!((summary["calls"].as_u64(), summary["failed"].as_u64()), (Some(40), Some(0)), "{}", run.stdout);
+        assert!(summary["jvm_to_first_call_ms"].as_u64().unwrap() > 0, "{summary}");
+        assert_eq!(calls.len(), 40, "{}", run.stdout);
+        for c in calls {
+            assert_eq!(c["ok"], true, "{c}");
+            assert!(c["us"].as_f64().unwrap() >= 4_900.0, "{server}: a call faster than the link's 5 ms: {c}");
+        }
+    }
+}

@@ -212,3 +212,52 @@ fn a_capture_agrees_with_the_engines_own_connect_times() {
     let packets = phases["rtt_us"].as_f64().unwrap();
     assert!((engine - packets).abs() <= (0.05 * packets).max(500.0), "engine {engine} µs, packets {packets} µs");
 }
+
+/// `--cpu-limit 5%`: the server runs in a cgroup of its own whose quota holds it back under load
+/// (its `cpu.stat` counts the periods), and the group is gone when serve ends.
+#[test]
+fn a_cpu_limit_holds_the_server_back_and_is_removed() {
+    let _alone = alone();
+    let script =
+        format!("exec {} load -q -o json -z 1s -c 8 --workload students \"$CALLBENCH_TARGET\"", common::callbench());
+    let run = run_cmd(Command::new(common::callbench()).args([
+        "serve",
+        "rust-actix",
+        "--no-build",
+        "--cpu-limit",
+        "5%",
+        "--network",
+        "rtt=0ms",
+        "--",
+        "sh",
+        "-c",
+        &script,
+    ]));
+    assert_eq!(run.code, Some(0), "{}", run.all());
+    let held =
+        run.stderr.lines().find(|l| l.contains("is held to 5% of a CPU")).unwrap_or_else(|| panic!("{}", run.all()));
+    let group = held.rsplit_once('(').and_then(|(_, g)| g.strip_suffix(')')).unwrap_or_else(|| panic!("{held}"));
+    let throttled = run
+        .stderr
+        .lines()
+        .find_map(|l| l.split_once("its CPU limit held rust-actix back in ").map(|(_, rest)| rest.to_string()))
+        .unwrap_or_else(|| panic!("{}", run.all()));
+    let periods: u64 = throttled.split_whitespace().next().unwrap().parse().unwrap();
+    assert!(periods > 0, "a server at 5% of a CPU under 8 callers was never held back: {throttled}");
+    assert!(!std::path::Path::new(group).exists(), "{group} outlived serve");
+}
+
+#[test]
+fn bad_cpu_limits_are_one_line_errors() {
+    for (limit, needle) in [("0", "more than 0"), ("lots", "share of one CPU"), ("0.1%", "under 1%")] {
+        let run = run_cmd(Command::new(common::callbench()).args([
+            "serve",
+            "rust-actix",
+            "--no-build",
+            "--cpu-limit",
+            limit,
+        ]));
+        assert_eq!(run.code, Some(2), "{limit}: {}", run.all());
+        assert!(run.stderr.contains(needle), "{limit}: {}", run.all());
+    }
+}

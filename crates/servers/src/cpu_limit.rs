@@ -1,0 +1,216 @@
+//! A CPU limit for a server, as a burstable cloud instance imposes one: a cgroup of its own with a
+//! CFS quota (cgroup v2's `cpu.max`, or the v1 cpu controller's `cpu.cfs_quota_us`). The server
+//! enters it between fork and exec, so every process it starts stays inside. Needs root.
+
+use std::ffi::CString;
+use std::path::{Path, PathBuf};
+
+/// The scheduler period the quota is a share of: the kernel's default, 100 ms.
+const PERIOD_US: u64 = 100_000;
+
+/// A cgroup with a CPU quota, removed when dropped (after the processes in it have ended).
+#[derive(Debug)]
+pub struct CpuLimit {
+    dir: PathBuf,
+    v2: bool,
+    /// CPUs' worth of time per period the group may use, e.g. 0.2.
+    pub cpus: f64,
+    /// `cgroup.procs` of the group, for a child to write itself into before exec.
+    pub procs: CString,
+}
+
+/// How often the quota held the group back, from its `cpu.stat`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Throttling {
+    pub periods: u64,
+    pub throttled_periods: u64,
+    pub throttled_us: u64,
+}
+
+/// `20%` or `0.2` (a fifth of one CPU), `1.5` (one and a half CPUs): more than 0, at most 1024 CPUs.
+pub fn parse(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let value = match t.strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
+        None => t.parse::<f64>(),
+    }
+    .map_err(|_| format!("a CPU limit is a share of one CPU, like 20% or 0.2, not '{text}'"))?;
+    if !(value.is_finite() && value > 0.0 && value <= 1024.0) {
+        return Err(format!("a CPU limit is more than 0 and at most 1024 CPUs, not '{text}'"));
+    }
+    if quota_us(value) < 1000 {
+        return Err(format!("a CPU limit of '{text}' is under 1% of a CPU, the least the kernel's quota takes"));
+    }
+    Ok(value)
+}
+
+/// The quota in µs per [`PERIOD_US`] for `cpus`.
+fn quota_us(cpus: f64) -> u64 {
+    (cpus * PERIOD_US as f64).round() as u64
+}
+
+impl CpuLimit {
+    /// A new cgroup holding its processes to `cpus` CPUs' worth of time (see [`parse`]).
+    pub fn create(cpus: f64) -> Result<CpuLimit, String> {
+        let name = format!("callbench-{}-{}", std::process::id(), next_serial());
+        let quota = quota_us(cpus);
+        let (dir, v2) = if cpu_controller_v2(Path::new("/sys/fs/cgroup")) {
+            // The root's children get the cpu controller only when the root hands it down.
+            let _ = std::fs::write("/sys/fs/cgroup/cgroup.subtree_control", "+cpu");
+            (Path::new("/sys/fs/cgroup").join(&name), true)
+        } else if let Some(v1) = ["/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct"]
+            .iter()
+            .map(Path::new)
+            .find(|p| p.join("cpu.cfs_quota_us").is_file())
+        {
+            (v1.join(&name), false)
+        } else {
+            return Err("a CPU limit needs the cgroup cpu controller (cgroup v2's cpu.max or v1's cpu.cfs_quota_us), \
+                        which this machine does not mount"
+                .into());
+        };
+        std::fs::create_dir(&dir).map_err(|e| {
+            format!("cannot create the cgroup {} for a CPU limit: {e} (a CPU limit needs root)", dir.display())
+        })?;
+        let limit = CpuLimit {
+            procs: CString::new(dir.join("cgroup.procs").display().to_string()).map_err(|e| e.to_string())?,
+            dir,
+            v2,
+            cpus,
+        };
+        let written = if v2 {
+            limit.write("cpu.max", &format!("{quota} {PERIOD_US}"))
+        } else {
+            limit
+                .write("cpu.cfs_period_us", &PERIOD_US.to_string())
+                .and_then(|_| limit.write("cpu.cfs_quota_us", &quota.to_string()))
+        };
+        written.map(|_| limit)
+    }
+
+    fn write(&self, file: &str, value: &str) -> Result<(), String> {
+        let path = self.dir.join(file);
+        std::fs::write(&path, value).map_err(|e| format!("cannot write '{value}' to {}: {e}", path.display()))
+    }
+
+    /// The group's folder, e.g. /sys/fs/cgroup/callbench-123-0.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Its `cpu.stat` so far; None when it cannot be read.
+    pub fn throttling(&self) -> Option<Throttling> {
+        let text = std::fs::read_to_string(self.dir.join("cpu.stat")).ok()?;
+        parse_stat(&text, self.v2)
+    }
+}
+
+impl Drop for CpuLimit {
+    fn drop(&mut self) {
+        // An ended process leaves its cgroup as it is reaped; a group still holding one stays
+        // (the kernel refuses to remove it) rather than being waited for.
+        let _ = std::fs::remove_dir(&self.dir);
+    }
+}
+
+/// Writes the calling process into the group whose `cgroup.procs` is `procs` (0 means "me" in v1
+/// and v2 alike). Only async-signal-safe calls: for `pre_exec`.
+pub fn enter(procs: &CString) -> std::io::Result<()> {
+    // SAFETY: open, write and close with a valid C string and a local buffer.
+    unsafe {
+        let fd = libc::open(procs.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let written = libc::write(fd, b"0\n".as_ptr().cast(), 2);
+        let error = std::io::Error::last_os_error();
+        libc::close(fd);
+        if written < 0 {
+            return Err(error);
+        }
+    }
+    Ok(())
+}
+
+fn cpu_controller_v2(root: &Path) -> bool {
+    std::fs::read_to_string(root.join("cgroup.controllers")).is_ok_and(|c| c.split_whitespace().any(|w| w == "cpu"))
+}
+
+fn next_serial() -> u64 {
+    static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+/// v2: `nr_periods`, `nr_throttled`, `throttled_usec`; v1: the same counts and `throttled_time` in ns.
+fn parse_stat(text: &str, v2: bool) -> Option<Throttling> {
+    let field = |key: &str| {
+        text.lines().find_map(|l| {
+            l.strip_prefix(key).and_then(|v| v.strip_prefix(' ')).and_then(|v| v.trim().parse::<u64>().ok())
+        })
+    };
+    Some(Throttling {
+        periods: field("nr_periods")?,
+        throttled_periods: field("nr_throttled")?,
+        throttled_us: if v2 { field("throttled_usec")? } else { field("throttled_time")? / 1000 },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::process::CommandExt;
+
+    #[test]
+    fn a_limit_is_a_share_of_one_cpu() {
+        assert_eq!(parse("20%"), Ok(0.2));
+        assert_eq!(parse("0.2"), Ok(0.2));
+        assert_eq!(parse(" 150% "), Ok(1.5));
+        assert_eq!(quota_us(0.2), 20_000);
+        for bad in ["", "x", "0", "-1", "0%", "0.001", "2000", "inf", "NaN"] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn cpu_stat_reads_both_versions() {
+        let v2 = "usage_usec 100\nnr_periods 50\nnr_throttled 7\nthrottled_usec 3500\n";
+        assert_eq!(parse_stat(v2, true), Some(Throttling { periods: 50, throttled_periods: 7, throttled_us: 3500 }));
+        let v1 = "nr_periods 50\nnr_throttled 7\nthrottled_time 3500000\n";
+        assert_eq!(parse_stat(v1, false), Some(Throttling { periods: 50, throttled_periods: 7, throttled_us: 3500 }));
+        assert_eq!(parse_stat("nr_periods 1\n", true), None);
+    }
+
+    /// As root on a machine with the cpu controller: a child that enters the group is in it, and
+    /// the group's quota is the one asked for. Elsewhere `create` must say why it cannot.
+    #[test]
+    fn a_child_enters_the_limited_group() {
+        let limit = match CpuLimit::create(0.25) {
+            Ok(limit) => limit,
+            Err(e) => {
+                // SAFETY: geteuid has no preconditions.
+                assert_ne!(unsafe { libc::geteuid() }, 0, "root could not make a CPU limit: {e}");
+                assert!(e.contains("root") || e.contains("controller"), "{e}");
+                return;
+            }
+        };
+        let quota = if limit.v2 {
+            std::fs::read_to_string(limit.dir().join("cpu.max")).unwrap()
+        } else {
+            std::fs::read_to_string(limit.dir().join("cpu.cfs_quota_us")).unwrap()
+        };
+        assert!(quota.starts_with("25000"), "{quota}");
+        let procs = limit.procs.clone();
+        let mut command = std::process::Command::new("cat");
+        command.arg("/proc/self/cgroup");
+        // SAFETY: enter makes only async-signal-safe calls.
+        unsafe {
+            command.pre_exec(move || enter(&procs));
+        }
+        let out = command.output().unwrap();
+        assert!(out.status.success());
+        let name = limit.dir().file_name().unwrap().to_str().unwrap().to_string();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.lines().any(|l| l.ends_with(&format!("/{name}"))), "{name} not in:\n{text}");
+        assert!(limit.throttling().is_some());
+    }
+}
