@@ -27,6 +27,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from machine import describe  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 BODY = '{"password":"thisispassword"}'
@@ -116,13 +119,7 @@ def summarise(name, server, what, rtt_ms, lines, phases):
 
 
 def machine():
-    cpus = os.cpu_count()
-    model = ""
-    try:
-        model = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    return f"{platform.system()} {platform.release()}, {cpus} CPUs, {model}".strip(", ")
+    return describe()
 
 
 def versions():

@@ -32,6 +32,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from machine import describe  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 CLIENT = ROOT / "clients/seed003-java"
@@ -127,12 +130,7 @@ def derive(results):
 
 
 def machine():
-    model = ""
-    try:
-        model = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    return f"{platform.system()} {platform.release()}, {os.cpu_count()} CPUs, {model}".strip(", ")
+    return describe()
 
 
 def versions():
