@@ -40,6 +40,7 @@ fn main() {
             concurrency: 8,
             connections: None,
             duration: Duration::from_secs(2),
+            calls: None,
             warmup: Duration::ZERO,
             // h2load logs every call: a rate keeps its log (a fixture) small.
             rate: (tool.name() == "h2load").then_some(1000.0),
@@ -47,6 +48,8 @@ fn main() {
             new_connection_per_call: false,
             threads: 1,
             dir: dir.clone(),
+            repo: root.join("../.."),
+            ca_cert: None,
         };
         let invocation = tool.invocation(&load).unwrap();
         let finished =

@@ -5,6 +5,7 @@
 
 mod ab;
 mod claims;
+mod client_lines;
 pub mod execute;
 mod fortio;
 mod ghz;
@@ -13,6 +14,7 @@ mod hey;
 mod load;
 mod locust;
 mod oha;
+mod seed_clients;
 mod tool;
 mod unavailable;
 mod vegeta;
@@ -41,16 +43,26 @@ pub fn all() -> Vec<&'static dyn Tool> {
     ]
 }
 
-/// The tool named `name`, or an error listing the known ones.
+/// The seed articles' own clients (`clients/`): programs that make the calls an article timed, one
+/// at a time, for its workload only.
+pub fn seed_clients() -> Vec<&'static dyn Tool> {
+    vec![&seed_clients::Seed000Rest, &seed_clients::Seed000Tonic, &seed_clients::Seed003Java]
+}
+
+/// The tool or seed client named `name`, or an error listing the known ones.
 pub fn by_name(name: &str) -> Result<&'static dyn Tool, String> {
-    all().into_iter().find(|t| t.name() == name).ok_or_else(|| {
-        let names: Vec<&str> = all().iter().map(|t| t.name()).collect();
+    let known = || all().into_iter().chain(seed_clients());
+    known().find(|t| t.name() == name).ok_or_else(|| {
+        let names: Vec<&str> = known().map(|t| t.name()).collect();
         format!("unknown client '{name}' (callbench, {})", names.join(", "))
     })
 }
 
 /// `tool`'s command for `load`, with what it could only approximate, its lack of a warm-up included.
 pub fn invocation(tool: &dyn Tool, load: &Load) -> Result<Invocation, String> {
+    if load.calls.is_some() && !tool.counts_calls() {
+        return Err(format!("{} runs for a duration, not a count of calls", tool.name()));
+    }
     let mut i = tool.invocation(load)?;
     if !load.warmup.is_zero() && !tool.warms_up() {
         i.approximated(format!(
@@ -73,13 +85,14 @@ mod tests {
 
     #[test]
     fn every_tool_has_a_distinct_name_and_unknown_ones_are_listed() {
-        let mut names: Vec<&str> = all().iter().map(|t| t.name()).collect();
+        let mut names: Vec<&str> = all().iter().chain(&seed_clients()).map(|t| t.name()).collect();
         let count = names.len();
         names.sort();
         names.dedup();
         assert_eq!(names.len(), count);
         let err = by_name("jmeter").err().unwrap();
         assert!(err.contains("unknown client 'jmeter'") && err.contains("wrk") && err.contains("locust-grpc"), "{err}");
+        assert!(err.contains("seed003-java"), "{err}");
         assert!(unavailable(by_name("k6").unwrap()).is_some());
         assert!(unavailable(by_name("wrk").unwrap()).is_none());
     }
@@ -93,5 +106,13 @@ mod tests {
         let h2load = invocation(by_name("h2load").unwrap(), &load).unwrap();
         assert!(h2load.argv.contains(&"--warm-up-time=500ms".to_string()));
         assert!(!h2load.approximations.iter().any(|a| a.contains("warm-up")), "{:?}", h2load.approximations);
+    }
+
+    #[test]
+    fn a_count_of_calls_is_refused_by_the_tools_that_run_for_a_duration() {
+        let mut load = load::testing::load(Protocol::Http1);
+        load.calls = Some(100);
+        let err = invocation(by_name("wrk").unwrap(), &load).unwrap_err();
+        assert_eq!(err, "wrk runs for a duration, not a count of calls");
     }
 }

@@ -40,8 +40,10 @@ pub struct Load {
     pub concurrency: usize,
     /// Connections, when the cell sets them (else each tool's own way: most open one per call in flight).
     pub connections: Option<usize>,
-    /// How long the tool runs.
+    /// How long the tool runs (with `calls`: the most it may take).
     pub duration: Duration,
+    /// A count of calls instead of a duration, for tools that make one ([`crate::Tool::counts_calls`]).
+    pub calls: Option<u64>,
     /// The start of the run that is not measured (only tools with a warm-up of their own leave it out).
     pub warmup: Duration,
     /// Open loop: calls/s in all.
@@ -54,6 +56,10 @@ pub struct Load {
     pub threads: usize,
     /// The working directory of the run: the files of the [`Invocation`] go there.
     pub dir: std::path::PathBuf,
+    /// The checkout: the seed articles' clients live in its `clients/` folder.
+    pub repo: std::path::PathBuf,
+    /// With `tls`: a PEM file of the server's certificate, for clients that check it.
+    pub ca_cert: Option<std::path::PathBuf>,
 }
 
 impl Load {
@@ -182,12 +188,15 @@ pub(crate) mod testing {
             concurrency: 50,
             connections: None,
             duration: Duration::from_secs(10),
+            calls: None,
             warmup: Duration::ZERO,
             rate: None,
             gzip: false,
             new_connection_per_call: false,
             threads: 1,
             dir: "/tmp/run".into(),
+            repo: "/src/callbench".into(),
+            ca_cert: None,
         }
     }
 

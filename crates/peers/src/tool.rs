@@ -18,6 +18,23 @@ pub trait Tool: Sync {
     /// The command that puts `load` on the target; `Err` says why this tool cannot. A warm-up it
     /// cannot leave out of its figures is said by [`crate::invocation`].
     fn invocation(&self, load: &Load) -> Result<Invocation, String>;
+    /// Whether it can make a count of calls (`load.calls`) rather than run for a duration.
+    fn counts_calls(&self) -> bool {
+        false
+    }
+    /// Whether it checks the server's certificate, so needs `load.ca_cert` over TLS.
+    fn checks_certificates(&self) -> bool {
+        false
+    }
+    /// The command that builds what it needs in the checkout `repo` (run from there before a suite
+    /// that names it, as the servers' builds are); None for a tool installed by scripts/setup.
+    fn build_command(&self, _repo: &std::path::Path) -> Option<Vec<String>> {
+        None
+    }
+    /// What it needs beside its program (files built in the checkout `repo`), or how to make it.
+    fn prepared(&self, _repo: &std::path::Path) -> Result<(), String> {
+        Ok(())
+    }
     /// Whether it leaves `load.warmup` out of its figures itself.
     fn warms_up(&self) -> bool {
         false

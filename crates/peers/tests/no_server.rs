@@ -43,12 +43,15 @@ fn a_tool_that_reaches_no_server_claims_no_success() {
             concurrency: 2,
             connections: None,
             duration: DURATION,
+            calls: None,
             warmup: Duration::ZERO,
             rate: None,
             gzip: false,
             new_connection_per_call: false,
             threads: 1,
             dir: dir.clone(),
+            repo: root.clone(),
+            ca_cert: None,
         };
         let invocation = callbench_peers::invocation(tool, &load).unwrap();
         let finished = execute::run(&invocation, &program, &dir, &[], None, LIMIT, &AtomicBool::new(false))

@@ -78,6 +78,12 @@ pub fn prepare(repo: &Repo, suite: &Suite, build: bool) -> Result<(), String> {
         if e.kind == ExperimentKind::Python {
             python_needed = true;
         }
+        // The seed articles' clients are built as servers are (a Node install, a Maven jar).
+        for tool in e.clients.iter().filter_map(|c| callbench_peers::by_name(c).ok()) {
+            if let Some(argv) = tool.build_command(&repo.root) {
+                builds.entry(argv).or_insert_with(|| tool.name().to_string());
+            }
+        }
         for text in &e.servers {
             let (s, caller) = match e.kind {
                 ExperimentKind::Python => {

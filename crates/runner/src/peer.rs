@@ -11,6 +11,7 @@ use crate::options::Options;
 use crate::outside::{per_call, CountedBy, Span};
 use crate::plan::CellPlan;
 use crate::repetition::Measured;
+use callbench_link::LinkSpec;
 use callbench_load::preset::{preset, PresetOptions};
 use callbench_peers::execute::{self, Finished};
 use callbench_peers::{Call, Claims, Load, Protocol, Tool};
@@ -28,10 +29,14 @@ pub fn grace(duration: Duration) -> Duration {
     Duration::from_secs(15) + duration / 2
 }
 
-/// The folders where tools callbench installs itself live, besides PATH, Go's and Cargo's bins.
+/// The folders where tools callbench installs itself live, besides PATH, Go's and Cargo's bins:
+/// locust's virtualenv, and the workspace's binaries (seed 000's tonic client).
 pub fn tool_dirs(repo: &Repo) -> Vec<PathBuf> {
-    vec![repo.target_dir().join("peers/locust/venv/bin")]
+    vec![repo.target_dir().join("peers/locust/venv/bin"), repo.target_dir().join("release")]
 }
+
+/// The longest a client that counts its calls may take, when the cell gives no duration.
+const COUNTED_CALLS_BOUND: Duration = Duration::from_secs(600);
 
 /// What `tool` could only approximate of the cell's load (at its resolved `rate`), or why it cannot
 /// make the cell's calls: not installable here, not installed, or the cell asks what it cannot express.
@@ -49,7 +54,9 @@ pub fn check(
     if execute::locate(tool.program(), &tool_dirs(repo)).is_none() {
         return Err(format!("{} is not installed ({}); scripts/setup installs it", tool.name(), tool.install()));
     }
-    let probe = load(p, SocketAddr::from(([127, 0, 0, 1], 1)), protocol, rate, o, Path::new("/"))?;
+    tool.prepared(&repo.root)?;
+    let mut probe = load(p, SocketAddr::from(([127, 0, 0, 1], 1)), protocol, rate, o, Path::new("/"), &repo.root)?;
+    probe.ca_cert = probe.tls.then(|| PathBuf::from("/server.pem"));
     callbench_peers::invocation(tool, &probe).map(|i| i.approximations).map_err(|why| format!("not applicable: {why}"))
 }
 
@@ -61,6 +68,7 @@ pub fn load(
     rate: Option<f64>,
     o: &Options,
     dir: &Path,
+    repo: &Path,
 ) -> Result<Load, String> {
     let f = &p.fields;
     let d = PresetOptions::default();
@@ -91,13 +99,20 @@ pub fn load(
         call,
         concurrency: f.concurrency.unwrap_or(1),
         connections: f.connections,
-        duration: duration.ok_or("peer tools run for a duration")?,
+        duration: match (duration, f.calls) {
+            (Some(d), _) => d,
+            (None, Some(_)) => COUNTED_CALLS_BOUND,
+            (None, None) => return Err("peer tools run for a duration or a count of calls".into()),
+        },
+        calls: f.calls,
         warmup,
         rate,
         gzip: f.gzip.unwrap_or(false),
         new_connection_per_call: f.new_connection_per_call.unwrap_or(false),
         threads: o.client_cpus.len().max(1),
         dir: dir.to_path_buf(),
+        repo: repo.to_path_buf(),
+        ca_cert: None,
     })
 }
 
@@ -117,7 +132,10 @@ pub async fn measure_once(
     let running = fleet.ensure(&p.server.name, &p.mode(), p.server.tls, &mut results.servers).await?;
     let (addr, group, protocol) = (running.addr(), running.group(), running.protocol);
     let answered_before = running.answered();
-    let load = load(p, addr, protocol, rate, o, &dir)?;
+    let mut load = load(p, addr, protocol, rate, o, &dir, &fleet.repo().root)?;
+    if load.tls && tool.checks_certificates() {
+        load.ca_cert = Some(server_certificate(fleet, addr, &dir)?);
+    }
     let invocation = callbench_peers::invocation(tool, &load)?;
     let program = execute::locate(tool.program(), &tool_dirs(fleet.repo())).ok_or(format!(
         "{} is not installed ({})",
@@ -131,6 +149,10 @@ pub async fn measure_once(
         Some(link) => (Some(link.client.fd()), Some(link.client_counters())),
         None => (None, None),
     };
+    // An emulated link takes the cell's spec for the run, as for the engine's cells.
+    let emulated = fleet.link().filter(|l| l.is_emulated());
+    let link_before = emulated
+        .map(|l| crate::network::before_run(l, &p.fields.network.clone().unwrap_or_else(LinkSpec::transparent)));
     let net_before = counters.as_ref().and_then(|c| c.read().ok());
     let before = interference::snapshot(&pids);
     let rss = RssSampler::start(pids.clone());
@@ -144,6 +166,7 @@ pub async fn measure_once(
     .map_err(|e| format!("the tool's runner failed: {e}"))??;
     let after = interference::snapshot(&pids);
     let net_after = counters.as_ref().and_then(|c| c.read().ok());
+    let link_use = emulated.zip(link_before).map(|(l, before)| crate::network::use_since(l, &before));
     let server_rss = rss.peak();
     drop(rss);
     let answered_after = fleet
@@ -161,6 +184,7 @@ pub async fn measure_once(
     }
     let claims = read_claims(tool, &finished, limit)?;
     let mut metrics = metrics(tool, &claims, &finished, command);
+    metrics.link = link_use;
     if let (Some(peer), Some(a), Some(b)) = (metrics.peer.as_mut(), answered_before, answered_after) {
         peer.server_answered = Some(b.saturating_sub(a));
     }
@@ -192,6 +216,21 @@ pub async fn measure_once(
     metrics.disturbed = metrics.interference.as_ref().and_then(interference::disturbed);
     remove_large_files(&dir);
     Ok(Measured { metrics, histogram: empty, window: Duration::from_secs_f64(window), cancelled: false })
+}
+
+/// The server's certificate, read by a handshake from the client's side of the link, as a PEM file
+/// in `dir` for a client that checks it.
+fn server_certificate(fleet: &Fleet<'_>, addr: SocketAddr, dir: &Path) -> Result<PathBuf, String> {
+    let read = || callbench_verify::dial::server_certificate_pem(addr, Duration::from_secs(10));
+    let pem = match fleet.link() {
+        Some(link) => link.client.run(read),
+        None => read(),
+    }
+    .map_err(|e| format!("cannot read the server's certificate: {e}"))?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let path = dir.join("server.pem");
+    std::fs::write(&path, pem).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(path)
 }
 
 /// The tool's claims, or why there are none: it was stopped past its time, or its output cannot be read.

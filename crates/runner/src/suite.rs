@@ -455,10 +455,13 @@ fn check_clients(suite: &Suite, e: &ExperimentSpec) -> Result<(), String> {
         return Err("a client tool cannot make in-process calls: leave inproc out".into());
     }
     let load = e.load.over(&suite.defaults);
-    if load.duration.is_none() || load.calls.is_some() {
-        return Err(format!("{} run for a duration: set duration (not calls)", peers[0]));
+    let counted = load.calls.is_some() || e.sweep.as_ref().is_some_and(|s| s.param == "calls");
+    let tools: Vec<_> = peers.iter().map(|c| callbench_peers::by_name(c).expect("checked above")).collect();
+    match tools.iter().find(|t| counted && !t.counts_calls()) {
+        Some(t) => Err(format!("{} runs for a duration: set duration (not calls)", t.name())),
+        None if !counted && load.duration.is_none() => Err(format!("{} runs for a duration: set duration", peers[0])),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 fn check_tls_version(v: &str) -> Result<(), String> {
@@ -474,6 +477,7 @@ fn one_line(message: &str) -> String {
     message.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('|')).collect::<Vec<_>>().join(" ")
 }
 
+pub mod catalogue;
 #[cfg(test)]
 mod tests;
 mod times;

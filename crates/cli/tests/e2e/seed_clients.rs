@@ -154,3 +154,98 @@ fn the_articles_java_clients_make_their_sequential_calls_across_the_link() {
         }
     }
 }
+
+/// A suite whose clients are the seed articles' own, across emulated links: seed 000's two over
+/// TLS at 20 ms, seed 003's gRPC stub at 5 ms.
+const SUITE: &str = r#"
+name = "seed-clients-e2e"
+repetitions = 2
+[defaults]
+concurrency = 1
+new_connection_per_call = true
+calls = 3
+mode = "per-request"
+
+[[experiment]]
+id = "rest"
+title = "seed 000's REST client"
+servers = ["rust-actix+tls"]
+workloads = ["auth"]
+clients = ["seed000-rest"]
+network = { rtt = "20ms" }
+
+[[experiment]]
+id = "tonic"
+title = "seed 000's tonic client"
+servers = ["rust-tonic+tls"]
+workloads = ["auth"]
+clients = ["seed000-tonic"]
+network = { rtt = "20ms" }
+
+[[experiment]]
+id = "java"
+title = "seed 003's gRPC stub"
+servers = ["java-grpc"]
+workloads = ["cars"]
+clients = ["seed003-java"]
+calls = 20
+new_connection_per_call = false
+network = { rtt = "5ms" }
+"#;
+
+/// Each client's calls crossed its link: seed 000's a new connection each, three round trips
+/// (connect, TLS 1.3, the call; no name lookup in a suite), by the client's own clock; seed 003's
+/// stub one kept connection, no call faster than the link. No client or server outlives the run.
+#[test]
+fn the_seed_clients_are_a_suites_clients_across_the_link() {
+    // The clients' builds, as `callbench run` makes them without --no-build (the workspace's and the
+    // servers' builds are the tests' own).
+    for tool in ["seed000-rest", "seed003-java"] {
+        let tool = callbench_peers::by_name(tool).unwrap();
+        let argv = tool.build_command(&common::repo()).unwrap();
+        let build = run_cmd(Command::new(&argv[0]).args(&argv[1..]).current_dir(common::repo()));
+        assert_eq!(build.code, Some(0), "{}", build.all());
+    }
+    let dir = common::TempDir::new("seed-clients-suite");
+    std::fs::write(dir.path("suite.toml"), SUITE).unwrap();
+    let (suite, out) = (dir.str("suite.toml"), dir.str("results"));
+    let mut running = common::Running::command("run", &[&suite, "--out", &out, "--no-build"]);
+    let children = common::watch_children(&mut running, std::time::Duration::from_secs(600), |_, _| {});
+    let run = running.finish(std::time::Duration::from_secs(5));
+    for pid in &children {
+        assert!(
+            !std::path::Path::new(&format!("/proc/{pid}")).exists(),
+            "{pid} (a client or a server) outlived the run"
+        );
+    }
+    let text =
+        std::fs::read_to_string(dir.path("results/results.json")).unwrap_or_else(|e| panic!("{e}: {}", run.all()));
+    let results: Value = serde_json::from_str(&text).unwrap();
+    common::validate_results(&results);
+    assert_eq!(results["complete"], true, "{}", run.all());
+    let cell = |id: &str| {
+        results["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap_or_else(|| panic!("no {id}: {}", run.all()))
+    };
+    for id in ["rest/auth/seed000-rest+rust-actix+tls", "tonic/auth/seed000-tonic+rust-tonic+tls"] {
+        let c = cell(id);
+        assert_eq!(c["status"], "ok", "{id}: {c:#}");
+        for r in c["runs"].as_array().unwrap() {
+            assert_eq!((r["calls_ok"].as_u64(), r["calls_errors"].as_u64()), (Some(3), Some(0)), "{id}: {r:#}");
+            assert_eq!(r["outside"]["connections_opened"], 3, "{id}: a connection per call: {r:#}");
+            let p50 = r["peer"]["latency_us"]["p50"].as_f64().unwrap() / (RTT_MS * 1000.0);
+            assert!((2.9..4.5).contains(&p50), "{id}: {p50} round trips a call: {r:#}");
+        }
+    }
+    let java = cell("java/cars/seed003-java+java-grpc");
+    assert_eq!(java["status"], "ok", "{java:#}");
+    for r in java["runs"].as_array().unwrap() {
+        assert_eq!((r["calls_ok"].as_u64(), r["calls_errors"].as_u64()), (Some(20), Some(0)), "{r:#}");
+        assert_eq!(r["outside"]["connections_opened"], 1, "one kept connection: {r:#}");
+        assert!(r["duration_s"].as_f64().unwrap() >= 20.0 * 0.005, "faster than the link: {r:#}");
+    }
+}

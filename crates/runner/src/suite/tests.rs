@@ -96,7 +96,16 @@ fn clients_are_known_tools_that_call_servers_for_a_time() {
     let by_calls = Suite::parse(
             "name='x'\n[[experiment]]\nid='a'\ntitle='t'\nservers=['rust-actix']\nworkloads=['auth']\ncalls=10\nclients=['hey']",
         );
-    assert!(by_calls.unwrap_err().contains("set duration"));
+    assert!(by_calls.unwrap_err().contains("hey runs for a duration: set duration"));
+    // The seed articles' clients make a count of calls, also one swept.
+    let counted = |load: &str| {
+        Suite::parse(&format!(
+            "name='x'\n[[experiment]]\nid='a'\ntitle='t'\nservers=['java-grpc']\nworkloads=['cars']\n{load}\n\
+             clients=['seed003-java']"
+        ))
+    };
+    assert!(counted("calls=10").is_ok());
+    assert!(counted("sweep={param='calls', values=[10, 20]}").is_ok());
 }
 
 #[test]
