@@ -224,7 +224,7 @@ mod tests {
         let mut load = testing::auth(Protocol::Http1);
         load.concurrency = 1;
         load.calls = Some(20);
-        let i = crate::invocation(&Seed000Rest, &load).unwrap();
+        let i = Seed000Rest.invocation(&load).unwrap();
         assert_eq!(
             i.command_line(),
             "node /src/callbench/clients/seed000-rest/call.js http://127.0.0.1:8080/auth/4242 --method PUT --body \
@@ -238,9 +238,9 @@ mod tests {
         let mut load = testing::auth(Protocol::Grpc);
         load.concurrency = 1;
         load.tls = true;
-        assert!(crate::invocation(&Seed000Tonic, &load).unwrap_err().contains("no CA file"));
+        assert!(Seed000Tonic.invocation(&load).unwrap_err().contains("no CA file"));
         load.ca_cert = Some("/tmp/run/server.pem".into());
-        let i = crate::invocation(&Seed000Tonic, &load).unwrap();
+        let i = Seed000Tonic.invocation(&load).unwrap();
         assert_eq!(
             i.command_line(),
             "seed000-tonic https://127.0.0.1:8080 --id 4242 --password password-4242 --ca /tmp/run/server.pem \
@@ -254,15 +254,15 @@ mod tests {
         load.concurrency = 1;
         load.call.path = "/cars".into();
         load.call.grpc_method = "callbench.v1.Cars/Send".into();
-        assert!(crate::invocation(&Seed003Java, &load).unwrap_err().contains("set calls"));
+        assert!(Seed003Java.invocation(&load).unwrap_err().contains("set calls"));
         load.calls = Some(1000);
-        let i = crate::invocation(&Seed003Java, &load).unwrap();
+        let i = Seed003Java.invocation(&load).unwrap();
         assert_eq!(
             i.command_line(),
             "java -jar /src/callbench/clients/seed003-java/target/seed003-clients.jar grpc 127.0.0.1:8080 1000"
         );
         load.protocol = Protocol::Http1;
-        assert!(crate::invocation(&Seed003Java, &load).unwrap().argv.contains(&"http://127.0.0.1:8080".to_string()));
+        assert!(Seed003Java.invocation(&load).unwrap().argv.contains(&"http://127.0.0.1:8080".to_string()));
     }
 
     #[test]
@@ -284,12 +284,12 @@ mod tests {
         let mut load = testing::load(Protocol::Grpc);
         load.calls = Some(10);
         for tool in [&Seed000Rest as &dyn Tool, &Seed000Tonic, &Seed003Java] {
-            let err = crate::invocation(tool, &load).unwrap_err();
+            let err = tool.invocation(&load).unwrap_err();
             assert!(err.contains("one call at a time"), "{}: {err}", tool.name());
         }
         load.concurrency = 1;
-        assert!(crate::invocation(&Seed000Tonic, &load).unwrap_err().contains("auth call only"));
-        assert!(crate::invocation(&Seed003Java, &load).unwrap_err().contains("car calls only"));
-        assert!(crate::invocation(&Seed000Rest, &load).unwrap_err().contains("HTTP/1.1 only"));
+        assert!(Seed000Tonic.invocation(&load).unwrap_err().contains("auth call only"));
+        assert!(Seed003Java.invocation(&load).unwrap_err().contains("car calls only"));
+        assert!(Seed000Rest.invocation(&load).unwrap_err().contains("HTTP/1.1 only"));
     }
 }
