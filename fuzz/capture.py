@@ -275,11 +275,11 @@ def serve(callbench, name):
 
 
 def seed_texts():
-    """The suites and the README's load commands: the starting points of the text parsers."""
+    """The suites and the docs' load commands: the starting points of the text parsers."""
     for suite in sorted((ROOT / "suites").glob("*.toml")):
         save("suite_toml", suite.read_bytes())
-    readme = (ROOT / "README.md").read_text()
-    for line in re.findall(r"callbench load ([^`\n]+)", readme):
+    docs = [ROOT / "README.md", *sorted((ROOT / "docs/src").rglob("*.md"))]
+    for line in re.findall(r"callbench load ([^`\n]+)", "\n".join(p.read_text() for p in docs)):
         save("load_flags", "\0".join(line.split()).encode())
     methods = contract_methods()
     for v in vectors():

@@ -132,7 +132,7 @@ def versions():
 
 
 def figures(results):
-    """The block the README quotes: regenerated from results.json and compared by --check."""
+    """The block the book quotes (docs/src/seeds.md): regenerated from results.json and compared by --check."""
     rows = [
         "| client (server) | RTT | one call, p50 | in round trips | lookup · connect · TLS · call (RTT each) |",
         "|---|---:|---:|---:|---|",

@@ -1,6 +1,8 @@
 //! The `callbench` command: parse, dispatch, print. The work is in the library crates.
 
 mod commands;
+#[cfg(test)]
+mod reference;
 
 use clap::{Parser, Subcommand};
 

@@ -38,20 +38,20 @@ fn the_repository_table_reads_from_its_committed_results() {
     }
 }
 
-/// The README quotes the table between `<!-- seed table -->` and `<!-- /seed table -->` as the
-/// rows render now: a figure changed in the results and not in the README fails here.
+/// The book quotes the table between `<!-- seed table -->` and `<!-- /seed table -->` as the
+/// rows render now: a figure changed in the results and not in the book fails here.
 #[test]
-fn the_readme_quotes_the_table_as_its_results_render_it() {
+fn the_book_quotes_the_table_as_its_results_render_it() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(root.join("docs/src/seeds.md")).unwrap();
     let (start, end) = ("<!-- seed table -->\n", "<!-- /seed table -->");
-    let from = readme.find(start).expect("README.md has a seed table block") + start.len();
+    let from = readme.find(start).expect("docs/src/seeds.md has a seed table block") + start.len();
     let to = readme[from..].find(end).expect("the block ends") + from;
     let rendered = rendered(&read(&root).unwrap());
     assert_eq!(
         readme[from..to].trim(),
         rendered.trim(),
-        "README.md's seed table is not what reproductions/seeds.toml renders; paste this:\n{rendered}"
+        "docs/src/seeds.md's seed table is not what reproductions/seeds.toml renders; paste this:\n{rendered}"
     );
 }
 

@@ -1,5 +1,5 @@
 //! The suites' catalogue: every suite file's name, what it runs (its `description`), its cells,
-//! repetitions and planned measuring time, as a Markdown table. The README quotes it, and a test
+//! repetitions and what its plan measures, as a Markdown table. The book quotes it, and a test
 //! keeps the quote what the files say, so no count or time in the docs is typed by hand.
 
 use super::Suite;
@@ -121,23 +121,25 @@ fn thousands(n: u64) -> String {
 mod tests {
     use super::*;
 
+    const QUOTED_IN: &str = "docs/src/suites.md";
+
     fn root() -> std::path::PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
     }
 
-    /// The README quotes the catalogue between `<!-- suites -->` and `<!-- /suites -->` as the
+    /// The book quotes the catalogue between `<!-- suites -->` and `<!-- /suites -->` as the
     /// suite files make it now: a suite added or changed and not quoted fails here.
     #[test]
-    fn the_readme_quotes_the_catalogue_of_the_suite_files() {
-        let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    fn the_book_quotes_the_catalogue_of_the_suite_files() {
+        let readme = std::fs::read_to_string(root().join(QUOTED_IN)).unwrap();
         let (start, end) = ("<!-- suites -->\n", "<!-- /suites -->");
-        let from = readme.find(start).expect("README.md has a suites block") + start.len();
+        let from = readme.find(start).expect("the chapter has a suites block") + start.len();
         let to = readme[from..].find(end).expect("the block ends") + from;
         let table = table(&root().join("suites")).unwrap();
         assert_eq!(
             readme[from..to].trim(),
             table.trim(),
-            "README.md's suites table is not what suites/*.toml make; paste this:\n{table}"
+            "{QUOTED_IN}'s suites table is not what suites/*.toml make; paste this:\n{table}"
         );
     }
 
