@@ -1,6 +1,7 @@
 //! The load tools' reports as callbench reads them after a run (wrk, ab, h2load, hey, fortio,
-//! ghz, vegeta, oha, locust): an error or claims, never a panic. Byte 0 picks the tool (modulo
-//! their number, in `callbench_peers::all()`'s order); the rest, as text, is its stdout before
+//! ghz, vegeta, oha, locust, and the seed clients' JSON lines): an error or claims, never a panic.
+//! Byte 0 picks the tool (modulo their number, in `callbench_peers::all()`'s order, then
+//! `seed_clients()`'s); the rest, as text, is its stdout before
 //! the first NUL byte and every report file it writes after it (without one, the whole text is both).
 #![no_main]
 use callbench_peers::{Output, Protocol, Tool};
@@ -27,18 +28,22 @@ fn tools() -> &'static [(&'static dyn Tool, Vec<String>)] {
             concurrency: 1,
             connections: None,
             duration: std::time::Duration::from_secs(1),
+            calls: None,
             warmup: std::time::Duration::ZERO,
             rate: None,
             gzip: false,
             new_connection_per_call: false,
             threads: 1,
             dir: "/tmp/run".into(),
+            repo: "/src/callbench".into(),
+            ca_cert: None,
         };
         let outputs = |tool: &dyn Tool| {
             let made = tool.invocation(&load(Protocol::Http1)).or_else(|_| tool.invocation(&load(Protocol::Grpc)));
             made.map(|i| i.outputs).unwrap_or_default()
         };
-        callbench_peers::all().into_iter().map(|t| (t, outputs(t))).collect()
+        // The seed articles' clients after the load tools, so a corpus input keeps its tool.
+        callbench_peers::all().into_iter().chain(callbench_peers::seed_clients()).map(|t| (t, outputs(t))).collect()
     })
 }
 

@@ -8,7 +8,9 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Suite {
+    /// The suite's name, in its results and reports.
     pub name: String,
+    /// What it runs, in a sentence (the suite catalogue quotes it).
     #[serde(default)]
     pub description: String,
     /// Repetitions of every cell (K); an experiment may override it.
@@ -19,15 +21,17 @@ pub struct Suite {
     /// suite on the pinned CPUs.
     #[serde(default)]
     pub interval_floor: Option<f64>,
-    /// CPUs for the client and for every server (default: the first half for the client, the
-    /// rest for the servers; never shared when the machine has two or more).
+    /// CPUs for the client (default: the first half of the machine's; never shared with the
+    /// servers' when the machine has two or more).
     #[serde(default)]
     pub client_cpus: Option<Vec<usize>>,
+    /// CPUs for every server (default: the machine's other half).
     #[serde(default)]
     pub server_cpus: Option<Vec<usize>>,
     /// Load settings every experiment starts from.
     #[serde(default)]
     pub defaults: LoadFields,
+    /// The experiments, in the order they run (`[[experiment]]` tables).
     #[serde(rename = "experiment")]
     pub experiments: Vec<ExperimentSpec>,
 }
@@ -39,10 +43,14 @@ fn default_repetitions() -> usize {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExperimentSpec {
+    /// Letters, digits, `-` or `_`, unique in the suite: the first part of its cells' ids.
     pub id: String,
+    /// The question it answers, heading its table and its part of the reports.
     pub title: String,
+    /// How it answers it, in the reports.
     #[serde(default)]
     pub description: String,
+    /// The seed articles it reproduces (`["000"]`).
     #[serde(default)]
     pub seeds: Vec<String>,
     /// What its cells measure (default: calls to servers through the load engine).
@@ -61,16 +69,21 @@ pub struct ExperimentSpec {
     pub server_stall: Option<String>,
     /// `rust-actix`, `rust-actix+h2` (REST over h2c), `rust-tonic`, `...+tls`, `inproc`.
     pub servers: Vec<String>,
-    /// The load tools that make the calls: `callbench` (its engine, the default), or peers
+    /// The load tools that make the calls: `callbench` (its engine, the default), peers
     /// people use (`wrk`, `ab`, `h2load`, `hey`, `fortio`, `ghz`, `vegeta`, `oha`, `locust`,
-    /// `locust-fast`, `locust-grpc`); every tool gets the same cells.
+    /// `locust-fast`, `locust-grpc`), or a seed article's own client (`seed000-rest`,
+    /// `seed000-tonic`, `seed003-java`); every tool gets the same cells.
     #[serde(default)]
     pub clients: Vec<String>,
+    /// The calls made: `auth`, `students`, `cars`, `life`, `life-setup`, `echo`, `noop` (or a
+    /// processing experiment's programs' work).
     pub workloads: Vec<String>,
     #[serde(flatten)]
     pub load: LoadFields,
+    /// One load key and its values, each value making its own cells.
     #[serde(default)]
     pub sweep: Option<Sweep>,
+    /// Seed articles' figures set beside its cells in the reports.
     #[serde(default, rename = "reference")]
     pub references: Vec<ReferenceSpec>,
     /// Split each load cell across the nodes of a Ray cluster (`python -m callbench.distributed`).
@@ -91,7 +104,9 @@ pub struct ExperimentSpec {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ClusterSpec {
+    /// The Ray cluster's head, `HOST:PORT`.
     pub ray: String,
+    /// How many of its nodes make each cell's calls together.
     pub workers: usize,
     /// The address the experiment's servers listen on, one the workers reach (default: this
     /// machine's loopback, for Ray nodes of this machine). Other than loopback: `--allow-remote`.
@@ -158,7 +173,9 @@ impl TryFrom<String> for ExperimentKind {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Sweep {
+    /// A load key (`concurrency`, `rate`, `calls`, `payload_size` …) or one of the network's (`rtt`, `loss` …).
     pub param: String,
+    /// Its values, one set of cells each (the cell ids end in `/param=value`).
     pub values: Vec<toml::Value>,
 }
 
@@ -166,14 +183,19 @@ pub struct Sweep {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ReferenceSpec {
+    /// The article (`"002"`).
     pub seed: String,
+    /// What it measured, in words.
     pub what: String,
+    /// Its figure, as it gave it (`"~64k rps"`).
     pub article: String,
     /// Cell id relative to the experiment: `students/rust-tonic` or `students/rust-tonic/connections=1`.
     #[serde(default)]
     pub cell: Option<String>,
+    /// The cell's metric set beside the figure (default: the experiment's headline).
     #[serde(default)]
     pub metric: Option<String>,
+    /// What differs between the article's conditions and these, in words.
     #[serde(default)]
     pub note: String,
 }
@@ -183,35 +205,50 @@ pub struct ReferenceSpec {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LoadFields {
+    /// Repetitions of every cell, instead of the suite's.
     pub repetitions: Option<usize>,
+    /// Calls in flight (closed loop), or at most in flight (open loop); default 1.
     pub concurrency: Option<usize>,
     /// Calls per repetition (instead of a duration).
     pub calls: Option<u64>,
+    /// How long each repetition is measured (`"5s"`).
     pub duration: Option<String>,
+    /// How long each repetition runs before it is measured (`"1s"`).
     pub warmup: Option<String>,
     /// Calls/s, or `"50% of <experiment>"`: that share of the slowest server's median throughput
     /// measured in an earlier experiment of the suite, for the same workload.
     pub rate: Option<toml::Value>,
+    /// Open loop: Poisson arrivals around the rate instead of evenly spaced calls.
     pub poisson: Option<bool>,
+    /// Connections the client keeps (HTTP/1.1: one per call in flight; HTTP/2 and gRPC: 1).
     pub connections: Option<usize>,
+    /// HTTP/2 and gRPC: calls in flight on each connection at most.
     pub streams: Option<usize>,
+    /// A new connection (and TLS handshake) for every call, as a client without keep-alive makes.
     pub new_connection_per_call: Option<bool>,
     /// TLS cells: the only version the client offers, "1.2" or "1.3" (default: both; 1.3 wins).
     pub tls_version: Option<String>,
     /// What drives the client's sockets: "epoll" (the default), "uring" or "auto" (`--io`).
     pub io: Option<String>,
+    /// Compress requests with gzip and accept gzip answers (`callbench load --gzip`).
     pub gzip: Option<bool>,
+    /// `echo`: about this many bytes of JSON per message.
     pub payload_size: Option<usize>,
+    /// `life`: generations computed per call.
     pub ntimes: Option<u32>,
+    /// `auth`: the user id authenticated.
     pub user_id: Option<i64>,
     /// Server mode: `preloaded` or `per-request` (auth reads users.json on every call).
     pub mode: Option<String>,
+    /// How long a call may take before it counts as an error (`"10s"`).
     pub timeout: Option<String>,
-    /// Processing experiments: timed iterations per process (warm), untimed ones before them,
-    /// `warm` or `cold` (one iteration in a fresh process), and the password hashed.
+    /// Processing experiments: timed iterations per process (warm).
     pub iterations: Option<u64>,
+    /// Processing experiments: untimed iterations before the timed ones.
     pub warmup_iterations: Option<u64>,
+    /// Processing experiments: `warm`, or `cold` (one iteration in a fresh process).
     pub start: Option<String>,
+    /// Processing experiments: the password hashed.
     pub password: Option<String>,
     /// An emulated link between client and server: `{ rtt = "40ms", bandwidth = "20mbit" }` or
     /// `"rtt=40ms,bandwidth=20mbit"`; a sweep over one of its keys (`rtt`, `loss`...) changes it.
