@@ -49,8 +49,8 @@ pub struct MetricComparison {
     pub verdict: Verdict,
 }
 
-/// Two whole default runs on a CI machine drifted by up to 13% in every network cell while each
-/// run's own repetitions agreed within 2% (2026-11-22): a change counts only beyond this share.
+/// Whole runs on one machine drift by more than their own repetitions vary: a change counts only
+/// beyond this share (bench/results/methodology-2026-11.md#compare-threshold-and-the-machines-speed).
 pub const DEFAULT_THRESHOLD: f64 = 0.15;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -140,9 +140,8 @@ fn compare_cell(ra: &Results, a: &Cell, b: &Cell, rb: &Results, threshold: f64) 
 
 /// A headline changed significantly while the client's CPU per call changed as much the same way
 /// (its own interval beyond the threshold, the two slowdowns within 25% of each other): the client's
-/// work per call is fixed for the same load, so the machine changed speed, not the server. Seen on
-/// this VM: both sides' CPU per call ×1.42 and throughput ×0.70 in one cell of two default runs,
-/// a slow spell of the machine lasting the whole experiment (2026-11-26).
+/// work per call is fixed for the same load, so the machine changed speed, not the server
+/// (bench/results/methodology-2026-11.md#compare-threshold-and-the-machines-speed).
 fn machine_speed(metrics: &mut [MetricComparison], headline: &str, threshold: f64) {
     let slowdown =
         |m: &MetricComparison| m.ratio.map(|r| if higher_is_better(&m.metric) { 1.0 / r.median } else { r.median });
@@ -168,9 +167,8 @@ const MACHINE_QUORUM: usize = 3;
 /// of the machine moves all of them, and the median of their clients' CPU-per-call ratios is the
 /// machine's change (one server's regression moves its own cell only, not that median). A headline
 /// still counts as changed only when, that factor divided out, its whole interval stays beyond the
-/// threshold. Seen on this VM: one of four default runs had every `connections` cell ×1.27–1.54
-/// in client and server CPU per call, and its tonic cell's throughput ×0.71 [0.66 – 0.75] while
-/// its own client interval [1.12 – 1.41] just missed the per-cell rule (2026-11-26).
+/// threshold. A cell's own client interval can just miss the per-cell rule while its experiment's
+/// cells all moved (bench/results/methodology-2026-11.md#a-slow-experiment).
 fn experiment_machine_speed(cells: &mut [CellComparison], threshold: f64) {
     let mut experiments: Vec<String> = cells.iter().map(|c| c.experiment.clone()).collect();
     experiments.sort();
@@ -234,8 +232,8 @@ fn compare_metric(metric: &str, a: &Cell, b: &Cell, threshold: f64) -> MetricCom
 
 /// The same rule as within a run, read against the threshold: too few repetitions for a 95%
 /// interval say so; agree when the rank interval of B / A holds 1; else noisy when either cell
-/// is (its repetitions break the rank test's premise of one distribution: the fixed-rate p99 of
-/// two default runs spread from 86 µs to 4.4 ms, bimodal, 2026-11-24); else changed, significantly
+/// is (its repetitions break the rank test's premise of one distribution: a fixed-rate p99 can be
+/// bimodal, bench/results/methodology-2026-11.md#placement-and-noisy-cells); else changed, significantly
 /// only when the whole interval lies beyond ±`threshold`. Without a ratio (a zero has no log: a
 /// latency under the histograms' 1 µs), agree when each median lies in the other's interval.
 pub fn verdict(
@@ -292,8 +290,8 @@ pub fn count_verdict(a: Option<&Estimate>, b: Option<&Estimate>, threshold: f64)
 impl CompareReport {
     /// True unless some matched cell's headline changed significantly (its whole interval beyond
     /// the threshold) or was measured on one side only. A smaller change is reported, not failed:
-    /// consecutive runs on a shared machine drift by more than one run's repetitions show (13% on
-    /// a CI machine, 2026-11-22), and a check that failed on that would cry wolf.
+    /// consecutive runs on a shared machine drift by more than one run's repetitions show
+    /// ([`DEFAULT_THRESHOLD`]), and a check that failed on that would cry wolf.
     pub fn no_significant_change(&self) -> bool {
         self.headlines().all(|m| !matches!(m.verdict, Verdict::ChangedSignificant | Verdict::Missing))
     }

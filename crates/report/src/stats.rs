@@ -162,8 +162,8 @@ pub const NOISY_SPREAD: f64 = 0.10;
 
 /// A figure whose interval reaches more than 10% away from its median on either side (too few
 /// or too scattered repetitions to rank it against close neighbours). The farther side counts,
-/// not the half-width: one disturbed repetition 14% above four tight ones is noise, and it moved
-/// the median of a CI run by 5% (2026-11-22).
+/// not the half-width: one disturbed repetition well above four tight ones is noise, and it can
+/// move a median by several percent (bench/results/methodology-2026-11.md#noisy-by-the-farther-side).
 pub fn is_noisy(e: &Estimate) -> bool {
     let reach = (e.hi - e.median).max(e.median - e.lo);
     e.n < 2 || e.median == 0.0 || reach > NOISY_SPREAD * e.median.abs()

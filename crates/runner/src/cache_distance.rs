@@ -1,9 +1,8 @@
 //! How far apart the client's and the server's CPUs are: the round trip of one cache line between
-//! a thread pinned to each, both spinning (no wake-up in it). On this VM the hypervisor moves its
-//! two vCPUs between sharing a core and not, for tens of seconds at a time: the round trip was
-//! 52–69 ns, then 330–490 ns, and one call at a time to actix-web fell from 45–50k to 35–38k calls/s
-//! with it while in-process calls did not move (2026-11-28). Taken before and after each
-//! repetition, it names that cause when a run's rounds moved together.
+//! a thread pinned to each, both spinning (no wake-up in it). A hypervisor can move two vCPUs
+//! between sharing a core and not, for tens of seconds at a time, and every call that crosses
+//! between them follows (bench/results/methodology-2026-11.md#the-machine-changing-speed). Taken before and after
+//! each repetition, it names that cause when a run's rounds moved together.
 
 use crate::pinning::pin_thread;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

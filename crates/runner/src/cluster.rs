@@ -21,8 +21,8 @@ use std::time::{Duration, Instant};
 const CPU_EVERY: Duration = Duration::from_millis(20);
 
 /// How many times a repetition whose workers did not start together is made: on a busy machine a
-/// worker's wake-up can come a few milliseconds late once (5.9 ms on CI, 2026-11-28), and such a run
-/// is measured again, as a disturbed repetition is, rather than fail its cell.
+/// worker's wake-up can come milliseconds late once (bench/results/methodology-2026-11.md#cluster-workers-start),
+/// and such a run is measured again, as a disturbed repetition is, rather than fail its cell.
 const SKEWED_ATTEMPTS: usize = 3;
 
 /// Runs `spec` split across `cluster`'s workers with `python` (which has the package and Ray);

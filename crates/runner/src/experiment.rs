@@ -423,9 +423,9 @@ fn record_outcome(
     }
 }
 
-/// Round 0: every load cell once before the measured rounds, nothing recorded. Without it the
-/// first round ran up to 35% slower for the first seconds of an experiment (every server at once,
-/// 2026-11-24), which alone made most sequential cells noisy; JMH's warm-up iterations do this.
+/// Round 0: every load cell once before the measured rounds, nothing recorded, as JMH's warm-up
+/// iterations: without it an experiment's first round runs slower for every server at once, which
+/// alone made most sequential cells noisy (bench/results/methodology-2026-11.md#the-warm-up-round).
 async fn warm_up_round(cx: &mut Context<'_>, cells: &[PlannedCell], results: &mut Results, progress: &mut Progress) {
     let what = format!("{}: warm-up round", cx.spec.id);
     progress.show(&what, true);

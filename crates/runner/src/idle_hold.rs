@@ -2,7 +2,7 @@
 //! cyclictest does by default, and tuned's latency profiles with `force_latency`). One call at a
 //! time leaves both pinned CPUs idle between calls, so without it every call also pays for waking
 //! a sleeping CPU twice — on a VM an interrupt through the hypervisor, whose cost is the host's
-//! load, not the server's: 143 µs a call to actix here against 36 µs with the hold (2026-11-28).
+//! load, not the server's (bench/results/methodology-2026-11.md#idle-cpus-kept-awake).
 //! The kernel drops the request when the file is closed, so a crash or Ctrl-C releases it too.
 
 use callbench_report::model::IdleHold;

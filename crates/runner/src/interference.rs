@@ -170,8 +170,8 @@ pub fn disturbed(i: &Interference) -> Option<String> {
 /// `headline` is disturbed: [`STEAL_LIMIT`], or for a latency percentile p half the share of calls
 /// above it, (1 − p) / 2 (0.5% for a p99). A stall holds up the calls due during it and, while the
 /// backlog drains, about as many again at half load: stolen time above that share reaches past the
-/// percentile. In 108 repetitions of the fixed-rate p99 (2026-11-27), the 32 with more than 0.5%
-/// stolen had a median p99 of 4.3 ms (none under 970 µs), the 76 others 0.97 ms.
+/// percentile; the repetitions above that share had p99s several times the others'
+/// (bench/results/methodology-2026-11.md#a-tail-percentile).
 pub fn steal_limit(headline: &str) -> f64 {
     let percentile =
         headline.strip_prefix("latency_p").and_then(|h| h.strip_suffix("_us")).and_then(|p| p.parse::<f64>().ok());
@@ -185,9 +185,8 @@ pub fn steal_limit(headline: &str) -> f64 {
 /// what [`disturbed`] already says, or None (see [`steal_limit`]). `spins`: the client is the
 /// engine's one thread spinning between calls (open loop, calls due less than 2 ms apart), so it
 /// runs the whole window unless something stops it; the share it did not run is time the machine
-/// took. On this VM that share caught stalls the steal counter did not: in 108 repetitions of the
-/// fixed-rate p99 (2026-11-27), the 20 with no steal counted whose spinning client ran less than
-/// 99.5% of the window had a median p99 of 5.0 ms (0.6–10.5), the 56 that ran more 0.77 ms.
+/// took. On a VM that share catches stalls the steal counter does not
+/// (bench/results/methodology-2026-11.md#a-tail-percentile).
 pub fn tail_disturbed(i: &Interference, client_cpu_cores: f64, spins: bool, headline: &str) -> Option<String> {
     let limit = steal_limit(headline);
     if limit >= STEAL_LIMIT {

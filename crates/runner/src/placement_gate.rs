@@ -1,8 +1,8 @@
 //! After an experiment's rounds: which repetitions ran with the client's and the server's CPUs
 //! placed otherwise than most of the experiment's (near or far, see `callbench_report::placement`),
-//! and a wait, bounded, until the hypervisor puts them back before one is measured again. On this
-//! VM one call at a time to actix-web ran 45–50k calls/s near and 35–38k far, and a run's noisy
-//! cells over loopback were those with repetitions in both placements (6 of 6 on 2026-11-28).
+//! and a wait, bounded, until the hypervisor puts them back before one is measured again: a run's
+//! noisy cells over loopback were those with repetitions in both placements
+//! (bench/results/methodology-2026-11.md#one-placement-per-experiment).
 
 use crate::cache_distance::round_trip_ns;
 use crate::plan::{CellKind, CellPlan};

@@ -9,11 +9,11 @@ use crate::sysfs::read_trimmed;
 use callbench_report::model::{CpuSteadiness, IdleHold, Steadiness};
 use std::time::{Duration, Instant};
 
-/// Passes of the fixed loop per CPU (after two unmeasured ones), and its size: 2.5–5 ms a pass
-/// here, long against the clock. More passes are made until the window is long enough for
+/// Passes of the fixed loop per CPU (after two unmeasured ones), and its size: milliseconds a
+/// pass, long against the clock. More passes are made until the window is long enough for
 /// /proc/stat to tell others' share ([`interference::MIN_WINDOW_TICKS`], with half again as margin):
-/// at 2.5 ms a pass, 40 took 0.1 s, the share read as none, and a busy loop on the server's CPU
-/// went unreported (CI, 2026-11-28). At most `MAX_PASSES`, so the probe stays bounded.
+/// forty short passes can read a busy CPU as idle (bench/results/methodology-2026-11.md#the-steadiness-probes-length).
+/// At most `MAX_PASSES`, so the probe stays bounded.
 const PASSES: usize = 40;
 const MAX_PASSES: usize = 400;
 const LOOP_ITERATIONS: u64 = 2_000_000;

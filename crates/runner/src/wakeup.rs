@@ -1,9 +1,8 @@
 //! How long the pinned CPUs take to wake each other: one byte over a Unix socket to a thread on
 //! the server's CPU and back, against the same round trip with both ends on the client's CPU.
 //! One call at a time pays such a round trip per call, and on a VM its cost follows the host's
-//! load, which steal time does not show (2026-11-27 here: 10–13 µs within one CPU, 73–77 µs
-//! across two, steal under 1%, while one call to actix took 6× its quiet time), so the report
-//! states it beside the loop.
+//! load, which steal time does not show (bench/results/methodology-2026-11.md#the-wake-up-round-trip), so the
+//! report states it beside the loop.
 
 use crate::pinning::pin_thread;
 use callbench_report::model::Wakeup;

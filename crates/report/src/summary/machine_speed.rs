@@ -1,8 +1,7 @@
 //! Rounds in which the machine, not a server, changed speed. Every cell of an experiment is
 //! measured once per round, so when most of its cells moved the same way, beyond the noise limit,
-//! in the same rounds, the spread that made them noisy is the machine's: on this VM a slow spell
-//! of tens of seconds raised every REST and gRPC cell's time per call by 20% at once while the
-//! in-process cells did not move (2026-11-28). Said in one sentence, with how many noisy cells
+//! in the same rounds, the spread that made them noisy is the machine's
+//! (bench/results/methodology-2026-11.md#the-machine-changing-speed). Said in one sentence, with how many noisy cells
 //! those rounds alone explain and, where it was measured, whether the two sides' CPUs had been
 //! moved apart or together (see the runner's `cache_distance`).
 
