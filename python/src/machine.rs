@@ -3,9 +3,10 @@
 //! interval (results.json's `steadiness` and `suite.interval_floor`), and what else used the pinned
 //! CPUs during each measured window (a repetition's `interference` and `disturbed`).
 
-use callbench_report::model::RunMetrics;
-use callbench_runner::interference::{self, Sides};
-use callbench_runner::{idle_hold, slow_spells, steadiness};
+use callbench_machine::interference::{self, Sides};
+use callbench_machine::{idle_hold, steadiness};
+use callbench_results::model::RunMetrics;
+use callbench_runner::slow_spells;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -17,6 +18,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(interference_between, m)?)?;
     m.add_function(wrap_pyfunction!(slow_runs, m)?)?;
     m.add_function(wrap_pyfunction!(slow_against, m)?)?;
+    m.add_function(wrap_pyfunction!(may_rerun, m)?)?;
+    m.add("SLOW_ATTEMPTS_PER_REPETITION", slow_spells::SLOW_ATTEMPTS_PER_REPETITION)?;
     Ok(())
 }
 
@@ -25,7 +28,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 #[pyclass(module = "callbench._native")]
 struct CpusAwake {
     guard: Option<idle_hold::Awake>,
-    idle: callbench_report::model::IdleHold,
+    idle: callbench_results::model::IdleHold,
 }
 
 #[pymethods]
@@ -113,6 +116,13 @@ fn runs_of(json: &str) -> PyResult<Vec<RunMetrics>> {
 #[pyfunction]
 fn slow_runs(runs_json: &str, client: bool, server: bool) -> PyResult<Vec<(usize, String)>> {
     Ok(slow_spells::slow_runs(&runs_of(runs_json)?, (client, server)))
+}
+
+/// Whether a disturbed repetition is measured again at once, by `callbench run`'s rule: this
+/// repetition measured again `this_repetition` times so far, its cell `cell_reruns` times in all.
+#[pyfunction]
+fn may_rerun(this_repetition: usize, cell_reruns: u32, repetitions: usize) -> bool {
+    slow_spells::may_rerun(this_repetition, cell_reruns, repetitions)
 }
 
 /// Whether `run_json`, a repetition measured again, is itself slow against the medians of

@@ -1,8 +1,9 @@
 //! callbench's statistics and reports for results written from Python: the same medians,
 //! intervals, noise flags, bottleneck calls, comparisons and renderers as `callbench run`.
 
-use callbench_report::model::{Results, SCHEMA};
-use callbench_report::{analysis, write};
+use callbench_report::write;
+use callbench_results::analysis;
+use callbench_results::model::{Results, SCHEMA};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 
@@ -35,7 +36,7 @@ fn summarise_results(json: &str) -> PyResult<String> {
             .experiment(&results.cells[i].experiment)
             .map_or_else(|| "wall_us_per_call".to_string(), |e| e.headline.clone());
         analysis::summarise(&mut results.cells[i], &headline, floor, clients, servers);
-        results.cells[i].disturbed = callbench_runner::interference::disturbed_note(&results.cells[i].runs);
+        results.cells[i].disturbed = callbench_machine::interference::disturbed_note(&results.cells[i].runs);
     }
     results.comparisons =
         results.experiments.iter().flat_map(|e| analysis::compare_experiment(&results, &e.id)).collect();

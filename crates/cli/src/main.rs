@@ -91,11 +91,11 @@ fn main() {
             Command::Phases(args) => commands::phases::run(args),
         }
     });
-    callbench_servers::process::kill_all();
+    callbench_launcher::process::kill_all();
     callbench_link::cleanup::remove_all();
     // A signal's handler exits with the signal's code; if the main flow got here first
     // (e.g. it saw the server it was watching end), that code still wins.
-    if let Some(code) = callbench_servers::process::interrupted() {
+    if let Some(code) = callbench_launcher::process::interrupted() {
         std::process::exit(code);
     }
     match result {
@@ -107,7 +107,7 @@ fn main() {
 fn exit_with(message: String) -> ! {
     // One line: the first line of the error chain carries the cause.
     eprintln!("callbench: error: {}", message.replace('\n', " "));
-    callbench_servers::process::kill_all();
+    callbench_launcher::process::kill_all();
     callbench_link::cleanup::remove_all();
     std::process::exit(1)
 }

@@ -24,7 +24,6 @@ pub mod rate;
 pub mod raw;
 pub mod record;
 pub mod request;
-pub mod rng;
 pub mod share;
 pub mod sink;
 pub mod stats;

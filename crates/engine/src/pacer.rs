@@ -1,7 +1,7 @@
 //! The load model as data: when call n should start.
 
 use crate::rate::RateShape;
-use crate::rng::Rng;
+use callbench_primitives::rng::Rng;
 use std::time::Duration;
 
 /// When the next call should start.

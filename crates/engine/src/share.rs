@@ -4,7 +4,7 @@
 //! exactly the one-machine schedule (see [`Shared`]).
 
 use crate::pacer::{Next, Pacer};
-use crate::rng::Rng;
+use callbench_primitives::rng::Rng;
 use std::time::Duration;
 
 /// An exact fraction num/den, 0 ≤ num ≤ den.

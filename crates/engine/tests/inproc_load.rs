@@ -1,4 +1,4 @@
-//! The engine end to end on the in-process echo, in real time (bounds are loose: this machine is noisy).
+//! The engine end to end on the in-process echo, in real time (bounds are loose: test machines are noisy).
 
 use callbench_engine::inproc::{InProc, Workload};
 use callbench_engine::{run, Arrivals, CallRecord, Closed, Load, Open, Pacer, RateShape, RunInfo, Sink, Stats, Stop};

@@ -4,7 +4,6 @@
 //! pid and start time in its name, and the next run removes it ([`remove_leftovers`]). A name
 //! not in that exact form is someone else's, however it starts, and is left alone.
 
-use nix::mount::{umount2, MntFlags};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -35,7 +34,7 @@ pub fn remove_all() {
 
 /// Unmounts and deletes a namespace's file (the namespace ends with its last process).
 pub fn remove_path(path: &Path) {
-    let _ = umount2(path, MntFlags::MNT_DETACH);
+    let _ = crate::sys::unmount_lazily(path);
     let _ = std::fs::remove_file(path);
 }
 

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant, SystemTime};
 use tun_rs::SyncDevice;
 
 /// The least margin: spin instead of sleeping when the next departure is this close (the kernel
-/// wakes a sleeper 10–60 µs late on this kind of machine even with a 1 ns slack).
+/// wakes a sleeper late even with a 1 ns slack: bench/results/code-notes-2026-12.md#timer-wake-ups-of-the-forwarder).
 const SPIN_NS: u64 = 50_000;
 /// The most margin, whatever the wake-ups do: a forwarder never spins longer than this per sleep.
 const MAX_SPIN_NS: u64 = 2_000_000;
@@ -254,11 +254,11 @@ impl Forwarder {
 }
 
 /// How long before a departure the forwarder stops sleeping. A timer wake-up comes late by what
-/// the machine makes it: ~30 µs after a sub-millisecond sleep here, but 100–200 µs after sleeps of
-/// 5 ms and more (a virtual CPU halted that long is slow to run again), and every packet would
-/// leave that late. So the margin is the 90th percentile of the last [`Margin::KEPT`] wake-ups'
-/// lateness plus 25 µs, within [`SPIN_NS`]..[`MAX_SPIN_NS`]: a rare preemption of milliseconds
-/// (which no spinning would have saved) does not make the forwarder spin for long after it.
+/// the machine makes it, later after a long sleep than a short one (a virtual CPU halted long is
+/// slow to run again: bench/results/code-notes-2026-12.md#timer-wake-ups-of-the-forwarder), and
+/// every packet would leave that late. So the margin is the 90th percentile of the last
+/// [`Margin::KEPT`] wake-ups' lateness plus 25 µs, within [`SPIN_NS`]..[`MAX_SPIN_NS`]: a rare preemption of
+/// milliseconds (which no spinning would have saved) does not make the forwarder spin for long after it.
 struct Margin {
     ns: u64,
     /// The latest wake-ups' lateness, ns (a ring).

@@ -29,7 +29,7 @@ pub struct LaneCounts {
 
 pub struct Lane {
     spec: LaneSpec,
-    rng: crate::rng::Rng,
+    rng: callbench_primitives::rng::Rng,
     /// When the transmitter finishes the last packet given to it.
     free_at: u64,
     /// When the last packet leaves the other end: none may leave before it (no reordering).
@@ -44,7 +44,7 @@ impl Lane {
     pub fn new(spec: LaneSpec, seed: u64) -> Lane {
         Lane {
             spec,
-            rng: crate::rng::Rng::new(seed),
+            rng: callbench_primitives::rng::Rng::new(seed),
             free_at: 0,
             last_departure: 0,
             sending: VecDeque::new(),

@@ -26,9 +26,9 @@ pub mod namespace;
 pub mod pcap;
 pub mod phases;
 pub mod probe;
-mod rng;
 pub mod route;
 pub mod spec;
+mod sys;
 mod units;
 pub mod veth;
 

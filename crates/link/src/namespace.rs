@@ -3,8 +3,7 @@
 //! one. Work inside a namespace runs on a thread that joined it: a thread's namespace is its own,
 //! so the rest of callbench stays where it is.
 
-use nix::mount::{mount, MsFlags};
-use nix::sched::{setns, unshare, CloneFlags};
+use crate::sys;
 use std::fs::File;
 use std::os::fd::{AsFd, AsRawFd, RawFd};
 use std::path::{Path, PathBuf};
@@ -31,14 +30,14 @@ impl Namespace {
             .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
         let made = std::thread::scope(|s| {
             s.spawn(|| -> Result<(), String> {
-                unshare(CloneFlags::CLONE_NEWNET).map_err(|e| match e {
-                    nix::errno::Errno::EPERM => {
+                sys::unshare_network().map_err(|e| match e.raw_os_error() {
+                    Some(libc::EPERM) => {
                         "an emulated network needs root (CAP_SYS_ADMIN and CAP_NET_ADMIN): run callbench as root"
                             .to_string()
                     }
-                    e => format!("cannot make a network namespace: {e}"),
+                    _ => format!("cannot make a network namespace: {e}"),
                 })?;
-                mount(Some("/proc/thread-self/ns/net"), &path, None::<&str>, MsFlags::MS_BIND, None::<&str>)
+                sys::bind_mount(Path::new("/proc/thread-self/ns/net"), &path)
                     .map_err(|e| format!("cannot mount network namespace {name}: {e}"))
             })
             .join()
@@ -82,7 +81,7 @@ impl Namespace {
     pub fn run<T: Send>(&self, work: impl FnOnce() -> Result<T, String> + Send) -> Result<T, String> {
         std::thread::scope(|s| {
             s.spawn(|| {
-                setns(self.file.as_fd(), CloneFlags::CLONE_NEWNET)
+                sys::enter_network(self.file.as_fd())
                     .map_err(|e| format!("cannot enter network namespace {}: {e}", self.name))?;
                 work()
             })
@@ -96,7 +95,7 @@ impl Namespace {
     pub fn enter(&self) -> Result<Entered, String> {
         let home =
             File::open("/proc/thread-self/ns/net").map_err(|e| format!("cannot read this thread's namespace: {e}"))?;
-        setns(self.file.as_fd(), CloneFlags::CLONE_NEWNET)
+        sys::enter_network(self.file.as_fd())
             .map_err(|e| format!("cannot enter network namespace {}: {e}", self.name))?;
         Ok(Entered { home })
     }
@@ -121,7 +120,7 @@ impl Drop for Entered {
     fn drop(&mut self) {
         // The home namespace exists as long as this process does: going back cannot fail for lack
         // of it, and a thread left in the link's namespace would send its sockets there.
-        setns(self.home.as_fd(), CloneFlags::CLONE_NEWNET).expect("cannot return to this thread's network namespace");
+        sys::enter_network(self.home.as_fd()).expect("cannot return to this thread's network namespace");
     }
 }
 

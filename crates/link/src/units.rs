@@ -17,32 +17,11 @@ impl Default for QueueLimit {
     }
 }
 
-/// `40ms`, `1.5ms`, `250us`, `0.2s`, or `0`; never negative, at most `max`.
+/// A delay or jitter in the one grammar (`40ms`, `1.5ms`, `250us`, `0.2s`, or `0`), with its
+/// unit, at most `max`; the error names the setting.
 pub fn duration(key: &str, text: &str, max: Duration) -> Result<Duration, String> {
-    let t = text.trim();
-    if t.starts_with('-') {
-        return Err(format!("{key} must not be negative (got {text:?})"));
-    }
-    let (number, scale) = if let Some(n) = t.strip_suffix("us").or_else(|| t.strip_suffix("µs")) {
-        (n, 1e-6)
-    } else if let Some(n) = t.strip_suffix("ms") {
-        (n, 1e-3)
-    } else if let Some(n) = t.strip_suffix('s') {
-        (n, 1.0)
-    } else if t.parse::<f64>() == Ok(0.0) {
-        (t, 0.0)
-    } else {
-        return Err(format!("{key}={text:?} needs a unit: us, ms or s (e.g. {key}=40ms)"));
-    };
-    let value: f64 = number.trim().parse().map_err(|_| format!("bad {key} {text:?} (e.g. {key}=40ms)"))?;
-    if !value.is_finite() || value < 0.0 {
-        return Err(format!("{key} must not be negative (got {text:?})"));
-    }
-    // Judged as seconds first: a number past Duration's range would not convert (found by fuzz/suite_toml).
-    match Duration::try_from_secs_f64(value * scale) {
-        Ok(d) if d <= max => Ok(d),
-        _ => Err(format!("{key}={text} is too long: at most {}", show_duration(max))),
-    }
+    use callbench_primitives::duration::{parse, Bare};
+    parse(text, Bare::OnlyZero, max).map_err(|e| format!("{key}: {e}"))
 }
 
 /// Bits per second: `20mbit`, `500kbit`, `1gbit`, `64000bit` (k, m, g are powers of 1000).
@@ -114,16 +93,7 @@ pub fn mtu(text: &str) -> Result<u16, String> {
 }
 
 pub fn show_duration(d: Duration) -> String {
-    let us = d.as_nanos() as f64 / 1e3;
-    if us == 0.0 {
-        "0".into()
-    } else if us < 1000.0 {
-        format!("{}us", trim(us))
-    } else if us < 1e6 {
-        format!("{}ms", trim(us / 1e3))
-    } else {
-        format!("{}s", trim(us / 1e6))
-    }
+    callbench_primitives::duration::show(d)
 }
 
 pub fn show_bandwidth(bits: u64) -> String {

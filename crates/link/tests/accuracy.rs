@@ -19,10 +19,11 @@ fn alone() -> MutexGuard<'static, ()> {
 
 /// Pins the calling thread, and so the threads it starts afterwards (the echo, the namespace
 /// threads), to the first CPU it may use, and returns that CPU for the forwarder. On a virtual
-/// machine a CPU that idled for milliseconds takes 100–500 µs to run a thread woken from another
-/// one; across a 10 ms link the ping-pong's three threads each idle that long, and a fresh CI
-/// machine put 450 µs of such wake-ups into a 10 ms round trip. On one CPU the wake-ups are local
-/// and what remains is the link's arithmetic (the runner pins the forwarder beside the client too).
+/// machine a CPU that idled for milliseconds is slow to run a thread woken from another one, and
+/// across a 10 ms link the ping-pong's three threads each idle that long (what that cost:
+/// bench/results/code-notes-2026-12.md#wake-ups-across-cpus-in-the-link-tests). On one CPU the
+/// wake-ups are local and what remains is the link's arithmetic (the runner pins the forwarder
+/// beside the client too).
 fn one_cpu() -> usize {
     // SAFETY: affinity syscalls on the calling thread with a zeroed, properly sized set.
     unsafe {

@@ -4,24 +4,11 @@
 use callbench_engine::{RateShape, Segment};
 use std::time::Duration;
 
-/// `10s`, `500ms`, `250us`, `2m`, `1h`, `1.5s`; a bare number is seconds.
+/// A flag's duration in the one grammar (`10s`, `500ms`, `250us`, `2m`, `1h`, `1.5s`;
+/// `callbench_primitives::duration`); a bare number is seconds, at most 10⁷ s.
 pub fn duration(text: &str) -> Result<Duration, String> {
-    let t = text.trim();
-    let split = t.find(|c: char| c.is_ascii_alphabetic() || c == 'µ').unwrap_or(t.len());
-    let (number, unit) = t.split_at(split);
-    let value: f64 = number.trim().parse().map_err(|_| format!("bad duration {text:?} (try 10s, 500ms, 2m)"))?;
-    let seconds = match unit.trim() {
-        "" | "s" => value,
-        "ms" => value / 1e3,
-        "us" | "µs" => value / 1e6,
-        "m" | "min" => value * 60.0,
-        "h" => value * 3600.0,
-        _ => return Err(format!("bad duration unit in {text:?} (use us, ms, s, m or h)")),
-    };
-    if !(0.0..=1e7).contains(&seconds) {
-        return Err(format!("duration {text:?} is out of range"));
-    }
-    Ok(Duration::from_secs_f64(seconds))
+    use callbench_primitives::duration::{parse, Bare};
+    parse(text, Bare::Seconds, Duration::from_secs(10_000_000))
 }
 
 /// A flag's bytes: the text itself, or the contents of FILE for `@FILE` (as curl's `-d @FILE`).

@@ -183,8 +183,9 @@ impl Preset {
 }
 
 /// `check`, except that an answer byte-equal to the first one it accepted is accepted at once:
-/// decoding and comparing a 1 MB echo answer costs tens of milliseconds of client CPU, and a
-/// server sends the same bytes for the same request.
+/// decoding and comparing a 1 MB echo answer costs far more client CPU than comparing its bytes
+/// (bench/results/code-notes-2026-12.md#checking-a-large-echo-answer), and a server sends the same
+/// bytes for the same request.
 fn remembering(check: impl Fn(&[u8]) -> bool + Send + Sync + 'static) -> BodyCheck {
     let accepted = std::sync::OnceLock::<Vec<u8>>::new();
     Box::new(move |body: &[u8]| {

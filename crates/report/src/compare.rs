@@ -4,8 +4,8 @@
 
 mod render;
 
-use crate::model::{higher_is_better, Cell, Estimate, Results};
-use crate::stats;
+use callbench_results::model::{higher_is_better, Cell, Estimate, Results};
+use callbench_results::stats;
 
 /// The metrics compared for every cell, besides its experiment's headline.
 pub const COMPARED: &[&str] =
@@ -206,7 +206,7 @@ fn client_cpu(metrics: &[MetricComparison]) -> Option<&MetricComparison> {
 fn compare_metric(metric: &str, a: &Cell, b: &Cell, threshold: f64) -> MetricComparison {
     let values = |c: &Cell| c.runs.iter().filter_map(|r| r.metric(metric)).collect::<Vec<f64>>();
     let (ea, eb) = (a.summary.get(metric).copied(), b.summary.get(metric).copied());
-    if crate::model::is_exact_count(metric) {
+    if callbench_results::model::is_exact_count(metric) {
         // Counted, not timed: compared as the numbers they are, never through an interval.
         let ratio = match (ea, eb) {
             (Some(x), Some(y)) if x.median != 0.0 => {

@@ -5,14 +5,14 @@ pub mod blocks;
 mod cells;
 pub mod comparisons;
 mod machine;
-mod record;
 pub mod references;
-mod setup;
+mod reproducibility;
+mod round_trips;
 mod tools;
 
-use crate::format;
-use crate::model::Results;
 use crate::names;
+use callbench_results::format;
+use callbench_results::model::Results;
 
 pub use blocks::{Block, Column, Row, RowMark, Table};
 
@@ -44,7 +44,7 @@ pub fn report(r: &Results) -> Vec<Block> {
     for exp in &r.experiments {
         blocks.extend(cells::experiment(r, exp));
         blocks.extend(tools::section(r, exp));
-        blocks.extend(setup::section(r, exp));
+        blocks.extend(round_trips::section(r, exp));
     }
     blocks.extend(orphan_cells(r));
     blocks.extend(references::table(r));
@@ -55,13 +55,13 @@ pub fn report(r: &Results) -> Vec<Block> {
         blocks.extend(all);
     }
     blocks.extend(machine::machine(r));
-    blocks.extend(record::servers(r));
-    blocks.extend(record::reproducibility(r));
+    blocks.extend(reproducibility::servers(r));
+    blocks.extend(reproducibility::record(r));
     blocks
 }
 
 /// Article | reproduced | why | command, one row per seed figure.
-pub fn seed_table(rows: &[crate::model::SeedRow]) -> Table {
+pub fn seed_table(rows: &[callbench_results::model::SeedRow]) -> Table {
     let mut t = Table::new(&[
         ("seed", false),
         ("what", false),
@@ -117,7 +117,7 @@ fn overview(r: &Results) -> String {
         text.push_str(&format!(
             " {} marked noisy: repetitions reaching more than {:.0}% from the median cannot be ranked against close neighbours.",
             cells(noisy, "is", "are"),
-            crate::stats::NOISY_SPREAD * 100.0
+            callbench_results::stats::NOISY_SPREAD * 100.0
         ));
     }
     text

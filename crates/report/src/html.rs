@@ -4,8 +4,8 @@
 
 use crate::doc::{self, Block, RowMark, Table};
 use crate::escape::html as esc;
-use crate::model::Results;
 use crate::svg::{self, Palette};
+use callbench_results::model::Results;
 use std::fmt::Write;
 
 const STYLE: &str = r#"

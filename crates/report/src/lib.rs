@@ -1,18 +1,13 @@
-//! callbench's results and reports: the `results.json` model, the statistics every figure goes
-//! through, and the renderers (Markdown, self-contained HTML with SVG charts, comparisons).
+//! callbench's reports, rendered from a `results.json` (its model and statistics are in
+//! `callbench-results`): Markdown, self-contained HTML with SVG charts, comparisons of two runs.
 
-pub mod analysis;
 pub mod compare;
 pub mod doc;
 pub mod escape;
-pub mod format;
 pub mod html;
 pub mod markdown;
-pub mod model;
 pub mod names;
-pub mod placement;
-pub mod setup;
-pub mod stats;
+pub mod round_trips;
 pub mod summary;
 pub mod svg;
 pub mod write;

@@ -2,7 +2,7 @@
 
 use crate::doc::{self, Block, Table};
 use crate::escape;
-use crate::model::Results;
+use callbench_results::model::Results;
 
 /// The whole report (no charts: they live in the HTML report).
 pub fn markdown(r: &Results) -> String {

@@ -1,7 +1,7 @@
 //! The words the reports use for metrics, cells and statuses.
 
-use crate::format;
-use crate::model::{Cell, CellStatus, Experiment, Results};
+use callbench_results::format;
+use callbench_results::model::{Cell, CellStatus, Experiment, Results};
 
 /// A metric in words: `p50 latency`, `server CPU per call`.
 pub fn metric_label(metric: &str) -> String {

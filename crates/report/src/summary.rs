@@ -9,8 +9,8 @@ pub mod answer;
 mod findings;
 mod machine_speed;
 
-use crate::format;
-use crate::model::{Cell, Experiment, Results};
+use callbench_results::format;
+use callbench_results::model::{Cell, Experiment, Results};
 use std::collections::BTreeMap;
 
 /// The sentences, most important first.
@@ -75,7 +75,7 @@ fn round_trips(r: &Results, exp: &Experiment) -> Option<String> {
         .cells
         .iter()
         .filter(|c| c.experiment == exp.id)
-        .filter_map(|c| Some((c, crate::setup::round_trip_us(c)?)))
+        .filter_map(|c| Some((c, crate::round_trips::round_trip_us(c)?)))
         .filter(|(c, _)| c.summary.contains_key("latency_p50_us"))
         .collect();
     let longest = across.iter().map(|(c, _)| c.network.as_ref().map_or(0.0, |n| n.rtt_us)).fold(0.0, f64::max);
@@ -86,7 +86,7 @@ fn round_trips(r: &Results, exp: &Experiment) -> Option<String> {
     type Group<'a> = ((String, &'a str), (f64, f64, usize));
     let mut groups: Vec<Group> = Vec::new();
     for (c, rtt) in &at_longest {
-        let key = (crate::names::series(r, c), if crate::setup::is_cold(c) { "cold" } else { "kept connection" });
+        let key = (crate::names::series(r, c), if crate::round_trips::is_cold(c) { "cold" } else { "kept connection" });
         let n = c.summary["latency_p50_us"].median / rtt;
         match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, (lo, hi, count))) => (*lo, *hi, *count) = (lo.min(n), hi.max(n), *count + 1),
@@ -96,7 +96,7 @@ fn round_trips(r: &Results, exp: &Experiment) -> Option<String> {
     let parts: Vec<String> = groups
         .iter()
         .map(|((series, kind), (lo, hi, count))| {
-            let (lo, hi) = (crate::setup::in_round_trips(*lo, 1.0), crate::setup::in_round_trips(*hi, 1.0));
+            let (lo, hi) = (crate::round_trips::in_round_trips(*lo, 1.0), crate::round_trips::in_round_trips(*hi, 1.0));
             let range = if lo == hi { lo } else { format!("{lo}–{hi}") };
             let cells = if *count > 1 { format!(", {count} cells") } else { String::new() };
             format!("{range} ({series}, {kind}{cells})")
@@ -117,7 +117,7 @@ fn trust(r: &Results) -> Vec<String> {
             noisy.len(),
             r.cells.len(),
             if noisy.len() == 1 { "cells is" } else { "cells are" },
-            crate::stats::NOISY_SPREAD * 100.0,
+            callbench_results::stats::NOISY_SPREAD * 100.0,
             noisy.join(", ")
         ));
     }

@@ -15,15 +15,15 @@ mod ctx;
 mod headline;
 mod lines;
 mod palette;
+mod round_trips;
 pub mod scale;
-mod setup;
 mod spectrum;
 mod sweep;
 mod tools;
 
 pub use palette::{Palette, COLOURS};
 
-use crate::model::{Experiment, Results};
+use callbench_results::model::{Experiment, Results};
 use ctx::Ctx;
 
 /// Every chart of one experiment, in the order the report shows them (possibly none).
@@ -47,7 +47,7 @@ pub fn experiment_charts_with(r: &Results, exp: &Experiment, palette: &Palette) 
     if exp.headline != "throughput_per_s" {
         charts.extend(headline::bars(&ctx, "throughput_per_s"));
     }
-    charts.extend(setup::chart(&ctx));
+    charts.extend(round_trips::chart(&ctx));
     charts.extend(spectrum::chart(&ctx));
     charts.extend(cpu::chart(&ctx));
     charts.extend(tools::charts(&ctx));

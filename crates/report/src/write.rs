@@ -1,8 +1,8 @@
 //! Writes the reports beside results.json. Each file is written to a temporary file in the same
 //! folder and renamed over the old one, so a reader never sees half a report.
 
-use crate::model::Results;
-use callbench_files::write_atomic;
+use callbench_atomic_file::write_atomic;
+use callbench_results::model::Results;
 use std::path::Path;
 
 pub const MARKDOWN: &str = "report.md";

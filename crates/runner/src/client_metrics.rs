@@ -3,7 +3,7 @@
 //! the run. The server's side (CPU, memory, interference) is added by the repetition.
 
 use callbench_engine::{Percentiles, RunInfo, Summary};
-use callbench_report::model::{ColdCalls, Latency, RunMetrics};
+use callbench_results::model::{ColdCalls, Latency, RunMetrics};
 use std::time::Duration;
 
 /// The client's figures of one run; `warmup` is the spec's (the engine's CPU counters start there).

@@ -1,7 +1,7 @@
 //! The reproducibility record: what ran, where, with what.
 
-use callbench_report::model::Environment;
-use callbench_servers::repo::Repo;
+use callbench_launcher::repo::Repo;
+use callbench_results::model::Environment;
 use std::collections::BTreeMap;
 use std::process::Command;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -24,7 +24,7 @@ pub fn record(repo: &Repo, command_line: Vec<String>, client_cpus: &[usize], ser
         command_line,
         cpu_model: cpu_model(),
         cores: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).max(online_cpus()),
-        kernel: crate::sysfs::read_trimmed("/proc/sys/kernel/osrelease").unwrap_or_default(),
+        kernel: callbench_machine::sysfs::read_trimmed("/proc/sys/kernel/osrelease").unwrap_or_default(),
         os: os_name(),
         client_cpus: client_cpus.to_vec(),
         server_cpus: server_cpus.to_vec(),

@@ -7,10 +7,10 @@ use crate::plan;
 use crate::progress::Progress;
 use crate::store::Store;
 use crate::suite::{ExperimentKind, Suite};
-use callbench_report::model::Results;
-use callbench_servers::manifest::{self, Protocol};
-use callbench_servers::program;
-use callbench_servers::repo::Repo;
+use callbench_launcher::manifest::{self, Protocol};
+use callbench_launcher::program;
+use callbench_launcher::repo::Repo;
+use callbench_results::model::{Environment, Results, SuiteRecord, SCHEMA};
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 
@@ -20,7 +20,7 @@ pub use crate::options::Options;
 /// Call [`prepare`] first.
 pub async fn run(repo: &Repo, suite: &Suite, store: &Store, o: &Options) -> Result<Results, String> {
     let environment = crate::environment::record(repo, o.command_line.clone(), &o.client_cpus, &o.server_cpus);
-    let mut results = crate::record::new_results(suite, o, environment);
+    let mut results = new_results(suite, o, environment);
     // A suite that answers the question gets the seed articles' table beside its answer.
     if suite.experiments.iter().any(|e| e.answer.is_some()) {
         match crate::seed_table::read(&repo.root) {
@@ -29,15 +29,15 @@ pub async fn run(repo: &Repo, suite: &Suite, store: &Store, o: &Options) -> Resu
         }
     }
     // Held before the probe, so that its wake-up round trip is what the cells will meet.
-    let (_awake, idle) = crate::idle_hold::take(o.allow_cpu_idle);
-    let steadiness = crate::steadiness::probe_with(&o.client_cpus, &o.server_cpus, idle);
+    let (_awake, idle) = callbench_machine::idle_hold::take(o.allow_cpu_idle);
+    let steadiness = callbench_machine::steadiness::probe_with(&o.client_cpus, &o.server_cpus, idle);
     for warning in &steadiness.warnings {
         eprintln!("callbench: steadiness: {warning}");
     }
     results.suite.interval_floor = suite.interval_floor.unwrap_or(steadiness.loop_spread);
     results.steadiness = Some(steadiness);
     store.write_results(&results)?;
-    crate::pinning::pin_self(&o.client_cpus)?;
+    callbench_machine::pinning::pin_self(&o.client_cpus)?;
     let mut progress = Progress::new(suite, o.repetitions, o.quiet);
     for spec in &suite.experiments {
         if o.cancel.load(Ordering::Relaxed) {
@@ -53,6 +53,30 @@ pub async fn run(repo: &Repo, suite: &Suite, store: &Store, o: &Options) -> Resu
     results.environment.finished_at = Some(crate::environment::utc_now());
     store.write_results(&results)?;
     Ok(results)
+}
+
+/// Results before the first experiment: nothing measured yet.
+pub(crate) fn new_results(suite: &Suite, o: &Options, environment: Environment) -> Results {
+    Results {
+        schema: SCHEMA.into(),
+        complete: false,
+        interrupted: false,
+        suite: SuiteRecord {
+            name: suite.name.clone(),
+            description: suite.description.clone(),
+            file: o.suite_file.clone(),
+            text: o.suite_text.clone(),
+            repetitions: o.repetitions.unwrap_or(suite.repetitions),
+            interval_floor: suite.interval_floor.unwrap_or(0.0),
+        },
+        environment,
+        servers: Vec::new(),
+        experiments: Vec::new(),
+        cells: Vec::new(),
+        comparisons: Vec::new(),
+        steadiness: None,
+        seeds: vec![],
+    }
 }
 
 /// Before anything starts or is written: every server the suite names must exist, and the builds
@@ -139,10 +163,10 @@ pub fn prepare(repo: &Repo, suite: &Suite, build: bool) -> Result<(), String> {
     }
     // Identical build commands (the Rust workspace) run once.
     for (argv, name) in builds.iter().filter(|_| build) {
-        callbench_servers::process::run_build(repo, name, argv).map_err(|e| format!("{e:#}"))?;
+        callbench_launcher::process::run_build(repo, name, argv).map_err(|e| format!("{e:#}"))?;
     }
     if python_needed {
-        crate::python::prepare(repo, build)?;
+        crate::python_env::prepare(repo, build)?;
     }
     Ok(())
 }

@@ -3,42 +3,30 @@
 //! every cell runs once (interleaved, so slow drifts of the machine spread over all cells instead
 //! of biasing one), results.json rewritten after each repetition, comparisons at the end.
 
-use crate::cell::{self, CellError, PlannedCell};
+use crate::cell::{self, PlannedCell};
 use crate::fleet::{self, Fleet};
-use crate::interference::tail_disturbed;
 use crate::options::Options;
 use crate::plan::{self, CellKind, CellPlan};
 use crate::progress::{server_warmup_key, Progress};
-use crate::repetition::{self, Measured};
+use crate::repetition::CellError;
+use crate::repetition::{self, Measured, Rig};
 use crate::store::Store;
 use crate::suite::{ExperimentKind, ExperimentSpec, Suite};
+use callbench_launcher::manifest::Protocol;
+use callbench_launcher::program;
+use callbench_launcher::repo::Repo;
 use callbench_link::{Link, LinkSpec};
-use callbench_report::analysis;
-use callbench_report::model::{Cell, CellStatus, Experiment, Reference, Results};
-use callbench_servers::manifest::Protocol;
-use callbench_servers::program::{self, ProgramManifest};
-use callbench_servers::repo::Repo;
+use callbench_machine::interference::tail_disturbed;
+use callbench_results::analysis;
+use callbench_results::model::{Cell, CellStatus, Experiment, Reference, Results};
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-/// How many times one repetition is measured again when others disturbed it (a cell re-runs at
-/// most as many repetitions as it has).
-const RERUNS_PER_REPETITION: usize = 2;
-
 /// What the cells of one experiment share while it runs.
 struct Context<'a> {
-    repo: &'a Repo,
     spec: &'a ExperimentSpec,
-    o: &'a Options,
-    fleet: Fleet<'a>,
-    /// Processing experiments: the programs of `processing/`.
-    programs: Vec<ProgramManifest>,
-    /// Python experiments: the interpreter that runs the callers.
-    python: PathBuf,
-    /// The results folder: peer tools' files and output go under it.
-    results_dir: PathBuf,
+    rig: Rig<'a>,
 }
 
 pub async fn run(
@@ -56,7 +44,7 @@ pub async fn run(
         ExperimentKind::Processing => program::discover(repo).map_err(|e| format!("{e:#}"))?,
         _ => Vec::new(),
     };
-    let python = crate::python::interpreter(repo);
+    let python = crate::python_env::interpreter(repo);
     // Across an emulated link: servers in its server namespace, this thread (the engine's
     // sockets, verify, Python callers, other tools) on its client side until the experiment ends.
     // An experiment of several clients gets a direct path (a veth pair) when it has no link, so
@@ -81,7 +69,7 @@ pub async fn run(
     let host = spec.cluster.as_ref().and_then(|c| c.server_host.clone());
     let fleet = Fleet::new(repo, o.server_cpus.clone()).behind(link.as_ref()).with_env(stall).listening_on(host);
     let results_dir = store.dir.clone();
-    let mut cx = Context { repo, spec, o, fleet, programs, python, results_dir };
+    let mut cx = Context { spec, rig: Rig { repo, o, fleet, programs, python, results_dir } };
     let cells = prepare_cells(&mut cx, plans, results, progress).await;
     if let Some(link) = &link {
         // A cell of the experiment without a network of its own runs across the bare link.
@@ -91,7 +79,7 @@ pub async fn run(
     }
     store.write_results(results)?;
     let outcome = rounds(&mut cx, &cells, results, store, progress).await;
-    cx.fleet.stop_all();
+    cx.rig.fleet.stop_all();
     outcome?;
     results.comparisons.extend(analysis::compare_experiment(results, &spec.id));
     store.write_results(results)
@@ -145,7 +133,7 @@ async fn prepare_cells(
     progress: &mut Progress,
 ) -> Vec<PlannedCell> {
     let python_versions = match cx.spec.kind {
-        ExperimentKind::Python => crate::python::versions(&cx.python),
+        ExperimentKind::Python => crate::python_env::versions(&cx.rig.python),
         _ => BTreeMap::new(),
     };
     let mut warmed = BTreeSet::new();
@@ -165,7 +153,7 @@ async fn prepare_cells(
                     }
                     cell.transport = m.transport().into();
                     if let Some(server) = &m.server {
-                        if let Err(reason) = cx.fleet.ensure(server, &p.mode(), false, &mut results.servers).await {
+                        if let Err(reason) = cx.rig.fleet.ensure(server, &p.mode(), false, &mut results.servers).await {
                             (cell.status, cell.error) = (CellStatus::NotMeasured, Some(reason));
                         }
                     }
@@ -239,7 +227,7 @@ async fn prepare_peer(
     } else {
         Protocol::Rest
     };
-    let approximated = crate::peer::check(cx.repo, tool, p, protocol, rate, cx.o)?;
+    let approximated = crate::repetition::peer::check(cx.rig.repo, tool, p, protocol, rate, cx.rig.o)?;
     if !approximated.is_empty() {
         cell.params.insert("approximated".into(), serde_json::json!(approximated));
     }
@@ -248,9 +236,9 @@ async fn prepare_peer(
 
 /// A processing cell: its program's record and language (the program runs per repetition).
 fn prepare_program(cx: &Context<'_>, p: &CellPlan, cell: &mut Cell, results: &mut Results) {
-    if let Some(m) = cx.programs.iter().find(|m| m.name == p.server.name) {
+    if let Some(m) = cx.rig.programs.iter().find(|m| m.name == p.server.name) {
         if !results.servers.iter().any(|s| s.name == m.name) {
-            results.servers.push(fleet::program_record(cx.repo, m));
+            results.servers.push(fleet::program_record(cx.rig.repo, m));
         }
         cell.params.insert("language".into(), serde_json::json!(m.language));
     }
@@ -266,12 +254,12 @@ async fn start_server(
     results: &mut Results,
     progress: &mut Progress,
 ) -> Result<(), String> {
-    let running = cx.fleet.ensure(&p.server.name, &p.mode(), p.server.tls, &mut results.servers).await?;
+    let running = cx.rig.fleet.ensure(&p.server.name, &p.mode(), p.server.tls, &mut results.servers).await?;
     let key = (p.server.label(), p.mode());
     if let (Some(warmup), false) = (&cx.spec.server_warmup, warmed.contains(&key)) {
         let (addr, protocol) = (running.addr(), running.protocol);
         let started = Instant::now();
-        warm_up_server(cx.spec, p, addr, protocol, warmup, cx.o).await;
+        warm_up_server(cx.spec, p, addr, protocol, warmup, cx.rig.o).await;
         progress.done(&server_warmup_key(&cx.spec.id, &p.server.label()), started.elapsed());
         warmed.insert(key);
     }
@@ -287,7 +275,7 @@ async fn rounds(
     store: &Store,
     progress: &mut Progress,
 ) -> Result<(), String> {
-    let o = cx.o;
+    let o = cx.rig.o;
     let repetitions = |p: &CellPlan| o.repetitions.unwrap_or(p.repetitions);
     let rounds = cells.iter().map(|c| repetitions(&c.plan)).max().unwrap_or(0);
     let mut histograms = crate::slow_spells::Histograms::new();
@@ -315,7 +303,7 @@ async fn rounds(
             store.write_results(results)?;
         }
     }
-    crate::slow_spells::measure_again(&cx.spec.id, cells, &mut histograms, &mut cx.fleet, results, store, o, progress)
+    crate::slow_spells::measure_again(&cx.spec.id, cells, &mut histograms, &mut cx.rig, results, store, progress)
         .await?;
     for c in cells {
         let cell = &mut results.cells[c.index];
@@ -337,7 +325,7 @@ async fn measure_with_reruns(
 ) -> Result<Measured, CellError> {
     let mut reruns = 0;
     loop {
-        let mut outcome = measure(cx, c, results).await;
+        let mut outcome = repetition::measure(&mut cx.rig, c, results).await;
         // A tail percentile is moved by less steal, and by a stopped client.
         let headline = results.experiment(&cx.spec.id).map(|e| e.headline.as_str()).unwrap_or_default();
         if let Ok(m) = &mut outcome {
@@ -348,15 +336,15 @@ async fn measure_with_reruns(
         }
         let cell = &mut results.cells[c.index];
         let disturbed = match &outcome {
-            Ok(m) if !m.cancelled && !cx.o.cancel.load(Ordering::Relaxed) => m.metrics.disturbed.as_ref(),
+            Ok(m) if !m.cancelled && !cx.rig.o.cancel.load(Ordering::Relaxed) => m.metrics.disturbed.as_ref(),
             _ => None,
         };
-        let budget = cx.o.repetitions.unwrap_or(c.plan.repetitions);
+        let budget = cx.rig.o.repetitions.unwrap_or(c.plan.repetitions);
         match disturbed {
-            Some(why) if may_rerun(reruns, cell.reruns, budget) => {
+            Some(why) if crate::slow_spells::may_rerun(reruns, cell.reruns, budget) => {
                 reruns += 1;
                 cell.reruns += 1;
-                if !cx.o.quiet {
+                if !cx.rig.o.quiet {
                     eprintln!(
                         "\r{}: repetition {} of {} disturbed ({why}): measuring it again",
                         cx.spec.id,
@@ -366,30 +354,6 @@ async fn measure_with_reruns(
                 }
             }
             _ => return outcome,
-        }
-    }
-}
-
-/// Whether a disturbed repetition is measured again: at most [`RERUNS_PER_REPETITION`] times
-/// each, and at most as many times in all as the cell has repetitions.
-fn may_rerun(this_repetition: usize, cell_reruns: u32, repetitions: usize) -> bool {
-    this_repetition < RERUNS_PER_REPETITION && (cell_reruns as usize) < repetitions
-}
-
-/// One repetition of `c`, by its kind.
-async fn measure(cx: &mut Context<'_>, c: &PlannedCell, results: &mut Results) -> Result<Measured, CellError> {
-    let p = &c.plan;
-    match &p.kind {
-        CellKind::Processing => match cx.programs.iter().find(|m| m.name == p.server.name) {
-            Some(program) => cell::measure_program(cx.repo, program, p, cx.o).await,
-            None => Err(CellError::Failed(format!("no program '{}' in processing/", p.server.name))),
-        },
-        CellKind::Python(m) => cell::measure_python(cx.repo, &cx.python, p, m, &mut cx.fleet, results, cx.o).await,
-        CellKind::Load => cell::measure_once(p, c.rate, &mut cx.fleet, results, cx.o).await,
-        CellKind::Peer(tool) => {
-            let tool = callbench_peers::by_name(tool)?;
-            let dir = cx.results_dir.join("peers").join(crate::store::file_safe(&p.id));
-            crate::peer::measure_once(p, tool, c.rate, &mut cx.fleet, results, cx.o, dir).await
         }
     }
 }
@@ -431,11 +395,11 @@ async fn warm_up_round(cx: &mut Context<'_>, cells: &[PlannedCell], results: &mu
     progress.show(&what, true);
     for c in cells {
         let load = c.plan.kind == CellKind::Load && !c.plan.server.is_inproc();
-        if !load || cx.o.cancel.load(Ordering::Relaxed) || results.cells[c.index].status != CellStatus::Ok {
+        if !load || cx.rig.o.cancel.load(Ordering::Relaxed) || results.cells[c.index].status != CellStatus::Ok {
             continue;
         }
         let started = Instant::now();
-        let _ = cell::measure_once(&c.plan, c.rate, &mut cx.fleet, results, cx.o).await;
+        let _ = repetition::measure(&mut cx.rig, c, results).await;
         progress.done(&c.plan.id, started.elapsed());
         progress.show(&what, false);
     }
@@ -463,7 +427,8 @@ async fn warm_up_server(
         load.duration = Some(share);
         load.calls = None;
         load.warmup = std::time::Duration::ZERO;
-        if o.cancel.load(Ordering::Relaxed) || repetition::run(&load, None, None, None, o.cancel.clone()).await.is_err()
+        if o.cancel.load(Ordering::Relaxed)
+            || repetition::engine::run(&load, None, None, None, o.cancel.clone()).await.is_err()
         {
             return;
         }

@@ -3,11 +3,11 @@
 //! server is recorded and restarted for the next cell), and stopped at the end — or on Ctrl-C,
 //! or with callbench itself (PR_SET_PDEATHSIG).
 
+use callbench_launcher::manifest::{self, Manifest, Protocol};
+use callbench_launcher::process::{ServerProcess, StartOptions};
+use callbench_launcher::repo::Repo;
 use callbench_link::{Link, SERVER_ADDR};
-use callbench_report::model::{ServerRecord, VerifyRecord};
-use callbench_servers::manifest::{self, Manifest, Protocol};
-use callbench_servers::process::{ServerProcess, StartOptions};
-use callbench_servers::repo::Repo;
+use callbench_results::model::{ServerRecord, VerifyRecord};
 use callbench_verify::{probe, run_vectors};
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -253,7 +253,7 @@ pub fn server_record(repo: &Repo, m: &Manifest) -> ServerRecord {
         language: m.language.clone(),
         framework: m.framework.clone(),
         protocol: m.protocol.to_string(),
-        versions: callbench_servers::versions::server_versions(repo, m),
+        versions: callbench_launcher::versions::server_versions(repo, m),
         verify: None,
         failures: Vec::new(),
         note: m.note.clone(),
@@ -261,13 +261,13 @@ pub fn server_record(repo: &Repo, m: &Manifest) -> ServerRecord {
 }
 
 /// A processing program's record (seed 000's work in one language, run as a process).
-pub fn program_record(repo: &Repo, m: &callbench_servers::program::ProgramManifest) -> ServerRecord {
+pub fn program_record(repo: &Repo, m: &callbench_launcher::program::ProgramManifest) -> ServerRecord {
     ServerRecord {
         name: m.name.clone(),
         language: m.language.clone(),
         framework: m.description.clone(),
         protocol: "process".into(),
-        versions: callbench_servers::versions::program_versions(repo, m),
+        versions: callbench_launcher::versions::program_versions(repo, m),
         verify: None,
         failures: Vec::new(),
         note: String::new(),

@@ -1,35 +1,30 @@
 //! `callbench run`: suites of experiments measured fairly — servers started pinned to their own
 //! CPUs and verified first, interleaved repetitions, both sides' CPU, results.json as cells finish.
+//!
+//! The public face: a [`suite::Suite`] parsed and its [`plan`] of cells, [`execute::prepare`] and
+//! [`execute::run`] into a [`store::Store`], the table [`terminal`] prints as each experiment ends,
+//! the machine [`environment`] it records, and the rules of [`slow_spells`] (which repetitions are
+//! measured again), which the Python package applies too. Inside, an experiment (experiment.rs)
+//! runs rounds of its cells (cell.rs); every repetition, whichever client makes its calls, goes
+//! through repetition.rs.
 
-pub mod cache_distance;
-pub mod cell;
-pub mod client_metrics;
-pub mod cluster;
+mod cell;
+mod client_metrics;
 pub mod environment;
 pub mod execute;
-pub mod experiment;
-pub mod fleet;
-pub mod idle_hold;
-pub mod interference;
-pub mod measure;
-pub mod mechanism;
-pub mod network;
-pub mod options;
-pub mod outside;
-pub mod peer;
-pub mod pinning;
-pub mod placement_gate;
+mod experiment;
+mod fleet;
+mod mechanism;
+mod network;
+mod options;
+mod outside;
+mod placement_gate;
 pub mod plan;
-pub mod processing;
-pub mod progress;
-pub mod python;
-pub mod record;
-pub mod repetition;
-pub mod seed_table;
+mod progress;
+mod python_env;
+mod repetition;
+mod seed_table;
 pub mod slow_spells;
-pub mod steadiness;
 pub mod store;
 pub mod suite;
-mod sysfs;
 pub mod terminal;
-pub mod wakeup;

@@ -2,7 +2,7 @@
 //! `httpx+SERVER`, `grpcio+SERVER`), the workloads it can call and how many calls a repetition
 //! makes: what a suite names, apart from the runner that starts the Python process (python.rs).
 
-use callbench_report::model::ServerRecord;
+use callbench_results::model::ServerRecord;
 use std::collections::BTreeMap;
 
 pub const WORKLOADS: [&str; 5] = ["noop", "life-setup", "life", "auth", "echo"];

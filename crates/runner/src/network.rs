@@ -6,7 +6,7 @@
 use crate::store::Store;
 use callbench_link::probe::ping_pong;
 use callbench_link::{Link, LinkSpec, LinkStats};
-use callbench_report::model::{LinkUse, NetworkRecord, Results};
+use callbench_results::model::{LinkUse, NetworkRecord, Results};
 
 /// Round trips of the link's own measure (at RTT 0 they take microseconds) and of each cell's.
 const OWN_ROUND_TRIPS: usize = 50;
@@ -77,17 +77,17 @@ pub fn skip(id: &str, why: &str, store: &Store, results: &mut Results) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
-    use callbench_report::model::Experiment;
+    use callbench_results::model::Experiment;
 
     #[test]
     fn an_experiment_without_its_link_is_recorded_as_not_run_with_how_to_include_it() {
         let dir = std::env::temp_dir().join(format!("callbench-skip-{}", std::process::id()));
         let store = Store::create(&dir).unwrap();
         let mut results = Results {
-            schema: callbench_report::model::SCHEMA.into(),
+            schema: callbench_results::model::SCHEMA.into(),
             complete: false,
             interrupted: false,
-            suite: callbench_report::model::SuiteRecord {
+            suite: callbench_results::model::SuiteRecord {
                 name: "t".into(),
                 description: String::new(),
                 file: "t.toml".into(),

@@ -3,7 +3,7 @@
 //! namespace's kernel counted over a run, per call.
 
 use callbench_link::counters::Counts;
-use callbench_report::model::OutsideCounts;
+use callbench_results::model::OutsideCounts;
 
 /// Who counted the calls the figures divide by.
 pub enum CountedBy {

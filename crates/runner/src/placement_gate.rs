@@ -1,18 +1,19 @@
 //! After an experiment's rounds: which repetitions ran with the client's and the server's CPUs
-//! placed otherwise than most of the experiment's (near or far, see `callbench_report::placement`),
+//! placed otherwise than most of the experiment's (near or far, see `callbench_results::placement`),
 //! and a wait, bounded, until the hypervisor puts them back before one is measured again: a run's
 //! noisy cells over loopback were those with repetitions in both placements
 //! (bench/results/methodology-2026-11.md#one-placement-per-experiment).
 
-use crate::cache_distance::round_trip_ns;
 use crate::plan::{CellKind, CellPlan};
-use callbench_report::model::RunMetrics;
-use callbench_report::placement::{self, Placement, DISTANCE_CHANGED};
+use callbench_machine::cache_distance::round_trip_ns;
+use callbench_results::model::RunMetrics;
+use callbench_results::placement::{self, Placement, DISTANCE_CHANGED};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-/// How long one experiment's pass waits in all for the usual placement: the far placement held
-/// for tens of seconds at a time here, and at times for a whole experiment.
+/// How long one experiment's pass waits in all for the usual placement: the far placement holds
+/// for tens of seconds at a time, and at times for a whole experiment
+/// (bench/results/methodology-2026-11.md#placement-and-noisy-cells).
 const WAIT_BUDGET: Duration = Duration::from_secs(20);
 /// Between two looks at where the CPUs are (each a few ms of both spinning).
 const POLL: Duration = Duration::from_millis(200);
@@ -31,7 +32,8 @@ impl Gate {
     /// experiment's (`experiment`) and the round trip between the CPUs now (`now`). The usual
     /// placement is the one the CPUs are in now when a third of the experiment's repetitions or
     /// more had it: measuring the others again now costs less than waiting for the other
-    /// placement, which held for minutes at times here. Otherwise it is the one most had.
+    /// placement, which holds for minutes at times (bench/results/methodology-2026-11.md#one-placement-per-experiment).
+    /// Otherwise it is the one most had.
     /// When all so far were in one placement, it is round trips within [`DISTANCE_CHANGED`] of
     /// theirs: the slow-spell pass, replacing far repetitions, otherwise brought near ones into
     /// an experiment measured far until then. None when the CPUs were not measured.
@@ -56,7 +58,7 @@ impl Gate {
                 (if usual == Placement::Near { 0.0..split } else { split..f64::INFINITY }, trip)
             }
             None => {
-                let trip = callbench_report::stats::median(&placement::trips(experiment))?;
+                let trip = callbench_results::stats::median(&placement::trips(experiment))?;
                 (trip / DISTANCE_CHANGED..trip * DISTANCE_CHANGED, trip)
             }
         };
@@ -104,8 +106,9 @@ impl Gate {
 
 /// Whether a cell's repetitions are held to their experiment's placement: engine calls to a
 /// server over loopback. In-process calls cross no CPU; across an emulated link a round trip of
-/// milliseconds dwarfs the ~10 µs the placement moved a call; a cluster's or a peer tool's
-/// client does not run on the CPUs measured.
+/// milliseconds dwarfs the microseconds the placement moves a call
+/// (bench/results/code-notes-2026-12.md#what-the-placement-moves-a-call); a cluster's or a peer
+/// tool's client does not run on the CPUs measured.
 pub fn held(p: &CellPlan) -> bool {
     p.kind == CellKind::Load && !p.server.is_inproc() && p.cluster.is_none() && p.fields.network.is_none()
 }

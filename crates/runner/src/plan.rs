@@ -6,7 +6,7 @@ use crate::suite::ClusterSpec;
 use crate::suite::{ExperimentKind, ExperimentSpec, LoadFields, Suite};
 use callbench_load::{parse, preset::PresetOptions, LoadSpec};
 // The protocol a cell's server speaks, as `load_spec` takes it (re-exported for the fuzz targets).
-pub use callbench_servers::manifest::Protocol;
+pub use callbench_launcher::manifest::Protocol;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::net::SocketAddr;

@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
-/// A guess for a repetition timed by a number of calls or iterations before any has run: a
-/// loopback call one at a time takes 30–100 µs here.
+/// A guess for a repetition timed by a number of calls or iterations before any has run: the slow
+/// end of a loopback call one at a time (bench/results/code-notes-2026-12.md#a-loopback-call-one-at-a-time).
 const SECONDS_PER_CALL_GUESS: f64 = 100e-6;
 
 struct CellTime {

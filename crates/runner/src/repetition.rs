@@ -1,124 +1,169 @@
-//! One repetition of a cell: the same engine run as `callbench load`, with the server's CPU read
-//! at the engine's window edges and its memory sampled throughout.
+//! One repetition of a cell, whoever makes its calls: [`measure`] is the one way in for every
+//! kind of client — the load engine in this process (engine.rs), the engines of a Ray cluster
+//! (cluster.rs), another load tool (peer.rs), a Python caller (python.rs) or a processing program
+//! timing itself (program.rs). Around each: the server checked alive before and after (a server
+//! that died is its own error, and the cell ends there, as all its runs must come from one server
+//! process), the emulated link's use counted, and what else used the pinned CPUs judged.
 
-use crate::interference::{self, Sides};
-use crate::measure::{self, CpuReading, RssSampler};
-use crate::outside::{per_call, CountedBy, Span};
-use callbench_engine::{Edge, EdgeHook};
-use callbench_link::counters::{Counts, NamespaceCounters};
-use callbench_load::{build, LoadSpec};
-use callbench_report::model::RunMetrics;
-use hdrhistogram::Histogram;
-use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+mod cluster;
+pub mod engine;
+mod outcome;
+pub mod peer;
+mod program;
+mod python;
 
-/// What one repetition measured, and its latency histogram (µs) over the measured window.
-pub struct Measured {
-    pub metrics: RunMetrics,
-    pub histogram: Histogram<u64>,
-    pub window: Duration,
-    pub cancelled: bool,
+pub use outcome::{CellError, Measured};
+
+use crate::cell::PlannedCell;
+use crate::fleet::Fleet;
+use crate::mechanism::Mechanism;
+use crate::options::Options;
+use crate::plan::{CellKind, CellPlan};
+use callbench_launcher::manifest::Protocol;
+use callbench_launcher::program::ProgramManifest;
+use callbench_launcher::repo::Repo;
+use callbench_link::LinkSpec;
+use callbench_machine::interference::{self, Sides};
+use callbench_results::model::Results;
+use std::path::{Path, PathBuf};
+
+/// What the repetitions of one experiment share: the servers it runs (and its link), the run's
+/// options, and what each kind of client needs besides.
+pub struct Rig<'a> {
+    pub repo: &'a Repo,
+    pub o: &'a Options,
+    pub fleet: Fleet<'a>,
+    /// Processing experiments: the programs of `processing/`.
+    pub programs: Vec<ProgramManifest>,
+    /// Python experiments: the interpreter that runs the callers.
+    pub python: PathBuf,
+    /// The results folder: peer tools' files and output go under it.
+    pub results_dir: PathBuf,
 }
 
-/// Runs `spec` once; `server_group` is the server's process group (None in-process). With
-/// `sides`, the CPUs the client and the server are pinned to, the interference over the measured
-/// window is recorded and judged; with `counters`, the client namespace's, what it counted over
-/// the window.
-pub async fn run(
-    spec: &LoadSpec,
-    server_group: Option<i32>,
-    sides: Option<&Sides<'_>>,
-    counters: Option<Arc<NamespaceCounters>>,
-    cancel: Arc<AtomicBool>,
+/// One repetition of `c`, by its kind of client.
+pub async fn measure(rig: &mut Rig<'_>, c: &PlannedCell, results: &mut Results) -> Result<Measured, CellError> {
+    let p = &c.plan;
+    match &p.kind {
+        CellKind::Processing => match rig.programs.iter().find(|m| m.name == p.server.name) {
+            Some(program) => by_program(rig.repo, program, p, rig.o).await,
+            None => Err(CellError::Failed(format!("no program '{}' in processing/", p.server.name))),
+        },
+        CellKind::Python(m) => by_python(rig.repo, &rig.python, p, m, &mut rig.fleet, results, rig.o).await,
+        CellKind::Load => by_engine(p, c.rate, &mut rig.fleet, results, rig.o).await,
+        CellKind::Peer(tool) => {
+            let tool = callbench_peers::by_name(tool)?;
+            let dir = rig.results_dir.join("peers").join(crate::store::file_safe(&p.id));
+            peer::measure(p, tool, c.rate, &mut rig.fleet, results, rig.o, dir).await
+        }
+    }
+}
+
+/// One repetition of a load cell by the engine (or a cluster's engines), with the server's crash
+/// (if any) turned into the error.
+async fn by_engine(
+    p: &CellPlan,
+    rate: Option<f64>,
+    fleet: &mut Fleet<'_>,
+    results: &mut Results,
+    o: &Options,
+) -> Result<Measured, CellError> {
+    let (addr, group, protocol) = if p.server.is_inproc() {
+        (None, None, Protocol::Rest)
+    } else {
+        // A server that died since the cell's last repetition ends the cell (the next cell
+        // restarts it): the cell's runs must all come from one process.
+        if let Some(crash) = fleet.check_alive(&p.server.name, &p.mode(), p.server.tls, &mut results.servers) {
+            return Err(CellError::ServerDied(crash));
+        }
+        let running = fleet.ensure(&p.server.name, &p.mode(), p.server.tls, &mut results.servers).await?;
+        (Some(running.addr()), Some(running.group()), running.protocol)
+    };
+    let mut spec = p.load_spec(addr, protocol, rate)?;
+    if addr.is_none() {
+        spec.users_file = Some(fleet.repo().users_file().map_err(|e| format!("{e:#}"))?);
+    }
+    let server_cpus: &[usize] = if p.server.is_inproc() { &[] } else { &o.server_cpus };
+    let sides = Sides { client: &o.client_cpus, server: server_cpus };
+    let link = fleet.link().filter(|_| !p.server.is_inproc());
+    let counters = link.map(|l| l.client_counters());
+    let emulated = link.filter(|l| l.is_emulated());
+    let before = emulated
+        .map(|l| crate::network::before_run(l, &p.fields.network.clone().unwrap_or_else(LinkSpec::transparent)));
+    let mut outcome = match &p.cluster {
+        Some(cluster) => {
+            // `callbench run --allow-remote` let this experiment's servers listen where the workers reach them.
+            spec.allow_remote = cluster.remote_server_host().is_some() && o.allow_remote;
+            let python = crate::python_env::interpreter(fleet.repo());
+            cluster::measure(&python, &spec, cluster, group, o.cancel.clone()).await
+        }
+        None => engine::run(&spec, group, Some(&sides), counters, o.cancel.clone()).await,
+    };
+    if let (Some(link), Some(before), Ok(m)) = (emulated, before, outcome.as_mut()) {
+        m.metrics.link = Some(crate::network::use_since(link, &before));
+    }
+    if !p.server.is_inproc() {
+        if let Some(crash) = fleet.check_alive(&p.server.name, &p.mode(), p.server.tls, &mut results.servers) {
+            return Err(CellError::ServerDied(crash));
+        }
+    }
+    Ok(outcome?)
+}
+
+/// One repetition of a processing cell: one process of the program, on the server CPUs.
+async fn by_program(repo: &Repo, program: &ProgramManifest, p: &CellPlan, o: &Options) -> Result<Measured, CellError> {
+    // The program runs on the server CPUs and is this process's child: its time is "ours" there.
+    let sides = Sides { client: &o.server_cpus, server: &[] };
+    let before = interference::snapshot(&[]);
+    let outcome = program::measure(repo, program, p, &o.server_cpus, o.cancel.clone()).await;
+    Ok(judged(outcome, &before, &[], &sides)?)
+}
+
+/// One repetition of a Python cell: one run of the Python caller, on the client CPUs.
+async fn by_python(
+    repo: &Repo,
+    python: &Path,
+    p: &CellPlan,
+    m: &Mechanism,
+    fleet: &mut Fleet<'_>,
+    results: &mut Results,
+    o: &Options,
+) -> Result<Measured, CellError> {
+    let Some(server) = &m.server else {
+        let sides = Sides { client: &o.client_cpus, server: &[] };
+        let before = interference::snapshot(&[]);
+        let outcome = python::measure(repo, python, p, m, None, &o.client_cpus, o.cancel.clone()).await;
+        return Ok(judged(outcome, &before, &[], &sides)?);
+    };
+    if let Some(crash) = fleet.check_alive(server, &p.mode(), false, &mut results.servers) {
+        return Err(CellError::ServerDied(crash));
+    }
+    let running = fleet.ensure(server, &p.mode(), false, &mut results.servers).await?;
+    let wire = python::Wire { addr: running.addr(), pid: running.group() };
+    let pids = callbench_machine::process_group::group_pids(running.group());
+    let sides = Sides { client: &o.client_cpus, server: &o.server_cpus };
+    let before = interference::snapshot(&pids);
+    let outcome = python::measure(repo, python, p, m, Some(wire), &o.client_cpus, o.cancel.clone()).await;
+    let outcome = judged(outcome, &before, &pids, &sides);
+    if let Some(crash) = fleet.check_alive(server, &p.mode(), false, &mut results.servers) {
+        return Err(CellError::ServerDied(crash));
+    }
+    Ok(outcome?)
+}
+
+/// `outcome` with the interference between `before` and now recorded and judged (for cells
+/// measured as a process of their own, without the engine's window edges).
+fn judged(
+    outcome: Result<Measured, String>,
+    before: &interference::Snapshot,
+    server_pids: &[i32],
+    sides: &Sides,
 ) -> Result<Measured, String> {
-    let built = build::build(spec).await?;
-    let mut plan = spec.plan(built.concurrency, None, cancel)?;
-    let pids = server_group.map(measure::group_pids).unwrap_or_default();
-    let edges: SharedEdges = Arc::new(Mutex::new(EdgeReadings::default()));
-    if !pids.is_empty() || sides.is_some() || counters.is_some() {
-        let (edges, pids, machine) = (edges.clone(), pids.clone(), sides.is_some());
-        plan.load.edges = Some(EdgeHook(Arc::new(move |edge| {
-            let reading = (!pids.is_empty()).then(|| measure::read_cpu(&pids));
-            let snapshot = machine.then(|| interference::snapshot(&pids));
-            let net = counters.as_ref().and_then(|c| c.read().ok());
-            let mut e = edges.lock().unwrap_or_else(|p| p.into_inner());
-            match edge {
-                // Without a warm-up the window starts with the run: no WindowStart edge comes.
-                Edge::RunStart => {
-                    (e.run_start, e.machine_at_window, e.net_at_run, e.net_at_window) = (reading, snapshot, net, net)
-                }
-                Edge::WindowStart => (e.window_start, e.machine_at_window, e.net_at_window) = (reading, snapshot, net),
-                Edge::End => (e.end, e.machine_at_end, e.net_at_end) = (reading, snapshot, net),
-            }
-        })));
-    }
-    // Outside the window, with the server idle: how far apart the two sides' CPUs are now.
-    let cpus = sides.and_then(|s| Some((*s.client.first()?, *s.server.first()?))).filter(|(c, s)| c != s);
-    let distance = || cpus.and_then(|(c, s)| crate::cache_distance::round_trip_ns(c, s));
-    let before = distance();
-    let rss = (!pids.is_empty()).then(|| RssSampler::start(pids.clone()));
-    let result = built.run(plan, &callbench_load::Unwatched).await?;
-    let after = distance();
-    let peak_rss = rss.map(|r| r.peak());
-    let s = result.stats.summary(&result.info);
-    if let Some(problem) =
-        callbench_load::startup::problem(&result.info, built.concurrency, s.calls.ok + s.calls.errors)
-    {
-        return Err(problem);
-    }
-    let window = result.info.window;
-    let calls = s.calls.ok.max(1) as f64;
-    let (server, interference, outside) = {
-        let e = edges.lock().unwrap_or_else(|p| p.into_inner());
-        let machine = match (&e.machine_at_window, &e.machine_at_end, sides) {
-            (Some(a), Some(b), Some(sides)) => interference::between(a, b, sides, s.calls.ok + s.calls.errors),
-            _ => None,
-        };
-        // Bytes over the window, as the engine counts its own; connections over the whole run.
-        let outside = match (&e.net_at_run, &e.net_at_window, &e.net_at_end) {
-            (Some(run), Some(window), Some(end)) => {
-                let opened = end.since(run).tcp_active_opens;
-                per_call(&end.since(window), opened, s.calls.ok + s.calls.errors, CountedBy::Client, Span::Window)
-            }
-            _ => None,
-        };
-        (e.window(), machine, outside)
-    };
-    let metrics = RunMetrics {
-        server_cpu_us_per_call: server.map(|(cpu, _)| cpu.as_secs_f64() * 1e6 / calls),
-        server_cpu_cores: server.map(|(cpu, span)| cpu.as_secs_f64() / span.as_secs_f64().max(1e-9)),
-        server_rss_peak_kib: peak_rss,
-        interference,
-        disturbed: interference.as_ref().and_then(interference::disturbed),
-        outside,
-        cpus_round_trip_ns: before.zip(after).map(|(b, a)| [b, a]),
-        ..crate::client_metrics::from_summary(&s, &result.info, spec.warmup)
-    };
-    Ok(Measured { metrics, histogram: result.stats.latency_us, window, cancelled: result.info.cancelled })
-}
-/// Readings taken at the engine's run edges (start, window start, end): the server's CPU, and the
-/// machine's state for the interference over the measured window.
-#[derive(Default)]
-pub struct EdgeReadings {
-    pub run_start: Option<CpuReading>,
-    pub window_start: Option<CpuReading>,
-    pub end: Option<CpuReading>,
-    pub machine_at_window: Option<crate::interference::Snapshot>,
-    pub machine_at_end: Option<crate::interference::Snapshot>,
-    /// The client namespace's counters at the run's start, the window's start and the end.
-    pub net_at_run: Option<Counts>,
-    pub net_at_window: Option<Counts>,
-    pub net_at_end: Option<Counts>,
-}
-
-pub type SharedEdges = Arc<Mutex<EdgeReadings>>;
-
-impl EdgeReadings {
-    /// Server CPU time over the measured window and the window's wall time.
-    pub fn window(&self) -> Option<(Duration, Duration)> {
-        let start = self.window_start.or(self.run_start)?;
-        let end = self.end?;
-        Some((measure::cpu_between(&start, &end), end.at?.duration_since(start.at?)))
-    }
+    let after = interference::snapshot(server_pids);
+    outcome.map(|mut m| {
+        let calls = m.metrics.calls_ok + m.metrics.calls_errors;
+        m.metrics.interference = interference::between(before, &after, sides, calls);
+        m.metrics.disturbed = m.metrics.interference.as_ref().and_then(interference::disturbed);
+        m
+    })
 }

@@ -11,8 +11,8 @@
 //! - `{ratio CELL_A CELL_B METRIC}`: the run's comparison of two cells with its 95% interval
 //!   (`0.77× [0.75 – 0.79]`), or their medians' quotient when it compared none.
 
-use callbench_report::format;
-use callbench_report::model::{Results, SeedRow};
+use callbench_results::format;
+use callbench_results::model::{Results, SeedRow};
 use serde::Deserialize;
 use serde_json::Value;
 use std::path::Path;
@@ -130,11 +130,11 @@ fn median(r: &Results, cell: &str, metric: &str) -> Result<f64, String> {
 fn ratio(r: &Results, a: &str, b: &str, metric: &str) -> Result<String, String> {
     let compared = r.comparisons.iter().find(|c| c.metric == metric && c.a == a && c.b == b);
     if let Some(c) = compared {
-        return Ok(callbench_report::doc::comparisons::figure(c, &c.ratio));
+        return Ok(callbench_results::format::comparison_figure(c, &c.ratio));
     }
     let inverse = r.comparisons.iter().find(|c| c.metric == metric && c.a == b && c.b == a);
     if let Some(c) = inverse.filter(|c| !c.exact) {
-        return Ok(callbench_report::doc::comparisons::figure(c, &c.ratio.inverse()));
+        return Ok(callbench_results::format::comparison_figure(c, &c.ratio.inverse()));
     }
     Ok(format::ratio_value(median(r, a, metric)? / median(r, b, metric)?))
 }

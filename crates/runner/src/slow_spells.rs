@@ -4,15 +4,14 @@
 //! experiment's (`placement_gate`), are measured again and replaced when the new one is neither. Other processes on the CPUs are caught per repetition (`disturbed`); these spells
 //! showed no other process and no steal, so only the sides' own work reveals them.
 
-use crate::cell::{finish_cell, measure_once, measure_python, PlannedCell};
-use crate::fleet::Fleet;
-use crate::interference::{self, SLOW_LIMIT};
-use crate::options::Options;
+use crate::cell::{finish_cell, PlannedCell};
 use crate::placement_gate::{held, Gate};
 use crate::plan::{CellKind, CellPlan};
 use crate::progress::Progress;
+use crate::repetition::{self, Rig};
 use crate::store::Store;
-use callbench_report::model::{CellStatus, Results, RunMetrics};
+use callbench_machine::interference::{self, SLOW_LIMIT};
+use callbench_results::model::{CellStatus, Results, RunMetrics};
 use hdrhistogram::Histogram;
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
@@ -25,9 +24,8 @@ pub type Histograms = BTreeMap<usize, Vec<(Histogram<u64>, Duration)>>;
 /// at a time) only: in open loop the client spins to start calls on time; a peer tool or a
 /// cluster is not measured again here. Nor is a cell
 /// across an emulated link: both sides idle a round trip between calls, and what waking costs them
-/// then varies far more than the machine's speed (the Java servers' CPU per call by ±25% between
-/// repetitions at 14 ms, which had seed 003's suite measure dozens again for 25 minutes and more,
-/// while the run time they would change is one round trip per call).
+/// then varies far more than the machine's speed (bench/results/code-notes-2026-12.md#cpu-per-call-across-a-link),
+/// while the run time they would change is one round trip per call.
 fn fixed_work_sides(p: &CellPlan) -> (bool, bool) {
     // A Python caller makes one call at a time: its own CPU per call, and over the wire the
     // server's, are the same work every call (as `python -m callbench.boundary` judges them).
@@ -47,6 +45,19 @@ fn fixed_work_sides(p: &CellPlan) -> (bool, bool) {
         (_, true) => (true, false),
     }
 }
+
+/// How many times one repetition is measured again at once when something disturbed it (a cell
+/// measures again at most as many repetitions as it has).
+pub const RERUNS_PER_REPETITION: usize = 2;
+
+/// Whether a disturbed repetition is measured again: at most [`RERUNS_PER_REPETITION`] times
+/// each, and at most as many times in all as the cell has repetitions.
+pub fn may_rerun(this_repetition: usize, cell_reruns: u32, repetitions: usize) -> bool {
+    this_repetition < RERUNS_PER_REPETITION && (cell_reruns as usize) < repetitions
+}
+
+/// How many times a slow repetition is measured again after the rounds.
+pub const SLOW_ATTEMPTS_PER_REPETITION: u32 = 2;
 
 /// The slow repetitions of a cell, the slowest first, with the reason of each; `(client, server)`:
 /// the sides whose CPU per call is judged (those doing the same work for every call).
@@ -98,23 +109,22 @@ fn judged_against(runs: &[RunMetrics], gate: Option<&Gate>) -> Vec<RunMetrics> {
     runs.iter().filter(|r| gate.is_none_or(|g| g.usual(r))).cloned().collect()
 }
 
-#[allow(clippy::too_many_arguments)]
 pub async fn measure_again(
     experiment: &str,
     cells: &[PlannedCell],
     histograms: &mut Histograms,
-    fleet: &mut Fleet<'_>,
+    rig: &mut Rig<'_>,
     results: &mut Results,
     store: &Store,
-    o: &Options,
     progress: &mut Progress,
 ) -> Result<(), String> {
+    let o = rig.o;
     // Repetitions of cells over loopback are held to their experiment's usual placement of the
     // CPUs (see `Gate::new`): where the CPUs are now is part of choosing it.
     let held_runs: Vec<&RunMetrics> =
         cells.iter().filter(|c| held(&c.plan)).flat_map(|c| &results.cells[c.index].runs).collect();
     let now = match (o.client_cpus.first(), o.server_cpus.first()) {
-        (Some(&c), Some(&s)) if !held_runs.is_empty() => crate::cache_distance::round_trip_ns(c, s),
+        (Some(&c), Some(&s)) if !held_runs.is_empty() => callbench_machine::cache_distance::round_trip_ns(c, s),
         _ => None,
     };
     let all = results.cells.iter().flat_map(|c| &c.runs);
@@ -124,22 +134,26 @@ pub async fn measure_again(
         let g = gate.as_ref().filter(|_| held(p));
         progress.expect(&p.id, to_measure_again(&results.cells[*index].runs, fixed_work_sides(p), g).len());
     }
-    for PlannedCell { plan: p, index, rate } in cells {
+    for c in cells {
+        let PlannedCell { plan: p, index, .. } = c;
         let sides = fixed_work_sides(p);
         let placed = held(p);
         if to_measure_again(&results.cells[*index].runs, sides, gate.as_ref().filter(|_| placed)).is_empty() {
             continue;
         }
-        // As many measurements again as the cell has repetitions, two per repetition at most: on
-        // this VM spells took up to half of some minutes, so one pass over a third of the runs
-        // left slow ones behind. Each is judged against the medians of the runs as they stand,
-        // which fall towards the machine's full speed as slow runs are replaced.
+        // As many measurements again as the cell has repetitions, two per repetition at most: spells
+        // can take much of a minute, so one pass over a third of the runs leaves slow ones behind
+        // (bench/results/code-notes-2026-12.md#slow-spells-within-a-minute). Each is judged against
+        // the medians of the runs as they stand, which fall towards the machine's full speed as slow
+        // runs are replaced.
         let budget = results.cells[*index].runs.len();
         let mut attempts = vec![0u32; budget];
         for _ in 0..budget {
             let runs = &results.cells[*index].runs;
             let g = gate.as_ref().filter(|_| placed);
-            let Some((run, why)) = to_measure_again(runs, sides, g).into_iter().find(|(run, _)| attempts[*run] < 2)
+            let Some((run, why)) = to_measure_again(runs, sides, g)
+                .into_iter()
+                .find(|(run, _)| attempts[*run] < SLOW_ATTEMPTS_PER_REPETITION)
             else {
                 break;
             };
@@ -160,13 +174,7 @@ pub async fn measure_again(
             attempts[run] += 1;
             progress.show(&format!("{experiment}: measuring a repetition of {} again ({why})", p.id), true);
             let started = Instant::now();
-            let outcome = match &p.kind {
-                CellKind::Python(m) => {
-                    let python = crate::python::interpreter(fleet.repo());
-                    measure_python(fleet.repo(), &python, p, m, fleet, results, o).await
-                }
-                _ => measure_once(p, *rate, fleet, results, o).await,
-            };
+            let outcome = repetition::measure(rig, c, results).await;
             progress.done(&p.id, started.elapsed());
             let cell = &mut results.cells[*index];
             cell.reruns += 1;
@@ -211,6 +219,13 @@ fn medians(runs: &[RunMetrics], (client, server): (bool, bool)) -> (Option<f64>,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_disturbed_repetition_is_measured_again_twice_at_most_and_no_more_than_the_cell_has() {
+        assert!(may_rerun(0, 0, 5) && may_rerun(1, 3, 5));
+        assert!(!may_rerun(2, 0, 5), "twice per repetition");
+        assert!(!may_rerun(0, 5, 5), "as many in all as the cell has repetitions");
+    }
 
     fn run(client: f64, server: Option<f64>) -> RunMetrics {
         RunMetrics { client_cpu_us_per_call: client, server_cpu_us_per_call: server, ..Default::default() }

@@ -1,7 +1,7 @@
 //! The results folder: `results.json` rewritten atomically after every repetition (an interrupted
 //! run leaves a valid file), one HdrHistogram interval log per cell, and the reports.
 
-use callbench_report::model::Results;
+use callbench_results::model::Results;
 use hdrhistogram::serialization::interval_log::IntervalLogWriterBuilder;
 use hdrhistogram::serialization::V2DeflateSerializer;
 use hdrhistogram::Histogram;
@@ -58,7 +58,7 @@ pub fn file_safe(id: &str) -> String {
 }
 
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    callbench_files::write_atomic(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    callbench_atomic_file::write_atomic(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 #[cfg(test)]

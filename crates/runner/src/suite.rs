@@ -423,7 +423,7 @@ impl Suite {
                 }
             }
             if let Some(h) = &e.headline {
-                if !callbench_report::model::METRICS.iter().any(|(name, _, _)| name == h) {
+                if !callbench_results::model::METRICS.iter().any(|(name, _, _)| name == h) {
                     return Err(format!("experiment '{}': unknown headline metric '{h}'", e.id));
                 }
             }

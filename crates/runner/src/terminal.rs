@@ -1,8 +1,8 @@
 //! What `callbench run` prints as each experiment ends: one line per cell with the headline figure
 //! and its interval, both sides' CPU per call and the bottleneck, then the comparisons.
 
-use callbench_report::format;
-use callbench_report::model::{CellStatus, Results};
+use callbench_results::format;
+use callbench_results::model::{CellStatus, Results};
 
 pub fn experiment_table(r: &Results, experiment: &str) -> String {
     let Some(e) = r.experiment(experiment) else { return String::new() };

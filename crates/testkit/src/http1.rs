@@ -1,16 +1,22 @@
-//! Raw HTTP/1.1 over one keep-alive connection, so every header is the test's own.
+//! HTTP/1.1 for the servers' tests over one keep-alive connection, every header the test's own:
+//! `callbench verify`'s client (crates/verify/src/http1.rs), the one HTTP/1.1 client callbench
+//! tests servers with, behind a blocking face for `#[test]` functions.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use bytes::Bytes;
+use callbench_verify::http1::Http1Conn;
+use std::net::SocketAddr;
 
 /// One keep-alive connection.
 pub struct Conn {
-    reader: BufReader<TcpStream>,
+    runtime: tokio::runtime::Runtime,
+    conn: Http1Conn,
 }
 
 impl Conn {
-    pub fn new(stream: TcpStream) -> Conn {
-        Conn { reader: BufReader::new(stream) }
+    pub fn connect(addr: SocketAddr) -> Conn {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+        let conn = runtime.block_on(Http1Conn::connect(addr)).unwrap_or_else(|e| panic!("connect to {addr}: {e:#}"));
+        Conn { runtime, conn }
     }
 }
 
@@ -38,42 +44,23 @@ impl Response {
 impl Conn {
     /// Sends a request (no Content-Type header when `content_type` is None) and reads the answer.
     pub fn call(&mut self, method: &str, path: &str, content_type: Option<&str>, body: &[u8]) -> Response {
-        let mut head = format!("{method} {path} HTTP/1.1\r\nHost: test\r\n");
-        if let Some(ct) = content_type {
-            head.push_str(&format!("Content-Type: {ct}\r\n"));
+        let mut headers: Vec<(String, String)> =
+            content_type.map(|ct| ("content-type".to_string(), ct.to_string())).into_iter().collect();
+        // An empty PUT or POST still says its length, as a client with a body to send does.
+        if body.is_empty() && matches!(method, "PUT" | "POST") {
+            headers.push(("content-length".into(), "0".into()));
         }
-        if !body.is_empty() || method == "PUT" || method == "POST" {
-            head.push_str(&format!("Content-Length: {}\r\n", body.len()));
-        }
-        head.push_str("\r\n");
-        let stream = self.reader.get_mut();
-        stream.write_all(head.as_bytes()).expect("write head");
-        // A server may answer (413) and stop reading before the body is all sent.
-        let _ = stream.write_all(body);
-        self.read_response()
-    }
-
-    fn read_response(&mut self) -> Response {
-        let mut line = String::new();
-        self.reader.read_line(&mut line).expect("read status line");
-        let status = line
-            .split_whitespace()
-            .nth(1)
-            .and_then(|s| s.parse().ok())
-            .unwrap_or_else(|| panic!("bad status line {line:?}"));
-        let mut headers = Vec::new();
-        loop {
-            line.clear();
-            self.reader.read_line(&mut line).expect("read header");
-            let Some((name, value)) = line.trim_end().split_once(':') else { break };
-            headers.push((name.trim().to_string(), value.trim().to_string()));
-        }
-        let mut response = Response { status, headers, body: Vec::new() };
-        let length: usize =
-            response.header("content-length").and_then(|v| v.parse().ok()).expect("servers answer with Content-Length");
-        response.body.resize(length, 0);
-        self.reader.read_exact(&mut response.body).expect("read body");
-        response
+        let body = Bytes::copy_from_slice(body);
+        let reply = self
+            .runtime
+            .block_on(self.conn.send(method, path, &headers, body))
+            .unwrap_or_else(|e| panic!("{method} {path}: {e:#}"));
+        let headers = reply
+            .headers
+            .iter()
+            .map(|(n, v)| (n.as_str().to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+            .collect();
+        Response { status: reply.status, headers, body: reply.body.to_vec() }
     }
 }
 

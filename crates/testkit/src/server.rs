@@ -2,7 +2,6 @@
 
 use crate::http1::{Conn, Response};
 use std::io::{BufRead, BufReader};
-use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -84,9 +83,7 @@ impl Server {
     }
 
     pub fn connect(&self) -> Conn {
-        let stream = TcpStream::connect(&self.addr).expect("connect");
-        stream.set_read_timeout(Some(Duration::from_secs(20))).expect("read timeout");
-        Conn::new(stream)
+        Conn::connect(self.addr.parse().unwrap_or_else(|e| panic!("address {:?}: {e}", self.addr)))
     }
 
     /// One request on a fresh connection.

@@ -8,7 +8,7 @@ use super::http1::Http1Conn;
 use anyhow::Result;
 use bytes::Bytes;
 use callbench_contract::vectors::{self, Body};
-use callbench_servers::manifest::Protocol;
+use callbench_launcher::manifest::Protocol;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

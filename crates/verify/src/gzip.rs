@@ -9,7 +9,7 @@ use super::report::Outcome;
 use anyhow::{anyhow, bail, Result};
 use bytes::Bytes;
 use callbench_contract::rest_json::{message_from_rest, message_to_rest, same_message};
-use callbench_servers::manifest::Protocol;
+use callbench_launcher::manifest::Protocol;
 use prost::Message;
 use prost_reflect::DynamicMessage;
 use std::io::{Read, Write};

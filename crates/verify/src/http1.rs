@@ -58,6 +58,8 @@ pub struct HttpReply {
     pub status: u16,
     pub content_type: String,
     pub content_encoding: String,
+    /// Every header of the answer.
+    pub headers: http::HeaderMap,
     pub body: Bytes,
 }
 
@@ -95,8 +97,9 @@ impl Http1Conn {
             let status = response.status().as_u16();
             let content_type = header(response.headers(), "content-type");
             let content_encoding = header(response.headers(), "content-encoding");
+            let headers = response.headers().clone();
             let body = response.into_body().collect().await?.to_bytes();
-            Ok::<_, hyper::Error>(HttpReply { status, content_type, content_encoding, body })
+            Ok::<_, hyper::Error>(HttpReply { status, content_type, content_encoding, headers, body })
         })
         .await
         .context("no answer within 30 s")??;

@@ -21,9 +21,9 @@ pub use report::{Outcome, Report, Step};
 
 use anyhow::{Context, Result};
 use callbench_contract::vectors;
-use callbench_servers::manifest::{Manifest, Protocol};
-use callbench_servers::process::{ServerProcess, StartOptions};
-use callbench_servers::repo::Repo;
+use callbench_launcher::manifest::{Manifest, Protocol};
+use callbench_launcher::process::{ServerProcess, StartOptions};
+use callbench_launcher::repo::Repo;
 use std::net::SocketAddr;
 use std::time::Duration;
 

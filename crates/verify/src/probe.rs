@@ -3,8 +3,8 @@
 use super::{grpc::GrpcConn, http1::Http1Conn};
 use anyhow::{bail, Result};
 use bytes::Bytes;
-use callbench_servers::manifest::Protocol;
-use callbench_servers::process::ServerProcess;
+use callbench_launcher::manifest::Protocol;
+use callbench_launcher::process::ServerProcess;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 

@@ -3,7 +3,7 @@
 //! right after a request. While they are held open the server must go on answering valid calls
 //! on connections of their own; the caller also watches its memory across rounds.
 
-use callbench_servers::manifest::Protocol;
+use callbench_launcher::manifest::Protocol;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};

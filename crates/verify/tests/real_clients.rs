@@ -3,9 +3,9 @@
 //! reflection), and the answers are judged by the same code `verify` uses.
 
 use callbench_contract::vectors::{self, Body, GrpcCase, RestCase};
-use callbench_servers::manifest::{self, Protocol};
-use callbench_servers::process::{self, ServerProcess, StartOptions};
-use callbench_servers::repo::Repo;
+use callbench_launcher::manifest::{self, Protocol};
+use callbench_launcher::process::{self, ServerProcess, StartOptions};
+use callbench_launcher::repo::Repo;
 use callbench_verify::{body, check, probe};
 use std::io::Write;
 use std::process::{Command, Stdio};

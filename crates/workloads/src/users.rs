@@ -36,7 +36,7 @@ pub fn write_users_json(path: &std::path::Path) -> std::io::Result<()> {
         std::fs::create_dir_all(dir)?;
     }
     // A server reading it never sees half a file, whichever thread of ours writes it.
-    callbench_files::write_atomic(path, &bytes)
+    callbench_atomic_file::write_atomic(path, &bytes)
 }
 
 #[cfg(test)]

@@ -21,8 +21,8 @@ pub fn stop_servers_on_signals() {
         if let Ok(mut stream) = signal(kind) {
             tokio::spawn(async move {
                 stream.recv().await;
-                callbench_servers::process::set_interrupted(code);
-                callbench_servers::process::kill_all();
+                callbench_launcher::process::set_interrupted(code);
+                callbench_launcher::process::kill_all();
                 callbench_link::cleanup::remove_all();
                 say_briefly("callbench: interrupted, servers stopped");
                 std::process::exit(code);
@@ -43,6 +43,6 @@ fn say_briefly(line: &'static str) {
 }
 
 /// The checkout, or a clear error.
-pub fn repo() -> anyhow::Result<callbench_servers::repo::Repo> {
-    callbench_servers::repo::Repo::locate()
+pub fn repo() -> anyhow::Result<callbench_launcher::repo::Repo> {
+    callbench_launcher::repo::Repo::locate()
 }

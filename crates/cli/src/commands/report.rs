@@ -1,5 +1,5 @@
 use anyhow::{Context, Result};
-use callbench_report::model::Results;
+use callbench_results::model::Results;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
@@ -25,12 +25,12 @@ pub fn read_results(path: &Path) -> Result<Results> {
     let text = std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
     let results: Results =
         serde_json::from_str(&text).with_context(|| format!("{} is not a callbench results.json", file.display()))?;
-    if results.schema != callbench_report::model::SCHEMA {
+    if results.schema != callbench_results::model::SCHEMA {
         anyhow::bail!(
             "{} has schema '{}', this callbench reads '{}'",
             file.display(),
             results.schema,
-            callbench_report::model::SCHEMA
+            callbench_results::model::SCHEMA
         );
     }
     Ok(results)

@@ -1,7 +1,8 @@
 use anyhow::{bail, Context, Result};
+use callbench_machine::pinning;
 use callbench_runner::execute::{self, Options};
 use callbench_runner::suite::{Suite, DEFAULT_SUITE};
-use callbench_runner::{environment, pinning, store::Store};
+use callbench_runner::{environment, store::Store};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -134,12 +135,12 @@ pub async fn run(args: Args) -> Result<i32> {
         out.join("report.html").display()
     );
     if cancel.load(Ordering::Relaxed) {
-        return Ok(callbench_servers::process::interrupted().unwrap_or(130));
+        return Ok(callbench_launcher::process::interrupted().unwrap_or(130));
     }
     let failed: Vec<&str> = results
         .cells
         .iter()
-        .filter(|c| !matches!(c.status, callbench_report::model::CellStatus::Ok))
+        .filter(|c| !matches!(c.status, callbench_results::model::CellStatus::Ok))
         .map(|c| c.id.as_str())
         .collect();
     if !failed.is_empty() {
@@ -158,11 +159,11 @@ fn cancel_on_signals(cancel: Arc<AtomicBool>) {
             let cancel = cancel.clone();
             tokio::spawn(async move {
                 stream.recv().await;
-                callbench_servers::process::set_interrupted(code);
+                callbench_launcher::process::set_interrupted(code);
                 cancel.store(true, Ordering::Relaxed);
                 eprintln!("\ncallbench: interrupted, writing what was measured (again to quit at once)");
                 stream.recv().await;
-                callbench_servers::process::kill_all();
+                callbench_launcher::process::kill_all();
                 std::process::exit(code);
             });
         }

@@ -6,11 +6,11 @@
 //! resolver asks it. With `--tls` the command finds the server's certificate in CALLBENCH_CA_CERT.
 
 use anyhow::{anyhow, bail, Context, Result};
+use callbench_launcher::cpu_limit::CpuLimit;
+use callbench_launcher::manifest::{self, Manifest};
+use callbench_launcher::process::{self, ServerProcess, StartOptions};
 use callbench_link::dns::{check_name, NameServer, Resolver, DEFAULT_NAME};
 use callbench_link::{probe::ping_pong, Link, LinkSpec, SERVER_ADDR};
-use callbench_servers::cpu_limit::CpuLimit;
-use callbench_servers::manifest::{self, Manifest};
-use callbench_servers::process::{self, ServerProcess, StartOptions};
 use callbench_verify::probe;
 use std::os::unix::process::CommandExt;
 use std::process::Command;
@@ -114,7 +114,7 @@ pub async fn run(args: Args) -> Result<i32> {
 }
 
 fn parse_cpu_limit(text: &str) -> Result<f64, String> {
-    callbench_servers::cpu_limit::parse(text)
+    callbench_launcher::cpu_limit::parse(text)
 }
 
 /// `20%`, `150%`.

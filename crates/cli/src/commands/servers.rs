@@ -1,5 +1,5 @@
 use anyhow::Result;
-use callbench_servers::{manifest, program, versions};
+use callbench_launcher::{manifest, program, versions};
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -1,6 +1,6 @@
 use anyhow::{bail, Result};
-use callbench_servers::manifest::{self, Manifest};
-use callbench_servers::process;
+use callbench_launcher::manifest::{self, Manifest};
+use callbench_launcher::process;
 use callbench_verify::{Report, VerifyOptions};
 use std::time::Duration;
 

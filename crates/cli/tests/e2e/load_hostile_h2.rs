@@ -164,8 +164,9 @@ fn tiny_fields(refs: usize) -> Vec<u8> {
     [&[STATUS_200, 0x40, 1, b'a', 0][..], &vec![0x80 | 62; refs]].concat()
 }
 
-/// 64 calls in flight: the bound above, plus what 64 callers hold of their own (about 1 MiB each
-/// today) or a header list at its limit each (1 MiB as RFC 9113 counts it, less in memory).
+/// 64 calls in flight: the bound above, plus 1 MiB for each of 64 callers, what a caller holds of
+/// its own (bench/results/code-notes-2026-12.md#what-a-caller-holds) or a header list at its limit
+/// (1 MiB as RFC 9113 counts it, less in memory).
 const MANY_STREAMS_BOUND_KIB: u64 = MEMORY_BOUND_KIB + 64 * 1024;
 
 /// 64 calls at once, 1 s, over two connections, one of them hostile.

@@ -12,8 +12,8 @@ use std::time::Duration;
 /// Each run: 1 s of calls, a call timeout of 1 s, two callers (two connections at a time).
 const RUN: [&str; 6] = ["-z", "1s", "--timeout", "1s", "-c", "2"];
 /// Peak RSS: the engine keeps at most 16 MiB of a checked body per call in flight, and drops
-/// every other body as it arrives. These runs peaked at 9 MiB, and at 27 MiB where a body was
-/// kept up to the limit (2026-11-26).
+/// every other body as it arrives. The bound leaves room over what these runs peak at
+/// (bench/results/code-notes-2026-12.md#peak-memory-of-hostile-http1-runs).
 const MEMORY_BOUND_KIB: u64 = 64 * 1024;
 
 const GOOD: &[u8] = b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok";

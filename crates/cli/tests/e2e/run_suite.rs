@@ -124,7 +124,8 @@ fn a_suite_runs_and_writes_results_reports_and_histograms() {
             assert!(server_cpu > 0.5 && server_cpu < 10_000.0, "server CPU per call: {c:#}");
             assert!(summary["server_rss_peak_kib"]["median"].as_f64().unwrap() > 100.0, "{c:#}");
             // At least the 10-byte payload; raw echo sends exactly that, so the calls that straddle the
-            // window's edges can leave its median a hair under (9.9987 seen).
+            // window's edges can leave its median a hair under
+            // (bench/results/code-notes-2026-12.md#wire-bytes-of-a-raw-echo-call).
             assert!(summary["wire_sent_per_call"]["median"].as_f64().unwrap() >= 9.9, "{c:#}");
             // Client and server on CPUs of their own: how far apart they were, around each repetition.
             if std::thread::available_parallelism().map_or(1, |n| n.get()) > 1 {

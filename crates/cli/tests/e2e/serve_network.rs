@@ -59,8 +59,8 @@ fn median_across(spec: &str, calls: &str, pace: &str) -> f64 {
 
 /// The same calls at rtt=0 and at `rtt_ms` differ by the link's delay, within 3% (or 150 µs).
 /// Three rounds, each measuring both in turn; the median of their differences is judged, so one
-/// round caught in a slow spell of this VM (CI, 2026-11-26: 314 µs over at 10 ms, against
-/// 40–110 µs in five runs before) does not decide, while a link that is off in every round does.
+/// round caught in a slow spell of the machine does not decide, while a link that is off in every
+/// round does (such a round: bench/results/code-notes-2026-12.md#a-link-round-in-a-slow-spell).
 fn assert_adds_its_rtt(rtt_ms: u32, (base_calls, calls): (&str, &str), pace: &str) {
     let expected = rtt_ms as f64 * 1000.0;
     let rounds: Vec<(f64, f64)> = (0..3)
@@ -84,7 +84,7 @@ fn assert_adds_its_rtt(rtt_ms: u32, (base_calls, calls): (&str, &str), pace: &st
 fn load_across_a_link_pays_its_round_trip() {
     let _alone = alone();
     // Back to back at rtt=0 and rtt=40ms. (At 10 ms the client and server, idle for the whole
-    // round trip, take 0.3–0.5 ms more than when calls follow each other: see the paced test below.)
+    // round trip, take longer than when calls follow each other: see the paced test below.)
     assert_adds_its_rtt(40, ("300", "30"), "");
 }
 
@@ -92,9 +92,8 @@ fn load_across_a_link_pays_its_round_trip() {
 fn paced_calls_across_a_link_pay_exactly_its_round_trip() {
     let _alone = alone();
     // One call every 40 ms at rtt=0 and at rtt=10ms: client and server are idle between calls in
-    // both, so the difference is the link's. (Idle costs them: on this VM a call 20 ms after the
-    // last took 0.55 ms at rtt=0 against 0.1 ms back to back, which is why the back-to-back test
-    // above cannot use 10 ms.) Measured 2026-11-26, 5 runs: 10.04–10.11 ms added.
+    // both, so the difference is the link's. (Idle costs them, which is why the back-to-back test
+    // above cannot use 10 ms: bench/results/code-notes-2026-12.md#idle-calls-across-a-link.)
     assert_adds_its_rtt(10, ("50", "50"), "--rate 25");
 }
 
@@ -183,8 +182,9 @@ fn a_capture_splits_a_black_box_clients_calls_into_round_trips() {
         );
         assert_eq!(trips(&c["exchanges"][0]["first_byte_us"]), 1, "{c:#}");
     }
-    // One packet after an idle spell may leave the link up to ~2 ms late on this VM (a halted virtual CPU is slow
-    // to wake): a single connect is the RTT within that, not within the link's 3% over many calls.
+    // One packet after an idle spell may leave the link late (a halted virtual CPU is slow to wake:
+    // bench/results/code-notes-2026-12.md#a-packet-after-an-idle-spell): a single connect is the RTT
+    // within 3 ms, not within the link's 3% over many calls.
     let rtt = phases["rtt_us"].as_f64().unwrap();
     assert!((20_000.0..23_000.0).contains(&rtt), "the median connect is the link's RTT: {phases:#}");
 }

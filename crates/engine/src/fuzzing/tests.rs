@@ -1,5 +1,5 @@
 //! The inputs that take each fuzz target to the caps it guards, in the targets' own format (the
-//! seeds `cap-*` in `fuzz/corpus/`), and what each must come to. `CALLBENCH_FUZZ_SEEDS=DIR` writes
+//! seeds `cap-*` in `fuzz/seeds/`), and what each must come to. `CALLBENCH_FUZZ_SEEDS=DIR` writes
 //! them as `DIR/TARGET/cap-NAME`.
 
 use super::*;

@@ -1,7 +1,8 @@
 //! HPACK decoding of answers (RFC 7541): the static and dynamic tables, integers, string
 //! literals and the canonical Huffman code. Every malformed block is an error, never a panic.
 //! Ours because the crates at hand either panic on bad input or rebuild their Huffman table for
-//! every string (a third of the client's CPU on answers with Huffman-coded headers).
+//! every string (much of the client's CPU on answers with Huffman-coded headers:
+//! bench/results/code-notes-2026-12.md#huffman-tables-rebuilt-per-string).
 
 use std::collections::VecDeque;
 use std::sync::OnceLock;

@@ -9,8 +9,9 @@
 //!
 //! On a single-threaded runtime (the engine's default) the ring is SINGLE_ISSUER + DEFER_TASKRUN
 //! where the kernel has them (6.1): the kernel then finishes a completion only when that thread
-//! enters the ring, instead of interrupting it (a task-work signal) for each one — which cost
-//! about a quarter of the client's CPU here (perf: `get_signal`'s lock, reschedule IPIs). It
+//! enters the ring, instead of interrupting it (a task-work signal) for each one — which costs
+//! the client CPU (perf: `get_signal`'s lock, reschedule IPIs; the share measured:
+//! bench/results/code-notes-2026-12.md#io_uring-task-work-signals). It
 //! tells of pending completions through an eventfd in tokio's epoll, and the ring's task enters
 //! with GETEVENTS to have them posted.
 //!

@@ -2,8 +2,8 @@
 
 use super::{CellComparison, CompareReport, MetricComparison, Verdict};
 use crate::doc::{RowMark, Table};
-use crate::format::{self, MISSING};
 use crate::{escape, markdown, names};
+use callbench_results::format::{self, MISSING};
 
 impl CompareReport {
     pub fn markdown(&self) -> String {
@@ -83,7 +83,7 @@ fn table(cells: &[&CellComparison]) -> Table {
         // Metrics neither side has (no server CPU in-process) would only add empty rows.
         let measured = c.metrics.iter().filter(|m| m.verdict != Verdict::NotMeasured);
         for (i, m) in measured.enumerate() {
-            let shown = |e: &Option<crate::model::Estimate>| {
+            let shown = |e: &Option<callbench_results::model::Estimate>| {
                 e.as_ref().map_or(MISSING.into(), |e| format::estimate(&m.metric, e))
             };
             let mut metric = names::metric_label(&m.metric);
@@ -115,7 +115,7 @@ fn table(cells: &[&CellComparison]) -> Table {
 
 /// B / A as the within-run comparisons print it: a count's plain ratio, a timing's interval, and
 /// the real coverage of one short of 95%.
-fn ratio(m: &MetricComparison, r: &crate::model::Estimate) -> String {
+fn ratio(m: &MetricComparison, r: &callbench_results::model::Estimate) -> String {
     match (m.exact, m.verdict, m.coverage) {
         (true, _, _) => format::ratio_value(r.median),
         (false, Verdict::TooFew, Some(p)) => {

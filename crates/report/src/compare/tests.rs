@@ -1,6 +1,6 @@
 use super::*;
-use crate::model::{CellStatus, RunMetrics};
-use crate::stats;
+use callbench_results::model::{CellStatus, RunMetrics};
+use callbench_results::stats;
 
 fn e(median: f64, lo: f64, hi: f64) -> Estimate {
     Estimate { median, lo, hi, n: 5 }
@@ -73,7 +73,7 @@ fn results(p50s: &[(&str, &[f64])]) -> Results {
                 .iter()
                 .map(|v| RunMetrics {
                     throughput_per_s: 1e6 / v,
-                    latency_us: Some(crate::model::Latency { p50: *v, p99: v * 2.0, ..Default::default() }),
+                    latency_us: Some(callbench_results::model::Latency { p50: *v, p99: v * 2.0, ..Default::default() }),
                     client_cpu_us_per_call: 10.0,
                     ..Default::default()
                 })
@@ -98,15 +98,15 @@ fn results(p50s: &[(&str, &[f64])]) -> Results {
                 hdr_file: None,
                 network: None,
             };
-            crate::analysis::summarise(&mut cell, "latency_p50_us", 0.0, 1, 1);
+            callbench_results::analysis::summarise(&mut cell, "latency_p50_us", 0.0, 1, 1);
             cell
         })
         .collect();
     Results {
-        schema: crate::model::SCHEMA.into(),
+        schema: callbench_results::model::SCHEMA.into(),
         complete: true,
         interrupted: false,
-        suite: crate::model::SuiteRecord {
+        suite: callbench_results::model::SuiteRecord {
             name: "t".into(),
             description: String::new(),
             file: "t.toml".into(),
@@ -116,7 +116,7 @@ fn results(p50s: &[(&str, &[f64])]) -> Results {
         },
         environment: Default::default(),
         servers: vec![],
-        experiments: vec![crate::model::Experiment {
+        experiments: vec![callbench_results::model::Experiment {
             id: "sequential".into(),
             title: "Sequential".into(),
             description: String::new(),
@@ -190,7 +190,8 @@ fn a_change_the_clients_fixed_work_shares_is_the_machines_speed() {
         machine_speed(&mut metrics, "throughput_per_s", 0.15);
         metrics[0].verdict
     };
-    // Seen on a CI machine: throughput ×0.70 while the client's CPU per call rose ×1.42.
+    // A real case (bench/results/methodology-2026-11.md#compare-threshold-and-the-machines-speed): throughput ×0.70
+    // while the client's CPU per call rose ×1.42.
     assert_eq!(headline((1.42, 1.37, 1.54), 0.70), Verdict::MachineSpeed);
     // The client's work unchanged: the server changed.
     assert_eq!(headline((1.02, 0.98, 1.05), 0.70), Verdict::ChangedSignificant);
@@ -228,8 +229,9 @@ fn a_slow_spell_over_a_whole_experiment_is_the_machines_speed() {
         experiment_machine_speed(&mut cells, 0.15);
         cells.iter().map(|c| c.metrics[0].verdict).collect::<Vec<_>>()
     };
-    // Seen on this VM: every cell's client CPU per call ×1.27–1.54, tonic's own interval just
-    // short of the per-cell rule; divided by the experiment's ×1.37, no throughput is beyond ±15%.
+    // A real experiment (bench/results/methodology-2026-11.md#a-slow-experiment): every cell's
+    // client CPU per call ×1.27–1.54, tonic's own interval just short of the per-cell rule;
+    // divided by the experiment's ×1.37, no throughput is beyond ±15%.
     assert_eq!(verdicts((1.37, 1.29, 1.47), (0.71, 0.66, 0.75)), vec![Verdict::MachineSpeed; 3]);
     // One server fell far more than the machine did: that one is still a change.
     let v = verdicts((1.37, 1.29, 1.47), (0.40, 0.36, 0.44));

@@ -1,9 +1,9 @@
 //! One experiment's section: what it asks, and a row per cell (failed cells included, with why).
 
 use super::blocks::{Block, RowMark, Table};
-use crate::format::{self, MISSING};
-use crate::model::{Cell, Experiment, Results};
 use crate::names;
+use callbench_results::format::{self, MISSING};
+use callbench_results::model::{Cell, Experiment, Results};
 
 pub fn experiment(r: &Results, exp: &Experiment) -> Vec<Block> {
     let mut blocks = vec![Block::Heading(exp.title.clone())];

@@ -3,14 +3,12 @@
 //! nothing is ranked. Exact counts are compared as numbers, with no interval.
 
 use super::blocks::Block;
-use crate::format;
-use crate::model::{Comparison, Estimate, Experiment, Results};
 use crate::names;
+use callbench_results::format;
+use callbench_results::model::{Comparison, Experiment, Results};
 
-pub const NO_DIFFERENCE: &str = "no significant difference";
-pub const TOO_FEW: &str = "too few repetitions to tell";
-/// The verdict of two exact counts within the 0.5% a printed ratio (1.00×) resolves.
-pub const EQUAL: &str = "equal";
+pub use callbench_results::analysis::{EQUAL, NO_DIFFERENCE, TOO_FEW};
+pub use callbench_results::format::comparison_figure as figure;
 
 /// The paragraph that says how to read the comparisons (report.md and report.html).
 pub const RULE: &str = "a vs b: the ratio a / b as the median of all ratios between their repetitions (Hodges–Lehmann), with the 95% interval got by inverting the Mann–Whitney rank test. The verdict reads that interval: it names the higher side only when the interval excludes 1, and says no significant difference when it holds 1, so the ratio and its verdict cannot disagree. With too few repetitions for any interval to reach 95% (3 against 3), the verdict is too few repetitions to tell and the interval is the whole range of ratios, with its real coverage. Exact counts (bytes per call, connections) are compared as the numbers they are, with no interval.";
@@ -57,20 +55,6 @@ pub fn sentence(r: &Results, c: &Comparison) -> String {
         text.push_str(&format!(" Noisy: {} (repetitions spread widely, read with care).", noisy.join(", ")));
     }
     text
-}
-
-/// How a comparison's ratio reads (`ratio` is `c.ratio`, or its inverse when read the other way
-/// round): a count's plain ratio (`0.92×`); a timing's with its 95% interval (`0.78× [0.69 –
-/// 0.96]`); an interval short of 95% with its real coverage, lest it be read as one that is not.
-pub fn figure(c: &Comparison, ratio: &Estimate) -> String {
-    if c.exact {
-        format::ratio_value(ratio.median)
-    } else if c.verdict == TOO_FEW {
-        let coverage = c.coverage.map_or(String::new(), |p| format!(", only a {:.0}% interval", p * 100.0));
-        format!("{} (the whole range{coverage})", format::ratio(ratio))
-    } else {
-        format::ratio(ratio)
-    }
 }
 
 /// Every ratio interval `× [lo – hi]` in `text`, in order.
@@ -199,29 +183,6 @@ mod tests {
         assert!(verdict_agrees("- a vs b, x: 1,234× [1,100 – 1,300] — a higher: y.").is_ok());
         let few = "- a vs b, auth, p50 latency: 2.00× [1.80 – 2.20] (the whole range, only a 90% interval) — too few repetitions to tell.";
         assert!(verdict_agrees(few).is_ok());
-    }
-
-    fn comparison(verdict: &str, exact: bool, coverage: Option<f64>) -> Comparison {
-        Comparison {
-            experiment: "e".into(),
-            metric: "latency_p50_us".into(),
-            a: "a".into(),
-            b: "b".into(),
-            ratio: Estimate { median: 2.0, lo: 1.8, hi: 2.2, n: 3 },
-            verdict: verdict.into(),
-            exact,
-            coverage,
-        }
-    }
-
-    #[test]
-    fn a_figure_shows_its_interval_its_coverage_when_short_of_95_percent_and_none_for_counts() {
-        let c = comparison("a higher", false, Some(0.968));
-        assert_eq!(figure(&c, &c.ratio), "2.00× [1.80 – 2.20]");
-        let c = comparison(TOO_FEW, false, Some(0.9));
-        assert_eq!(figure(&c, &c.ratio), "2.00× [1.80 – 2.20] (the whole range, only a 90% interval)");
-        let c = comparison("a higher", true, None);
-        assert_eq!(figure(&c, &c.ratio), "2.00×");
     }
 
     #[test]

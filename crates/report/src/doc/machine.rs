@@ -4,8 +4,8 @@
 //! disturbed cells).
 
 use super::blocks::Block;
-use crate::format;
-use crate::model::{CpuSteadiness, IdleHold, Interference, Results, Wakeup};
+use callbench_results::format;
+use callbench_results::model::{CpuSteadiness, IdleHold, Interference, Results, Wakeup};
 
 /// How steady the machine was: the probe before the suite, and what the repetitions saw (nothing
 /// when the file records neither, as files written before the probe existed).
@@ -99,7 +99,7 @@ fn interference(r: &Results) -> Option<String> {
     let side = |f: fn(&Interference) -> f64| {
         let values: Vec<f64> = all.iter().map(f).collect();
         let worst = values.iter().copied().fold(0.0, f64::max);
-        let median = crate::stats::median(&values).unwrap_or(0.0);
+        let median = callbench_results::stats::median(&values).unwrap_or(0.0);
         format!("{:.1}% (at most {:.1}%)", median * 100.0, worst * 100.0)
     };
     Some(format!(

@@ -1,9 +1,9 @@
 //! "What the seed article reported / what callbench measured here", over every experiment.
 
 use super::blocks::{Block, RowMark, Table};
-use crate::format;
-use crate::model::{Cell, CellStatus, Experiment, Reference, Results};
 use crate::names;
+use callbench_results::format;
+use callbench_results::model::{Cell, CellStatus, Experiment, Reference, Results};
 
 pub const TITLE: &str = "What the seed article reported / what callbench measured here";
 pub const NOT_MEASURED: &str = "not measured";

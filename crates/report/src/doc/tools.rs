@@ -4,9 +4,9 @@
 
 use super::blocks::{Block, Table};
 use super::cells::mark;
-use crate::format::{self, MISSING};
-use crate::model::{Cell, Experiment, Results};
 use crate::names;
+use callbench_results::format::{self, MISSING};
+use callbench_results::model::{Cell, Experiment, Results};
 
 /// The section, when the experiment names clients.
 pub fn section(r: &Results, exp: &Experiment) -> Vec<Block> {

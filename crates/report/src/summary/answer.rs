@@ -4,11 +4,11 @@
 //! verdicts); across an emulated link, what a kept connection and a new one per call cost in round
 //! trips and where they went. An experiment that could not run says why and how to include it.
 
-use crate::analysis;
 use crate::doc::comparisons::{figure, EQUAL, NO_DIFFERENCE, TOO_FEW};
-use crate::format;
-use crate::model::{higher_is_better, Cell, Experiment, Results};
-use crate::setup;
+use crate::round_trips;
+use callbench_results::analysis;
+use callbench_results::format;
+use callbench_results::model::{higher_is_better, Cell, Experiment, Results};
 
 /// At most ten lines, the first saying where they were measured; none when no experiment answers.
 pub fn lines(r: &Results) -> Vec<String> {
@@ -106,15 +106,15 @@ fn versus(r: &Results, exp: &Experiment, rest: &Cell, grpc: &Cell) -> String {
 /// connection (1.0 round trip), 31.5 ms with a new one per call (3.1: TCP 1.0, TLS 1.0, request
 /// 1.0); gRPC ...` — the round trips where the link had a delay.
 fn across_link(label: &str, workload: &str, cells: &[&Cell]) -> Option<String> {
-    let rtt = cells.iter().find_map(|c| setup::round_trip_us(c));
+    let rtt = cells.iter().find_map(|c| round_trips::round_trip_us(c));
     let in_rtt = |us: f64, phases: &str| {
-        rtt.map_or(String::new(), |rtt| format!(" ({}{phases})", setup::in_round_trips(us, rtt)))
+        rtt.map_or(String::new(), |rtt| format!(" ({}{phases})", round_trips::in_round_trips(us, rtt)))
     };
     let mut parts = vec![];
     for (name, family) in [("REST", "rest"), ("gRPC", "grpc")] {
         let of: Vec<&Cell> = cells.iter().copied().filter(|c| c.transport.starts_with(family)).collect();
-        let kept = of.iter().find(|c| !setup::is_cold(c));
-        let cold = of.iter().find(|c| setup::is_cold(c));
+        let kept = of.iter().find(|c| !round_trips::is_cold(c));
+        let cold = of.iter().find(|c| round_trips::is_cold(c));
         let p50 = |c: &Cell| c.summary.get("latency_p50_us").map(|e| e.median);
         let mut said = vec![];
         if let Some(us) = kept.and_then(|c| p50(c)) {
@@ -122,12 +122,12 @@ fn across_link(label: &str, workload: &str, cells: &[&Cell]) -> Option<String> {
             said.push(format!("{} on a kept connection{}", format::duration_us(us), in_rtt(us, unit)));
         }
         if let Some((c, us)) = cold.and_then(|c| Some((c, p50(c)?))) {
-            let phases = setup::phases(c).zip(rtt).map_or(String::new(), |(p, rtt)| {
-                let tls = p.tls_us.map_or(String::new(), |t| format!(", TLS {}", setup::in_round_trips(t, rtt)));
+            let phases = round_trips::phases(c).zip(rtt).map_or(String::new(), |(p, rtt)| {
+                let tls = p.tls_us.map_or(String::new(), |t| format!(", TLS {}", round_trips::in_round_trips(t, rtt)));
                 format!(
                     ": TCP {}{tls}, request {}",
-                    setup::in_round_trips(p.tcp_us, rtt),
-                    setup::in_round_trips(p.rest_us, rtt)
+                    round_trips::in_round_trips(p.tcp_us, rtt),
+                    round_trips::in_round_trips(p.rest_us, rtt)
                 )
             });
             said.push(format!("{} with a new connection per call{}", format::duration_us(us), in_rtt(us, &phases)));

@@ -3,11 +3,11 @@
 //! interval that holds 1), with the in-process figure as a baseline. A sweep where the same server
 //! is ahead of the same others at every value reads as one sentence.
 
-use crate::analysis;
 use crate::doc::comparisons::{figure, EQUAL, NO_DIFFERENCE, TOO_FEW};
-use crate::format;
-use crate::model::{higher_is_better, Cell, Comparison, Estimate, Experiment, Results};
 use crate::names;
+use callbench_results::analysis;
+use callbench_results::format;
+use callbench_results::model::{higher_is_better, Cell, Comparison, Estimate, Experiment, Results};
 
 /// The cells of one workload and swept value: the best on the headline against the others.
 struct Group<'a> {

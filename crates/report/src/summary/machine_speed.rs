@@ -5,13 +5,14 @@
 //! those rounds alone explain and, where it was measured, whether the two sides' CPUs had been
 //! moved apart or together (see the runner's `cache_distance`).
 
-use crate::model::{Cell, Experiment, Results};
 use crate::names;
-use crate::placement::{self, Placement, DISTANCE_CHANGED};
-use crate::stats::{self, NOISY_SPREAD};
+use callbench_results::model::{Cell, Experiment, Results};
+use callbench_results::placement::{self, Placement, DISTANCE_CHANGED};
+use callbench_results::stats::{self, NOISY_SPREAD};
 
-/// Fewer cells than this moving together are not read as the machine: with three cells a p99
-/// (which moves by more than 10% either way from round to round) put two together in most rounds.
+/// Fewer cells than this moving together are not read as the machine: a p99 moves beyond the
+/// noise limit from round to round on its own, and of three cells two then move together in most
+/// rounds (bench/results/code-notes-2026-12.md#cells-moving-together-by-chance).
 const MIN_MOVED: usize = 4;
 
 /// `Sequential latency: in rounds 1–2, 9 of 12 cells' wall time per call was more than 10% below

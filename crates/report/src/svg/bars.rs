@@ -4,7 +4,7 @@
 use super::canvas::{self, LegendEntry, Plot};
 use super::scale::{Kind, Scale, LOG_SPAN};
 use crate::escape::html as esc;
-use crate::format;
+use callbench_results::format;
 use std::fmt::Write;
 
 pub struct BarChart {

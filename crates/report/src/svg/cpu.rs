@@ -5,8 +5,8 @@ use super::bars::{self, BarChart, Group, Slot};
 use super::ctx::Ctx;
 use super::headline::slot;
 use super::palette::{CLIENT, SERVER};
-use crate::format::{self, DisplayUnit};
-use crate::model::Cell;
+use callbench_results::format::{self, DisplayUnit};
+use callbench_results::model::Cell;
 
 const SIDES: [(&str, &str, &str); 2] =
     [("client", "client_cpu_us_per_call", CLIENT), ("server", "server_cpu_us_per_call", SERVER)];

@@ -1,8 +1,8 @@
 //! One experiment's cells as every chart reads them: their series, lines, workloads and titles.
 
 use super::palette::Palette;
-use crate::model::{Cell, Experiment, Results};
 use crate::names;
+use callbench_results::model::{Cell, Experiment, Results};
 
 /// One experiment's cells and how to name and colour them.
 pub(crate) struct Ctx<'a> {

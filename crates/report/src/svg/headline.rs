@@ -3,9 +3,9 @@
 
 use super::bars::{self, BarChart, Group, Slot};
 use super::ctx::Ctx;
-use crate::format;
-use crate::model::Cell;
 use crate::names;
+use callbench_results::format;
+use callbench_results::model::Cell;
 
 pub fn bars(ctx: &Ctx, metric: &str) -> Option<String> {
     let typical = ctx.cells.iter().filter_map(|c| c.summary.get(metric)).map(|e| e.median).fold(0.0, f64::max);
@@ -44,7 +44,7 @@ pub fn bars(ctx: &Ctx, metric: &str) -> Option<String> {
         desc: format!(
             "Bars: the median {} of the repetitions of each cell; {}. Grouped by {}, one colour per server; × marks a cell without a figure.",
             names::metric_label(metric),
-            if crate::model::is_exact_count(metric) { "counted exactly, so no interval" } else { "whiskers: its 95% interval" },
+            if callbench_results::model::is_exact_count(metric) { "counted exactly, so no interval" } else { "whiskers: its 95% interval" },
             if sweep.is_some() { "swept value" } else { "workload" }
         ),
         y_title: names::metric_title(metric, unit.unit),
@@ -87,7 +87,7 @@ pub fn slot(ctx: &Ctx, cell: &Cell, metric: &str, unit: format::DisplayUnit) -> 
     let title = names::cell_title(ctx.r, cell);
     match cell.summary.get(metric) {
         // A count has no interval: no whisker.
-        Some(e) if crate::model::is_exact_count(metric) => Slot::Value {
+        Some(e) if callbench_results::model::is_exact_count(metric) => Slot::Value {
             median: e.median / unit.divisor,
             lo: e.median / unit.divisor,
             hi: e.median / unit.divisor,

@@ -1,8 +1,8 @@
 //! One colour per series (server, or server and transport) across every chart of a report, from
 //! the Okabe–Ito palette (distinguishable with the common colour-vision deficiencies).
 
-use crate::model::Results;
 use crate::names;
+use callbench_results::model::Results;
 
 pub const COLOURS: &[&str] = &["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#999999"];
 

@@ -5,8 +5,8 @@ use super::ctx::Ctx;
 use super::lines::{self, Axis, LineChart, Point, Series};
 use super::palette;
 use super::scale::{nines, nines_ticks, Kind, Scale};
-use crate::format::{self, duration_tick};
-use crate::model::Cell;
+use callbench_results::format::{self, duration_tick};
+use callbench_results::model::Cell;
 
 /// The axis never stops before 99% (nor goes past 99.9999%).
 const MIN_NINES: f64 = 2.0;

@@ -6,10 +6,10 @@ use super::ctx::Ctx;
 use super::lines::{self, Axis, LineChart, Point, Series};
 use super::palette;
 use super::scale::{Kind, Scale};
-use crate::format::{self, duration_tick};
-use crate::model::Cell;
 use crate::names;
-use crate::stats;
+use callbench_results::format::{self, duration_tick};
+use callbench_results::model::Cell;
+use callbench_results::stats;
 
 /// p50 and p99 (with whiskers) against the rate requested, one colour per server.
 pub fn latency_vs_rate(ctx: &Ctx) -> Option<String> {
@@ -118,7 +118,7 @@ fn points(ctx: &Ctx, cells: &[&Cell], metric: &str, x_of: impl Fn(&Cell) -> Opti
                 x,
                 y: e.median,
                 // A count has no interval: no whisker.
-                interval: (!crate::model::is_exact_count(metric)).then_some((e.lo, e.hi)),
+                interval: (!callbench_results::model::is_exact_count(metric)).then_some((e.lo, e.hi)),
                 tooltip: format!(
                     "{}: {} {}",
                     names::cell_title(ctx.r, c),

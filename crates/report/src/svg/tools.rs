@@ -8,9 +8,9 @@ use super::bars::{self, BarChart, Group, Slot};
 use super::ctx::Ctx;
 use super::headline::slot;
 use super::palette::{CLIENT, SERVER};
-use crate::format;
-use crate::model::{Cell, Estimate};
 use crate::names;
+use callbench_results::format;
+use callbench_results::model::{Cell, Estimate};
 
 /// Both charts, when at least two tools made the experiment's calls.
 pub fn charts(ctx: &Ctx) -> Vec<String> {

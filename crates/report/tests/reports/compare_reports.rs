@@ -4,7 +4,7 @@
 use crate::common;
 
 use callbench_report::compare::{compare, Verdict};
-use callbench_report::model::{Cell, Results};
+use callbench_results::model::{Cell, Results};
 
 /// A slower server: every run's figures of `cell` multiplied by `factor` (latency and the server's
 /// CPU up, throughput down); the client's CPU per call, its own fixed work, stays.
@@ -34,7 +34,7 @@ fn slow(cell: &mut Cell, factor: f64, client: bool) {
     } else {
         "latency_p50_us"
     };
-    callbench_report::analysis::summarise(cell, headline, 0.0, 1, 1);
+    callbench_results::analysis::summarise(cell, headline, 0.0, 1, 1);
 }
 
 fn with(r: &Results, id: &str, f: impl Fn(&mut Cell)) -> Results {
@@ -65,7 +65,8 @@ fn a_run_compared_with_itself_agrees_everywhere() {
 fn a_drift_within_the_threshold_is_reported_but_does_not_fail_the_check() {
     let a = common::fixture();
     let id = "sequential/auth/rust-tonic";
-    // Every repetition 8% slower: the drift two whole runs showed on CI, not a regression.
+    // Every repetition 8% slower: a drift such as two whole runs show
+    // (bench/results/methodology-2026-11.md#compare-threshold-and-the-machines-speed), not a regression.
     let report = compare(&a, &with(&a, id, |c| slow_down(c, 1.08)));
     let head = report.cells.iter().find(|c| c.id == id).unwrap().metrics[0].clone();
     assert!(matches!(head.verdict, Verdict::Agree | Verdict::ChangedWithinNoise), "{head:?}");
@@ -122,7 +123,7 @@ fn bytes_per_call_are_compared_as_counts_and_few_repetitions_say_so() {
         for run in &mut c.runs {
             run.wire_received_per_call *= 1.04;
         }
-        callbench_report::analysis::summarise(c, "wire_received_per_call", 0.0, 1, 1);
+        callbench_results::analysis::summarise(c, "wire_received_per_call", 0.0, 1, 1);
     });
     let report = compare(&a, &b);
     let m = report.cells.iter().find(|c| c.id == id).unwrap().metrics[0].clone();
@@ -182,7 +183,7 @@ fn a_cell_that_failed_on_one_side_is_not_agreement() {
     let b = with(&a, id, |c| {
         c.runs.clear();
         c.summary.clear();
-        c.status = callbench_report::model::CellStatus::ServerCrashed;
+        c.status = callbench_results::model::CellStatus::ServerCrashed;
     });
     let report = compare(&a, &b);
     assert_eq!(report.cells.iter().find(|c| c.id == id).unwrap().metrics[0].verdict, Verdict::Missing);

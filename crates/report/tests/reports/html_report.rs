@@ -4,8 +4,8 @@
 use crate::common;
 
 use callbench_report::html::html;
-use callbench_report::model::Results;
 use callbench_report::svg;
+use callbench_results::model::Results;
 
 fn count(html: &str, needle: &str) -> usize {
     html.matches(needle).count()
@@ -133,7 +133,7 @@ fn bars_whiskers_and_lines_match_the_cells() {
     let with = |m: &str| r.cells.iter().filter(|c| c.summary.contains_key(m)).count();
     // Throughput bars: as the headline, or in their own chart beside another headline.
     let throughput_bars = with("throughput_per_s");
-    let headline = |c: &callbench_report::model::Cell| r.experiment(&c.experiment).unwrap().headline.clone();
+    let headline = |c: &callbench_results::model::Cell| r.experiment(&c.experiment).unwrap().headline.clone();
     let headline_bars =
         r.cells.iter().filter(|c| headline(c) != "throughput_per_s" && c.summary.contains_key(&headline(c))).count();
     let cpu_bars = with("client_cpu_us_per_call") + with("server_cpu_us_per_call");

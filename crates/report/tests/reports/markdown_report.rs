@@ -3,9 +3,9 @@
 
 use crate::common;
 
-use callbench_report::format;
 use callbench_report::markdown::markdown;
-use callbench_report::model::{CellStatus, Results};
+use callbench_results::format;
+use callbench_results::model::{CellStatus, Results};
 
 fn lines_with<'a>(md: &'a str, needle: &str) -> Vec<&'a str> {
     md.lines().filter(|l| l.contains(needle)).collect()
@@ -173,7 +173,7 @@ fn numbers_are_formatted_for_reading() {
 
 #[test]
 fn a_cluster_experiment_says_how_its_workers_made_the_calls_and_what_was_made_again() {
-    use callbench_report::model::ClusterRun;
+    use callbench_results::model::ClusterRun;
     let mut r = common::fixture();
     let title = r.experiment("sequential").unwrap().title.clone();
     for (i, run) in r.cells.iter_mut().filter(|c| c.experiment == "sequential").flat_map(|c| &mut c.runs).enumerate() {

@@ -2,7 +2,7 @@
 
 use crate::common;
 
-use callbench_report::model::{Results, METRICS};
+use callbench_results::model::{Results, METRICS};
 use serde_json::Value;
 
 fn schema() -> Value {
@@ -30,7 +30,7 @@ fn a_partial_run_follows_the_schema() {
     r.complete = false;
     r.interrupted = true;
     r.cells.truncate(3);
-    r.cells[2].status = callbench_report::model::CellStatus::Interrupted;
+    r.cells[2].status = callbench_results::model::CellStatus::Interrupted;
     r.cells[2].spectrum.clear();
     r.comparisons.clear();
     r.environment.finished_at = None;
@@ -42,7 +42,7 @@ fn a_partial_run_follows_the_schema() {
 
 #[test]
 fn a_run_made_by_a_cluster_follows_the_schema() {
-    use callbench_report::model::{ClusterRun, WorkerShare};
+    use callbench_results::model::{ClusterRun, WorkerShare};
     let mut r = common::fixture();
     let share = |i: usize| WorkerShare {
         name: format!("worker {i} (10.0.0.{i})"),

@@ -5,11 +5,11 @@
 
 use crate::common;
 
-use callbench_report::analysis;
 use callbench_report::doc::comparisons::{line_agrees, summary_agrees};
 use callbench_report::markdown::markdown;
-use callbench_report::model::Results;
 use callbench_report::summary::sentences;
+use callbench_results::analysis;
+use callbench_results::model::Results;
 
 /// The comparisons again, after the cells were edited.
 fn recompare(mut r: Results) -> Results {
@@ -181,7 +181,7 @@ fn a_busy_machine_reads_as_one_sentence_not_one_per_cell() {
 /// (payload sizes here, calls in seed003-network) as one range with their count, not one figure per cell.
 #[test]
 fn round_trips_are_summed_up_per_server_across_a_sweep() {
-    use callbench_report::model::NetworkRecord;
+    use callbench_results::model::NetworkRecord;
     let mut r = common::fixture();
     let exp = r.experiments.iter().find(|e| e.sweep.as_deref() == Some("payload_size")).unwrap().clone();
     let mut servers = std::collections::BTreeSet::new();

@@ -4,9 +4,9 @@
 
 use crate::common;
 
-use callbench_report::analysis;
 use callbench_report::markdown::markdown;
-use callbench_report::model::{Cell, OutsideCounts, PeerRun, Results};
+use callbench_results::analysis;
+use callbench_results::model::{Cell, OutsideCounts, PeerRun, Results};
 use serde_json::json;
 
 /// The fixture's first experiment, its cells re-labelled as run by `wrk` (client-bound, dropping
@@ -150,7 +150,7 @@ fn each_tools_claim_is_drawn_under_the_servers_ceiling() {
     let page = callbench_report::html::html(&r);
     let chart = svg_of(&page, "tool-claims");
     let label =
-        format!("the server&#39;s ceiling here: {} calls/s (by callbench)", callbench_report::format::count(calls));
+        format!("the server&#39;s ceiling here: {} calls/s (by callbench)", callbench_results::format::count(calls));
     assert!(chart.contains("class=\"ceiling\"") && chart.contains(&label), "{label} in {chart}");
 }
 

@@ -1,5 +1,5 @@
 use super::*;
-use callbench_report::model::RunMetrics;
+use callbench_results::model::RunMetrics;
 use hdrhistogram::Histogram;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -62,13 +62,6 @@ fn each_outcome_leaves_its_cell_in_the_status_it_means() {
 }
 
 #[test]
-fn a_disturbed_repetition_is_measured_again_twice_at_most_and_no_more_than_the_cell_has() {
-    assert!(may_rerun(0, 0, 5) && may_rerun(1, 3, 5));
-    assert!(!may_rerun(2, 0, 5), "twice per repetition");
-    assert!(!may_rerun(0, 5, 5), "as many in all as the cell has repetitions");
-}
-
-#[test]
 fn the_headline_follows_the_load_unless_the_suite_names_one() {
     let suite = Suite::parse(SUITE).unwrap();
     let headlines: Vec<String> = suite.experiments.iter().map(|e| record(&suite, e).headline).collect();
@@ -97,7 +90,7 @@ async fn an_in_process_experiment_runs_its_rounds_into_results() {
         quiet: true,
     };
     let environment = crate::environment::record(&repo, vec![], &o.client_cpus, &o.server_cpus);
-    let mut results = crate::record::new_results(&suite, &o, environment);
+    let mut results = crate::execute::new_results(&suite, &o, environment);
     let mut progress = Progress::new(&suite, None, true);
     run(&repo, &suite, &suite.experiments[0], &store, &o, &mut results, &mut progress).await.unwrap();
     assert_eq!(results.cells.len(), 2);

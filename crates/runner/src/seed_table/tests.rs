@@ -55,7 +55,7 @@ fn the_book_quotes_the_table_as_its_results_render_it() {
     );
 }
 
-fn rendered(rows: &[callbench_report::model::SeedRow]) -> String {
+fn rendered(rows: &[callbench_results::model::SeedRow]) -> String {
     let table = callbench_report::doc::seed_table(rows);
     callbench_report::markdown::render(&[callbench_report::doc::Block::Table(table)])
 }

@@ -2,7 +2,7 @@
 
 use crate::common;
 
-use callbench_servers::manifest::Protocol;
+use callbench_launcher::manifest::Protocol;
 use callbench_verify::run_vectors;
 use common::Server;
 

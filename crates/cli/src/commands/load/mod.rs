@@ -58,15 +58,16 @@ pub async fn run(args: Args) -> anyhow::Result<i32> {
         // Fail now, not after a long run, if the file cannot be written: a probe with a temporary
         // file of ours beside it, so an earlier result in it (and any file of the user's beside
         // it) survives a run that fails.
-        callbench_files::probe_writable(path).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        callbench_atomic_file::probe_writable(path)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
     }
     let cancel = Arc::new(AtomicBool::new(false));
     let signal = cancel_on_signals(cancel.clone());
     // Released when this returns (or the process ends: the kernel drops it with the file). Taken once
     // Ctrl-C is handled, so that a run seen holding it ends as an interrupted run.
     let _awake = args.keep_cpus_awake.then(|| {
-        let (awake, idle) = callbench_runner::idle_hold::take(false);
-        if let Some(warning) = callbench_runner::idle_hold::warning(&idle) {
+        let (awake, idle) = callbench_machine::idle_hold::take(false);
+        if let Some(warning) = callbench_machine::idle_hold::warning(&idle) {
             eprintln!("callbench: {warning}");
         }
         awake
@@ -98,7 +99,8 @@ pub async fn run(args: Args) -> anyhow::Result<i32> {
 
 /// Writes through a temporary file and a rename, so the file is never half-written.
 fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> {
-    callbench_files::write_atomic(path, bytes).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))
+    callbench_atomic_file::write_atomic(path, bytes)
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))
 }
 
 /// The first SIGINT/SIGTERM cancels the run (calls in flight finish); a second one exits at once.

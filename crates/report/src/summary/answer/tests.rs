@@ -1,5 +1,5 @@
 use super::*;
-use crate::model::{CellStatus, Estimate, Latency, RunMetrics, SuiteRecord, SCHEMA};
+use callbench_results::model::{CellStatus, Estimate, Latency, RunMetrics, SuiteRecord, SCHEMA};
 
 fn cell(experiment: &str, server: &str, transport: &str, p50s: &[f64]) -> Cell {
     let runs = p50s
@@ -31,7 +31,7 @@ fn cell(experiment: &str, server: &str, transport: &str, p50s: &[f64]) -> Cell {
         hdr_file: None,
         network: None,
     };
-    crate::analysis::summarise(&mut c, "latency_p50_us", 0.0, 1, 1);
+    callbench_results::analysis::summarise(&mut c, "latency_p50_us", 0.0, 1, 1);
     c
 }
 
@@ -72,7 +72,7 @@ fn results(experiments: Vec<Experiment>, cells: Vec<Cell>) -> Results {
     };
     let ids: Vec<String> = r.experiments.iter().map(|e| e.id.clone()).collect();
     for id in ids {
-        let found = crate::analysis::compare_experiment(&r, &id);
+        let found = callbench_results::analysis::compare_experiment(&r, &id);
         r.comparisons.extend(found);
     }
     r
@@ -128,7 +128,7 @@ fn across_a_link_the_answer_is_in_round_trips() {
         cold.summary.insert(name.into(), Estimate { median: 10_200.0, lo: 10_100.0, hi: 10_300.0, n: 5 });
     }
     for c in [&mut kept, &mut cold] {
-        c.network = Some(crate::model::NetworkRecord {
+        c.network = Some(callbench_results::model::NetworkRecord {
             spec: "rtt=10ms".into(),
             rtt_us: 10_000.0,
             measured_rtt_us: 10_200.0,

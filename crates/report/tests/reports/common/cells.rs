@@ -1,8 +1,8 @@
 //! Building cells as `callbench run` would: repetitions scattered around a profile, summarised
 //! by `analysis::summarise`, with a latency spectrum.
 
-use callbench_report::analysis;
-use callbench_report::model::*;
+use callbench_results::analysis;
+use callbench_results::model::*;
 use std::collections::BTreeMap;
 
 pub const REPETITIONS: usize = 5;
@@ -114,7 +114,7 @@ pub fn cell(spec: CellSpec) -> Cell {
         id.push_str(&format!("/{param}={x}"));
         params.insert(param.to_string(), serde_json::json!(x));
     }
-    let median_p50 = callbench_report::stats::median(
+    let median_p50 = callbench_results::stats::median(
         &spec.runs.iter().filter_map(|r| r.latency_us.map(|l| l.p50)).collect::<Vec<_>>(),
     );
     let mut cell = Cell {

@@ -3,8 +3,8 @@
 //! was not measured, a noisy cell, seed references with and without a cell, and the comparisons.
 
 use super::cells::{cell, runs, CellSpec, Profile, REPETITIONS};
-use callbench_report::analysis;
-use callbench_report::model::*;
+use callbench_results::analysis;
+use callbench_results::model::*;
 use std::collections::BTreeMap;
 
 pub struct Server {
