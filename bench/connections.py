@@ -56,19 +56,71 @@ def commands(tools: dict, url: str, proto: str, conns: int, streams: int, secs: 
     s = str(secs)
     if proto == "http1":
         return {
-            "callbench": [tools["callbench"], "load", "-c", str(conns), "-z", f"{s}s", "--threads", "1", "-o", "json",
-                          "-q", url],
+            "callbench": [
+                tools["callbench"],
+                "load",
+                "-c",
+                str(conns),
+                "-z",
+                f"{s}s",
+                "--threads",
+                "1",
+                "-o",
+                "json",
+                "-q",
+                url,
+            ],
             "wrk": [tools["wrk"], "-t1", f"-c{conns}", f"-d{s}s", url],
             "h2load": [tools["h2load"], "--h1", "-t", "1", "-c", str(conns), "-m", "1", "-D", s, url],
-            "oha": [tools["oha"], "--worker-threads", "1", "-c", str(conns), "-z", f"{s}s", "--no-tui",
-                    "--output-format", "json", url],
+            "oha": [
+                tools["oha"],
+                "--worker-threads",
+                "1",
+                "-c",
+                str(conns),
+                "-z",
+                f"{s}s",
+                "--no-tui",
+                "--output-format",
+                "json",
+                url,
+            ],
         }
     return {
-        "callbench": [tools["callbench"], "load", "--http2", "-c", str(conns * streams), "--connections", str(conns),
-                      "-z", f"{s}s", "--threads", "1", "-o", "json", "-q", url],
+        "callbench": [
+            tools["callbench"],
+            "load",
+            "--http2",
+            "-c",
+            str(conns * streams),
+            "--connections",
+            str(conns),
+            "-z",
+            f"{s}s",
+            "--threads",
+            "1",
+            "-o",
+            "json",
+            "-q",
+            url,
+        ],
         "h2load": [tools["h2load"], "-t", "1", "-c", str(conns), "-m", str(streams), "-D", s, url],
-        "oha": [tools["oha"], "--worker-threads", "1", "--http2", "-c", str(conns), "-p", str(streams), "-z", f"{s}s",
-                "--no-tui", "--output-format", "json", url],
+        "oha": [
+            tools["oha"],
+            "--worker-threads",
+            "1",
+            "--http2",
+            "-c",
+            str(conns),
+            "-p",
+            str(streams),
+            "-z",
+            f"{s}s",
+            "--no-tui",
+            "--output-format",
+            "json",
+            url,
+        ],
     }
 
 
@@ -97,8 +149,14 @@ class Measured:
 def measure(case, tool, argv, rep, a, server, workdir) -> Measured:
     rss_file = workdir / "rss"
     rss_file.unlink(missing_ok=True)
-    c = run_client([GNU_TIME, "-f", "%M", "-o", str(rss_file)] + argv, a.client_cpu, a.seconds + a.grace, server,
-                   workdir, a.server_cpu)
+    c = run_client(
+        [GNU_TIME, "-f", "%M", "-o", str(rss_file)] + argv,
+        a.client_cpu,
+        a.seconds + a.grace,
+        server,
+        workdir,
+        a.server_cpu,
+    )
     m = Measured(case, tool, rep, cpu=c.cpu)
     try:
         m.rss_kib = int(rss_file.read_text().split()[-1])
@@ -109,8 +167,10 @@ def measure(case, tool, argv, rep, a, server, workdir) -> Measured:
         m.ok, m.errors, m.seconds = parsed["ok"], parsed["errors"], parsed["seconds"]
         if tool == "callbench":
             d = json.loads(c.out)
-            m.extra = {k: d.get(k) for k in ("callers_answered", "callers_never_connected", "callers_connected_s",
-                                             "connections_opened")}
+            m.extra = {
+                k: d.get(k)
+                for k in ("callers_answered", "callers_never_connected", "callers_connected_s", "connections_opened")
+            }
     except Exception as e:  # noqa: BLE001 - reported; the run counts as failed
         m.note = f"unparsable output ({e}); exit {c.code}; stderr: {c.err.strip()[-300:]!r}"
     if c.code != 0 and not m.note:
@@ -126,13 +186,21 @@ def summary_rows(runs):
             good = [r for r in rs if not r.note and r.ok > 0]
             if not rs:
                 continue
-            rows.append({
-                "case": case, "tool": tool, "peer": peer, "runs": len(rs), "good": len(good),
-                "rss_mb": med([r.rss_kib / 1024 for r in good]), "cpu_us": med([r.cpu_us_per_call for r in good]),
-                "calls_s": med([r.throughput for r in good]), "errors": sum(r.errors for r in rs),
-                "notes": sorted({r.note for r in rs if r.note}),
-                "answered": [r.extra.get("callers_answered") for r in good if r.extra],
-            })
+            rows.append(
+                {
+                    "case": case,
+                    "tool": tool,
+                    "peer": peer,
+                    "runs": len(rs),
+                    "good": len(good),
+                    "rss_mb": med([r.rss_kib / 1024 for r in good]),
+                    "cpu_us": med([r.cpu_us_per_call for r in good]),
+                    "calls_s": med([r.throughput for r in good]),
+                    "errors": sum(r.errors for r in rs),
+                    "notes": sorted({r.note for r in rs if r.note}),
+                    "answered": [r.extra.get("callers_answered") for r in good if r.extra],
+                }
+            )
     for row in rows:
         peer = next((p for p in rows if p["case"] == row["case"] and p["tool"] == row["peer"]), None)
         row["rss_ratio"] = row["rss_mb"] / peer["rss_mb"] if peer and peer["rss_mb"] == peer["rss_mb"] else float("nan")
@@ -152,26 +220,37 @@ def slope(rows, small_case, large_case, count):
 
 
 def markdown(rows, meta) -> str:
-    out = [f"# Connections benchmark, {meta['date']}", "",
-           f"Machine: {meta['cpu']}, {meta['ncpu']} CPUs, {meta['kernel']}; commit {meta['commit']}; "
-           f"client on CPU {meta['client_cpu']}, server on CPU {meta['server_cpu']}; {meta['reps']} interleaved "
-           f"repetitions of {meta['seconds']} s per tool and case; tools: {meta['versions']}.", "",
-           f"Server: {meta['server']} `--workers 1`, `GET {meta['path']}`. Medians; ratios are to the peer named in "
-           "the case (wrk for HTTP/1.1, h2load for HTTP/2). Peak RSS: GNU time's %M; CPU per call: wait4's user + "
-           "sys over the calls the tool reports completed.", "",
-           "| case | tool | peak RSS MB | RSS ratio | client CPU µs/call | CPU ratio | calls/s | errors | note |",
-           "|---|---|---:|---:|---:|---:|---:|---:|---|"]
+    out = [
+        f"# Connections benchmark, {meta['date']}",
+        "",
+        f"Machine: {meta['cpu']}, {meta['ncpu']} CPUs, {meta['kernel']}; commit {meta['commit']}; "
+        f"client on CPU {meta['client_cpu']}, server on CPU {meta['server_cpu']}; {meta['reps']} interleaved "
+        f"repetitions of {meta['seconds']} s per tool and case; tools: {meta['versions']}.",
+        "",
+        f"Server: {meta['server']} `--workers 1`, `GET {meta['path']}`. Medians; ratios are to the peer named in "
+        "the case (wrk for HTTP/1.1, h2load for HTTP/2). Peak RSS: GNU time's %M; CPU per call: wait4's user + "
+        "sys over the calls the tool reports completed.",
+        "",
+        "| case | tool | peak RSS MB | RSS ratio | client CPU µs/call | CPU ratio | calls/s | errors | note |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
     for r in rows:
         note = "; ".join(r["notes"])[:160]
         if r["tool"] == "callbench" and r["answered"]:
-            note = (f"callers answered: {min(r['answered']):,} (fewest of the runs)" + ("; " + note if note else ""))
-        out.append(f"| {r['case']} | {r['tool']} | {fmt(r['rss_mb'], 1)} | {fmt(r['rss_ratio'], 2)} | "
-                   f"{fmt(r['cpu_us'], 2)} | {fmt(r['cpu_ratio'], 2)} | {fmt(r['calls_s'])} | {r['errors']:,} | {note} |")
+            note = f"callers answered: {min(r['answered']):,} (fewest of the runs)" + ("; " + note if note else "")
+        out.append(
+            f"| {r['case']} | {r['tool']} | {fmt(r['rss_mb'], 1)} | {fmt(r['rss_ratio'], 2)} | "
+            f"{fmt(r['cpu_us'], 2)} | {fmt(r['cpu_ratio'], 2)} | {fmt(r['calls_s'])} | {r['errors']:,} | {note} |"
+        )
     per = lambda pairs: "; ".join(f"{tool} {kib:.1f} KiB" for tool, kib in pairs)  # noqa: E731
-    out += ["", "What one more HTTP/1.1 connection costs each tool (its caller included), from the medians at 1,000 and "
-            "10,000: " + per(slope(rows, "HTTP/1.1 × 1,000", "HTTP/1.1 × 10,000", 9000)) + ". What one more HTTP/2 "
-            "stream in flight costs (its caller and its answer included), from 100 connections × 1 and × 100 streams: "
-            + per(slope(rows, "HTTP/2 100 × 1", "HTTP/2 100 × 100", 9900)) + "."]
+    out += [
+        "",
+        "What one more HTTP/1.1 connection costs each tool (its caller included), from the medians at 1,000 and "
+        "10,000: " + per(slope(rows, "HTTP/1.1 × 1,000", "HTTP/1.1 × 10,000", 9000)) + ". What one more HTTP/2 "
+        "stream in flight costs (its caller and its answer included), from 100 connections × 1 and × 100 streams: "
+        + per(slope(rows, "HTTP/2 100 × 1", "HTTP/2 100 × 100", 9900))
+        + ".",
+    ]
     out += ["", "Commands (PORT is the server's; `taskset -c CLIENT_CPU /usr/bin/time -f %M` before each):", ""]
     out += [f"- {case} {tool}: `{cmd}`" for (case, tool), cmd in meta["commands"].items()]
     return "\n".join(out) + "\n"
@@ -232,8 +311,9 @@ def main(argv=None) -> int:
     shown = {}
     try:
         users = workdir / "users.json"
-        subprocess.run([tools["callbench"], "gen-users", "-o", str(users)], check=True, timeout=60,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [tools["callbench"], "gen-users", "-o", str(users)], check=True, timeout=60, stdout=subprocess.DEVNULL
+        )
         server = start_server(str(release / a.server), a.server, a.server_cpu, users, workdir)
         url = f"http://127.0.0.1:{server.port}{a.path}"
         log(f"{a.server} on 127.0.0.1:{server.port} (CPU {a.server_cpu}); {a.reps} × {a.seconds} s per tool and case")
@@ -243,9 +323,11 @@ def main(argv=None) -> int:
                     shown[(case, tool)] = shlex.join([Path(argv[0]).name] + argv[1:]).replace(str(server.port), "PORT")
                     m = measure(case, tool, argv, rep, a, server, workdir)
                     runs.append(m)
-                    log(f"  {rep}/{a.reps} {case:18} {tool:9} {m.ok:>9} ok {m.errors:>6} err "
+                    log(
+                        f"  {rep}/{a.reps} {case:18} {tool:9} {m.ok:>9} ok {m.errors:>6} err "
                         f"{m.rss_kib / 1024:8.1f} MB {fmt(m.cpu_us_per_call, 2):>7} µs/call"
-                        + (f"  ! {m.note}" if m.note else ""))
+                        + (f"  ! {m.note}" if m.note else "")
+                    )
     except (KeyboardInterrupt, Interrupted) as e:
         log(f"interrupted ({str(e) or 'Ctrl-C'}): stopping everything")
         return 130
@@ -254,11 +336,21 @@ def main(argv=None) -> int:
         shutil.rmtree(workdir, ignore_errors=True)
 
     rows = summary_rows(runs)
-    meta = {"date": dt.datetime.now().strftime("%Y-%m-%d %H:%M"), "cpu": cpu_model(), "ncpu": os.cpu_count(),
-            "kernel": "Linux " + os.uname().release, "commit": git_commit(), "client_cpu": a.client_cpu,
-            "server_cpu": a.server_cpu, "reps": a.reps, "seconds": a.seconds, "server": a.server, "path": a.path,
-            "versions": ", ".join(f"{k} {v}" for k, v in {**tool_versions(tools), "oha": oha_version(tools)}.items()),
-            "commands": shown}
+    meta = {
+        "date": dt.datetime.now().strftime("%Y-%m-%d %H:%M"),
+        "cpu": cpu_model(),
+        "ncpu": os.cpu_count(),
+        "kernel": "Linux " + os.uname().release,
+        "commit": git_commit(),
+        "client_cpu": a.client_cpu,
+        "server_cpu": a.server_cpu,
+        "reps": a.reps,
+        "seconds": a.seconds,
+        "server": a.server,
+        "path": a.path,
+        "versions": ", ".join(f"{k} {v}" for k, v in {**tool_versions(tools), "oha": oha_version(tools)}.items()),
+        "commands": shown,
+    }
     md = markdown(rows, meta)
     if a.markdown:
         print(md)
@@ -272,7 +364,9 @@ def main(argv=None) -> int:
 
 def oha_version(tools) -> str:
     try:
-        return subprocess.run([tools["oha"], "--version"], capture_output=True, text=True, timeout=10).stdout.split()[-1]
+        return subprocess.run([tools["oha"], "--version"], capture_output=True, text=True, timeout=10).stdout.split()[
+            -1
+        ]
     except Exception:  # noqa: BLE001
         return "?"
 

@@ -97,7 +97,7 @@ class Counter:
         data = self.path.read_bytes()[:8] if self.path.exists() else b""
         return struct.unpack("<Q", data)[0] if len(data) == 8 else 0
 
-    def __enter__(self) -> "Counter":
+    def __enter__(self) -> Counter:
         self.samples = []
         self._stop.clear()
         self._thread = threading.Thread(target=self._sample, daemon=True)
@@ -139,20 +139,75 @@ def cluster_up(a, lab, temp: Path) -> tuple[dict[str, tuple[str, str]], str, Pat
     common = ["--temp-dir", str(temp), "--object-store-memory", "100000000", "--disable-usage-stats"]
     pin = ["taskset", "-c", a.client_cpu]
     log = open(temp / "nodes.log", "w")
-    start(netns(hosts["head"][0], pin + [ray, "start", "--block", "--head", "--port", "6379", "--num-cpus", "0",
-                                         "--include-dashboard", "false", "--node-ip-address", hosts["head"][1],
-                                         *common]), signal.SIGKILL, stdout=log, stderr=subprocess.STDOUT)
+    start(
+        netns(
+            hosts["head"][0],
+            pin
+            + [
+                ray,
+                "start",
+                "--block",
+                "--head",
+                "--port",
+                "6379",
+                "--num-cpus",
+                "0",
+                "--include-dashboard",
+                "false",
+                "--node-ip-address",
+                hosts["head"][1],
+                *common,
+            ],
+        ),
+        signal.SIGKILL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     for i, node in enumerate(("node1", "node2")):
-        wait_for(f"{i + 1} Ray node(s)", lambda: alive_nodes(address, hosts["head"][0]) >= i + 1)
-        start(netns(hosts[node][0], pin + [ray, "start", "--block", "--address", address, "--num-cpus", "1",
-                                           "--node-ip-address", hosts[node][1], *common]),
-              signal.SIGKILL, stdout=log, stderr=subprocess.STDOUT)
+        wait_for(f"{i + 1} Ray node(s)", lambda: alive_nodes(address, hosts["head"][0]) >= i + 1)  # noqa: B023 - waited for here
+        start(
+            netns(
+                hosts[node][0],
+                pin
+                + [
+                    ray,
+                    "start",
+                    "--block",
+                    "--address",
+                    address,
+                    "--num-cpus",
+                    "1",
+                    "--node-ip-address",
+                    hosts[node][1],
+                    *common,
+                ],
+            ),
+            signal.SIGKILL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     wait_for("3 Ray nodes", lambda: alive_nodes(address, hosts["head"][0]) >= 3)
     counter = temp / "answered"
-    server = start(netns(hosts["server"][0], ["taskset", "-c", a.server_cpu, str(CALLBENCH), "serve", "rust-axum",
-                                              "--no-build", "--host", hosts["server"][1]]),
-                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                   env=dict(ENV, CALLBENCH_ANSWERED_FILE=str(counter)))
+    server = start(
+        netns(
+            hosts["server"][0],
+            [
+                "taskset",
+                "-c",
+                a.server_cpu,
+                str(CALLBENCH),
+                "serve",
+                "rust-axum",
+                "--no-build",
+                "--host",
+                hosts["server"][1],
+            ],
+        ),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(ENV, CALLBENCH_ANSWERED_FILE=str(counter)),
+    )
     while True:
         line = server.stderr.readline()
         if not line:
@@ -166,10 +221,31 @@ def cluster_up(a, lab, temp: Path) -> tuple[dict[str, tuple[str, str]], str, Pat
 
 def one_run(workers: int, hosts, address: str, target: str, counter: Counter, a) -> dict:
     out = counter.path.with_name(f"result-{workers}.json")
-    argv = netns(hosts["head"][0], [str(VENV_PYTHON), "-m", "callbench.distributed", "--address", address,
-                                    "--workers", str(workers), "--quiet", "--out", str(out), f"http://{target}/",
-                                    "--workload", "students", "--rate", str(a.rate), "-z", f"{a.seconds}s",
-                                    "--warmup", "1s", "--coarse-timer"])
+    argv = netns(
+        hosts["head"][0],
+        [
+            str(VENV_PYTHON),
+            "-m",
+            "callbench.distributed",
+            "--address",
+            address,
+            "--workers",
+            str(workers),
+            "--quiet",
+            "--out",
+            str(out),
+            f"http://{target}/",
+            "--workload",
+            "students",
+            "--rate",
+            str(a.rate),
+            "-z",
+            f"{a.seconds}s",
+            "--warmup",
+            "1s",
+            "--coarse-timer",
+        ],
+    )
     with counter:
         r = subprocess.run(argv, capture_output=True, text=True, timeout=a.seconds + 120, env=ENV)
     if not out.exists():
@@ -193,28 +269,41 @@ def one_run(workers: int, hosts, address: str, target: str, counter: Counter, a)
     }
 
 
-METRICS = [("server calls/s", "server_per_s", "{:.1f}"), ("p50 µs", "p50_us", "{:.0f}"),
-           ("p99 µs", "p99_us", "{:.0f}"), ("client CPU µs/call", "client_cpu_us_per_call", "{:.1f}")]
+METRICS = [
+    ("server calls/s", "server_per_s", "{:.1f}"),
+    ("p50 µs", "p50_us", "{:.0f}"),
+    ("p99 µs", "p99_us", "{:.0f}"),
+    ("client CPU µs/call", "client_cpu_us_per_call", "{:.1f}"),
+]
 
 
 def markdown(runs: list[dict], a) -> str:
     one = [r for r in runs if r["workers"] == 1]
     two = [r for r in runs if r["workers"] == 2]
-    lines = [f"# One Ray worker vs two sharing {a.rate} calls/s ({dt.date.today()})", "",
-             f"{a.reps} interleaved pairs of {a.seconds} s (after 1 s of warm-up), GET /students on rust-axum "
-             f"(CPU {a.server_cpu}); the Ray nodes on CPU {a.client_cpu}; hosts of `callbench lab`. Median "
-             "[min – max] of the repetitions; ratio: two / one, median of the pairs' ratios [min – max].", "",
-             "| | one worker | two workers | two / one |", "|---|---|---|---|"]
+    lines = [
+        f"# One Ray worker vs two sharing {a.rate} calls/s ({dt.date.today()})",
+        "",
+        f"{a.reps} interleaved pairs of {a.seconds} s (after 1 s of warm-up), GET /students on rust-axum "
+        f"(CPU {a.server_cpu}); the Ray nodes on CPU {a.client_cpu}; hosts of `callbench lab`. Median "
+        "[min – max] of the repetitions; ratio: two / one, median of the pairs' ratios [min – max].",
+        "",
+        "| | one worker | two workers | two / one |",
+        "|---|---|---|---|",
+    ]
     for label, key, fmt in METRICS:
-        def cell(rs):
+
+        def cell(rs, key=key, fmt=fmt):
             v = [r[key] for r in rs]
             return f"{fmt.format(statistics.median(v))} [{fmt.format(min(v))} – {fmt.format(max(v))}]"
-        ratios = [b[key] / x[key] for x, b in zip(one, two) if x[key]]
-        ratio = (f"{statistics.median(ratios):.3f}× [{min(ratios):.3f} – {max(ratios):.3f}]" if ratios else "-")
+
+        ratios = [b[key] / x[key] for x, b in zip(one, two, strict=False) if x[key]]
+        ratio = f"{statistics.median(ratios):.3f}× [{min(ratios):.3f} – {max(ratios):.3f}]" if ratios else "-"
         lines.append(f"| {label} | {cell(one)} | {cell(two)} | {ratio} |")
-    lines += ["", "Calls the server answered per run: " + ", ".join(f"{r['workers']}w {r['server_answered']}"
-                                                                     for r in runs),
-              "Start skew of the two-worker runs (ms): " + ", ".join(f"{r['skew_ms']:.3f}" for r in two)]
+    lines += [
+        "",
+        "Calls the server answered per run: " + ", ".join(f"{r['workers']}w {r['server_answered']}" for r in runs),
+        "Start skew of the two-worker runs (ms): " + ", ".join(f"{r['skew_ms']:.3f}" for r in two),
+    ]
     problems = [f"{r['workers']} worker(s): {p}" for r in runs for p in r["problems"]]
     lines += ["", "Problems: " + ("; ".join(problems) if problems else "none (every run valid, no worker behind)")]
     return "\n".join(lines) + "\n"
@@ -225,9 +314,12 @@ def measure(a, hosts, address: str, target: str, counter: Counter, runs: list[di
     for rep in range(a.reps):
         for workers in (1, 2):
             r = one_run(workers, hosts, address, target, counter, a)
-            print(f"rep {rep + 1}, {workers} worker(s): server {r['server_per_s']:.1f}/s, p50 {r['p50_us']} µs, "
-                  f"p99 {r['p99_us']} µs, client {r['client_cpu_us_per_call']:.1f} µs/call"
-                  + (f"  ({'; '.join(r['problems'])})" if r["problems"] else ""), file=sys.stderr)
+            print(
+                f"rep {rep + 1}, {workers} worker(s): server {r['server_per_s']:.1f}/s, p50 {r['p50_us']} µs, "
+                f"p99 {r['p99_us']} µs, client {r['client_cpu_us_per_call']:.1f} µs/call"
+                + (f"  ({'; '.join(r['problems'])})" if r["problems"] else ""),
+                file=sys.stderr,
+            )
             runs.append(r)
 
 
@@ -247,8 +339,10 @@ def main() -> int:
         print("bench/distributed.py: needs root (callbench lab makes network namespaces)", file=sys.stderr)
         return 2
     if not VENV_PYTHON.exists() or not CALLBENCH.exists():
-        print("bench/distributed.py: build first: cargo build --release, then scripts/test-python (the venv)",
-              file=sys.stderr)
+        print(
+            "bench/distributed.py: build first: cargo build --release, then scripts/test-python (the venv)",
+            file=sys.stderr,
+        )
         return 2
     try:
         from callbench.lab import Lab

@@ -32,15 +32,29 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from engine_report import (OPEN_LOOP_TOLERANCE, Row, cpu_model, fmt, git_commit, markdown_report, med,  # noqa: E402
-                           ratio_lines, text_report, tool_versions)
-from engine_floor import (FLOOR_TOOLS, ONE_AT_A_TIME_TARGETS, http_commands, one_at_a_time, over_floor,  # noqa: E402
-                          parse_floor, raw_commands)
-from engine_procs import (PROCS, ROOT, Run, Server, run_client, server_received_bytes, start_server,  # noqa: E402
-                          which)
+from engine_floor import (  # noqa: E402
+    FLOOR_TOOLS,
+    ONE_AT_A_TIME_TARGETS,
+    http_commands,
+    one_at_a_time,
+    over_floor,
+    parse_floor,
+    raw_commands,
+)
+from engine_procs import PROCS, ROOT, Run, Server, run_client, server_received_bytes, start_server, which  # noqa: E402
+from engine_report import (  # noqa: E402
+    OPEN_LOOP_TOLERANCE,
+    Row,
+    cpu_model,
+    fmt,
+    git_commit,
+    markdown_report,
+    med,
+    ratio_lines,
+    text_report,
+    tool_versions,
+)
 from engine_tools import PARSERS, parse_callbench  # noqa: E402
-
-
 
 
 class Interrupted(Exception):
@@ -53,7 +67,6 @@ def _on_sigterm(signum, frame):
 
 # ---------------------------------------------------------------------------------------------------------------
 # Tools: command lines and parsers of their own output.
-
 
 
 @dataclass
@@ -78,37 +91,132 @@ def cases(a, tools) -> list[Case]:
     cb = tools.get("callbench")
 
     def cb_http1(port, secs):
-        return [cb, "load", "-c", str(c), "-z", f"{secs}s", "--threads", "1", "-o", "json", "-q",
-                f"http://127.0.0.1:{port}{a.path}"]
+        return [
+            cb,
+            "load",
+            "-c",
+            str(c),
+            "-z",
+            f"{secs}s",
+            "--threads",
+            "1",
+            "-o",
+            "json",
+            "-q",
+            f"http://127.0.0.1:{port}{a.path}",
+        ]
 
     def cb_http2(port, secs):
-        return [cb, "load", "--http2", "-c", str(conns * streams), "--connections", str(conns), "--streams", str(streams),
-                "-z", f"{secs}s", "--threads", "1", "-o", "json", "-q", f"http://127.0.0.1:{port}{a.path}"]
+        return [
+            cb,
+            "load",
+            "--http2",
+            "-c",
+            str(conns * streams),
+            "--connections",
+            str(conns),
+            "--streams",
+            str(streams),
+            "-z",
+            f"{secs}s",
+            "--threads",
+            "1",
+            "-o",
+            "json",
+            "-q",
+            f"http://127.0.0.1:{port}{a.path}",
+        ]
 
     def cb_grpc(port, secs):
-        return [cb, "load", "-c", str(c), "--connections", str(a.grpc_connections), "-z", f"{secs}s", "--threads", "1",
-                "--proto", str(proto), "-d", "{}", "-o", "json", "-q",
-                f"grpc://127.0.0.1:{port}/callbench.v1.Students/List"]
+        return [
+            cb,
+            "load",
+            "-c",
+            str(c),
+            "--connections",
+            str(a.grpc_connections),
+            "-z",
+            f"{secs}s",
+            "--threads",
+            "1",
+            "--proto",
+            str(proto),
+            "-d",
+            "{}",
+            "-o",
+            "json",
+            "-q",
+            f"grpc://127.0.0.1:{port}/callbench.v1.Students/List",
+        ]
 
     out = [
-        Case("HTTP/1.1", a.rest_server, "wrk", {
-            "callbench": cb_http1,
-            "wrk": lambda port, secs: [tools["wrk"], "-t1", f"-c{c}", f"-d{secs}s", f"http://127.0.0.1:{port}{a.path}"],
-        }),
-        Case("HTTP/2", a.h2_server, "h2load", {
-            "callbench": cb_http2,
-            "h2load": lambda port, secs: [tools["h2load"], "-t", "1", "-c", str(conns), "-m", str(streams), "-D", str(secs),
-                                          f"http://127.0.0.1:{port}{a.path}"],
-        }),
-        Case("gRPC", a.grpc_server, "ghz", {
-            "callbench": cb_grpc,
-            "ghz": lambda port, secs: [tools["ghz"], "--insecure", "--cpus", "1", "--proto", str(proto),
-                                       "--call", "callbench.v1.Students/List", "-d", "{}", "-c", str(c),
-                                       "--connections", str(a.grpc_connections), "-z", f"{secs}s",
-                                       *([] if a.ghz_templates else ["--disable-template-functions", "--disable-template-data"]),
-                                       "--duration-stop", "ignore",
-                                       "-O", "json", f"127.0.0.1:{port}"],
-        }),
+        Case(
+            "HTTP/1.1",
+            a.rest_server,
+            "wrk",
+            {
+                "callbench": cb_http1,
+                "wrk": lambda port, secs: [
+                    tools["wrk"],
+                    "-t1",
+                    f"-c{c}",
+                    f"-d{secs}s",
+                    f"http://127.0.0.1:{port}{a.path}",
+                ],
+            },
+        ),
+        Case(
+            "HTTP/2",
+            a.h2_server,
+            "h2load",
+            {
+                "callbench": cb_http2,
+                "h2load": lambda port, secs: [
+                    tools["h2load"],
+                    "-t",
+                    "1",
+                    "-c",
+                    str(conns),
+                    "-m",
+                    str(streams),
+                    "-D",
+                    str(secs),
+                    f"http://127.0.0.1:{port}{a.path}",
+                ],
+            },
+        ),
+        Case(
+            "gRPC",
+            a.grpc_server,
+            "ghz",
+            {
+                "callbench": cb_grpc,
+                "ghz": lambda port, secs: [
+                    tools["ghz"],
+                    "--insecure",
+                    "--cpus",
+                    "1",
+                    "--proto",
+                    str(proto),
+                    "--call",
+                    "callbench.v1.Students/List",
+                    "-d",
+                    "{}",
+                    "-c",
+                    str(c),
+                    "--connections",
+                    str(a.grpc_connections),
+                    "-z",
+                    f"{secs}s",
+                    *([] if a.ghz_templates else ["--disable-template-functions", "--disable-template-data"]),
+                    "--duration-stop",
+                    "ignore",
+                    "-O",
+                    "json",
+                    f"127.0.0.1:{port}",
+                ],
+            },
+        ),
     ]
     floor = tools.get("callbench-floor")
     if floor:
@@ -126,6 +234,7 @@ def with_io_uring(command):
     def argv(port, secs):
         cmd = command(port, secs)
         return cmd[:2] + ["--io", "uring"] + cmd[2:]
+
     return argv
 
 
@@ -175,8 +284,11 @@ def parse_args(argv):
     p.add_argument("--reps", type=int, default=5, help="interleaved repetitions per tool (default 5)")
     p.add_argument("--seconds", type=int, default=10, help="length of each run (default 10)")
     p.add_argument("--quick", action="store_true", help="2 repetitions of 3 s, open loop 3 s per rate")
-    p.add_argument("--protocols", default="http1,http2,grpc,raw",
-                   help="any of http1,http2,grpc,raw (default all; raw: callbench-floor's 64-byte echo)")
+    p.add_argument(
+        "--protocols",
+        default="http1,http2,grpc,raw",
+        help="any of http1,http2,grpc,raw (default all; raw: callbench-floor's 64-byte echo)",
+    )
     p.add_argument("--no-open-loop", action="store_true", help="skip the open-loop check")
     p.add_argument("--open-loop-protocol", default="http1", choices=["http1", "http2", "grpc"])
     p.add_argument("--open-loop-seconds", type=int, default=5)
@@ -184,8 +296,11 @@ def parse_args(argv):
     p.add_argument("-c", "--concurrency", type=int, default=50, help="calls in flight, HTTP/1.1 and gRPC (default 50)")
     p.add_argument("--h2-connections", type=int, default=5, help="HTTP/2 connections (default 5)")
     p.add_argument("--h2-streams", type=int, default=10, help="streams per HTTP/2 connection (default 10)")
-    p.add_argument("--ghz-templates", action="store_true",
-                   help="leave ghz's per-call template functions on, as ghz runs by default (and suites/tools.toml runs it)")
+    p.add_argument(
+        "--ghz-templates",
+        action="store_true",
+        help="leave ghz's per-call template functions on, as ghz runs by default (and suites/tools.toml runs it)",
+    )
     p.add_argument("--grpc-connections", type=int, default=1, help="gRPC connections (default 1, as ghz)")
     p.add_argument("--path", default="/students", help="REST path (default /students; gRPC calls Students/List)")
     p.add_argument("--rest-server", default="rust-actix")
@@ -259,8 +374,10 @@ def main(argv=None) -> int:
 
     load1 = float(open("/proc/loadavg").read().split()[0])
     if load1 > 0.5:
-        log(f"warning: load average {load1:.2f} before the benchmark: other processes will disturb it "
-            "(see the 'others' column)")
+        log(
+            f"warning: load average {load1:.2f} before the benchmark: other processes will disturb it "
+            "(see the 'others' column)"
+        )
     all_cases = cases(a, tools)
     runs: list[Run] = []
     open_loop = None
@@ -268,8 +385,9 @@ def main(argv=None) -> int:
     servers: list[Server] = []
     try:
         users = workdir / "users.json"
-        subprocess.run([tools["callbench"], "gen-users", "-o", str(users)], check=True, timeout=60,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [tools["callbench"], "gen-users", "-o", str(users)], check=True, timeout=60, stdout=subprocess.DEVNULL
+        )
         for case in all_cases:
             binary = release / case.server_bin
             if not binary.exists():
@@ -278,8 +396,10 @@ def main(argv=None) -> int:
             order = case.tools(use_cb)
             server = start_server(str(binary), case.server_bin, a.server_cpu, users, workdir)
             servers.append(server)
-            log(f"{case.protocol}: {case.server_bin} on 127.0.0.1:{server.port} (CPU {a.server_cpu}); "
-                f"{' / '.join(order)}, {a.reps} × {a.seconds} s each")
+            log(
+                f"{case.protocol}: {case.server_bin} on 127.0.0.1:{server.port} (CPU {a.server_cpu}); "
+                f"{' / '.join(order)}, {a.reps} × {a.seconds} s each"
+            )
             for tool in order:  # warm-up, not counted: also checks the command line and the parser
                 w = measure(tool, case, server, 1, 0, a, workdir)
                 if w.note:
@@ -288,10 +408,12 @@ def main(argv=None) -> int:
                 for tool in order:
                     r = measure(tool, case, server, a.seconds, rep, a, workdir)
                     runs.append(r)
-                    log(f"  {rep}/{a.reps} {tool:9} {r.ok:>9} ok {r.errors:>5} err {fmt(r.throughput):>9}/s "
+                    log(
+                        f"  {rep}/{a.reps} {tool:9} {r.ok:>9} ok {r.errors:>5} err {fmt(r.throughput):>9}/s "
                         f"{fmt(r.cpu_us_per_call, 2):>7} µs/call  client {r.cpu / r.wall * 100:3.0f}%  "
                         f"server {r.server_cpu * 100:3.0f}%  others {r.foreign * 100:3.0f}%"
-                        + (f"  ! {r.note}" if r.note else ""))
+                        + (f"  ! {r.note}" if r.note else "")
+                    )
             if use_cb and not a.no_open_loop and case.protocol == a.open_loop_protocol:
                 open_loop = run_open_loop(a, case, server, runs, workdir, log)
             PROCS.stop(server.proc)
@@ -321,12 +443,22 @@ def main(argv=None) -> int:
             argv = [Path(x).name if i == 0 else x for i, x in enumerate(f("PORT", a.seconds))]
             argv = [x.replace(str(ROOT) + "/", "") for x in argv]
             commands[(case.protocol, tool)] = "taskset -c " + a.client_cpu + " " + shlex.join(argv)
-    meta = {"date": dt.datetime.now().strftime("%Y-%m-%d %H:%M"), "cpu": cpu_model(), "ncpu": os.cpu_count(),
-            "kernel": "Linux " + os.uname().release, "commit": git_commit(), "client_cpu": a.client_cpu,
-            "server_cpu": a.server_cpu, "reps": a.reps, "seconds": a.seconds, "versions": tool_versions(tools),
-            "commands": commands, "argv": a.argv,
-            "call": f"REST `GET {a.path}` ({a.rest_server}; HTTP/2 h2c on {a.h2_server}), gRPC "
-                    f"`callbench.v1.Students/List` ({a.grpc_server})"}
+    meta = {
+        "date": dt.datetime.now().strftime("%Y-%m-%d %H:%M"),
+        "cpu": cpu_model(),
+        "ncpu": os.cpu_count(),
+        "kernel": "Linux " + os.uname().release,
+        "commit": git_commit(),
+        "client_cpu": a.client_cpu,
+        "server_cpu": a.server_cpu,
+        "reps": a.reps,
+        "seconds": a.seconds,
+        "versions": tool_versions(tools),
+        "commands": commands,
+        "argv": a.argv,
+        "call": f"REST `GET {a.path}` ({a.rest_server}; HTTP/2 h2c on {a.h2_server}), gRPC "
+        f"`callbench.v1.Students/List` ({a.grpc_server})",
+    }
     md = markdown_report(rows, ratios, open_loop, meta, floors, single, ONE_AT_A_TIME_TARGETS)
     if a.markdown:
         print()
@@ -337,8 +469,9 @@ def main(argv=None) -> int:
         out.write_text(md)
         log(f"wrote {out.relative_to(ROOT)}")
     if a.json:
-        Path(a.json).write_text(json.dumps({"runs": [r.__dict__ for r in runs], "open_loop": open_loop}, indent=1,
-                                           default=str))
+        Path(a.json).write_text(
+            json.dumps({"runs": [r.__dict__ for r in runs], "open_loop": open_loop}, indent=1, default=str)
+        )
     bad = [r for r in runs if r.note]
     return 1 if bad else 0
 
@@ -354,7 +487,9 @@ def run_open_loop(a, case: Case, server: Server, runs, workdir, log):
     request bytes per call (`wire_bytes_per_call.sent`; good to about 2%). A closed-loop run checks the method
     against callbench's own throughput first.
     """
-    closed = [r.throughput for r in runs if r.protocol == case.protocol and r.tool == "callbench" and not r.note and r.ok]
+    closed = [
+        r.throughput for r in runs if r.protocol == case.protocol and r.tool == "callbench" and not r.note and r.ok
+    ]
     if not closed:
         log("  open loop: no closed-loop callbench run to take the maximum from, skipped")
         return None
@@ -368,15 +503,34 @@ def run_open_loop(a, case: Case, server: Server, runs, workdir, log):
     for share in [None] + a.open_loop_shares:  # None: the closed-loop check of the measurement
         rate = None if share is None else round(top * share)
         argv = base if rate is None else base[:2] + ["--rate", str(rate)] + base[2:]
-        c = run_client(argv, a.client_cpu, secs + a.grace, server, workdir, a.server_cpu,
-                       sample_at=(0.2 * secs, 0.9 * secs), sampler=sampler)
-        o = {"share": share, "requested": float("nan") if rate is None else float(rate), "measured": float("nan"),
-             "error_pct": float("nan"), "achieved": float("nan"), "errors": 0, "late": None, "note": ""}
+        c = run_client(
+            argv,
+            a.client_cpu,
+            secs + a.grace,
+            server,
+            workdir,
+            a.server_cpu,
+            sample_at=(0.2 * secs, 0.9 * secs),
+            sampler=sampler,
+        )
+        o = {
+            "share": share,
+            "requested": float("nan") if rate is None else float(rate),
+            "measured": float("nan"),
+            "error_pct": float("nan"),
+            "achieved": float("nan"),
+            "errors": 0,
+            "late": None,
+            "note": "",
+        }
         try:
             p = parse_callbench(c.out)
             r = p["rate"] or {}
-            o.update(errors=p["errors"], late=r.get("late_starts"),
-                     achieved=float(r["achieved"]) if r.get("achieved") is not None else p["ok"] / p["seconds"])
+            o.update(
+                errors=p["errors"],
+                late=r.get("late_starts"),
+                achieved=float(r["achieved"]) if r.get("achieved") is not None else p["ok"] / p["seconds"],
+            )
             if len(c.samples) == 2 and (counted or p.get("wire_sent")):
                 (ta, ba), (tb, bb) = c.samples
                 o["measured"] = (bb - ba) / (1 if counted else p["wire_sent"]) / (tb - ta)
@@ -391,9 +545,11 @@ def run_open_loop(a, case: Case, server: Server, runs, workdir, log):
             o["note"] = f"unparsable ({e}); exit {c.code}: {c.err.strip()[-300:]!r}"
         out["runs"].append(o)
         what = "closed loop" if share is None else f"open loop {share * 100:.0f}%"
-        log(f"  {what}: requested {fmt(o['requested'])}/s, callbench says {fmt(o['achieved'])}/s, measured at the "
+        log(
+            f"  {what}: requested {fmt(o['requested'])}/s, callbench says {fmt(o['achieved'])}/s, measured at the "
             f"server {fmt(o['measured'])}/s ({fmt(o['error_pct'], 2)}%), late starts {o['late']}"
-            + (f"  ! {o['note']}" if o["note"] else ""))
+            + (f"  ! {o['note']}" if o["note"] else "")
+        )
     return out
 
 

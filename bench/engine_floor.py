@@ -1,7 +1,7 @@
 """The floor under the tools bench/engine.py compares: `callbench-floor` (bench/floor) makes the same calls with
 nothing on top — for HTTP/1.1 it writes the request's bytes and waits for as many answer bytes as the server's
-answer has, no parsing, no timers; for raw TCP it ping-pongs 64 bytes with raw-echo (servers/raw-echo). What a tool costs
-beyond the floor is its own work; the floor itself is the kernel's (epoll, or io_uring with `floor-uring`)."""
+answer has, no parsing, no timers; for raw TCP it ping-pongs 64 bytes with raw-echo (servers/raw-echo). What a tool
+costs beyond the floor is its own work; the floor itself is the kernel's (epoll, or io_uring with `floor-uring`)."""
 
 from __future__ import annotations
 
@@ -67,8 +67,24 @@ def http_commands(floor_bin: str, path: str, concurrency: int) -> dict:
                 size = "SIZE"
             else:
                 size = sizes.setdefault(port, http_answer_size(port, path))
-            return [floor_bin, "client", f"127.0.0.1:{port}", "--io", io, "-c", str(concurrency), "-z", str(secs),
-                    "--warmup", "0", "--size", str(size), "--request", http_request(path)]
+            return [
+                floor_bin,
+                "client",
+                f"127.0.0.1:{port}",
+                "--io",
+                io,
+                "-c",
+                str(concurrency),
+                "-z",
+                str(secs),
+                "--warmup",
+                "0",
+                "--size",
+                str(size),
+                "--request",
+                http_request(path),
+            ]
+
         return argv
 
     return {"floor": command("epoll"), "floor-uring": command(URING)}
@@ -77,24 +93,61 @@ def http_commands(floor_bin: str, path: str, concurrency: int) -> dict:
 def raw_commands(floor_bin: str, concurrency: int, cb: str | None) -> dict:
     """The raw TCP case: callbench's `raw://` target (when `cb` is given) and the floor clients, at `concurrency`
     connections and at one call at a time, against raw-echo."""
+
     def command(io, c):
-        return lambda port, secs: [floor_bin, "client", f"127.0.0.1:{port}", "--io", io, "-c", str(c), "-z", str(secs),
-                                   "--warmup", "0", "--size", str(RAW_SIZE)]
+        return lambda port, secs: [
+            floor_bin,
+            "client",
+            f"127.0.0.1:{port}",
+            "--io",
+            io,
+            "-c",
+            str(c),
+            "-z",
+            str(secs),
+            "--warmup",
+            "0",
+            "--size",
+            str(RAW_SIZE),
+        ]
 
     def callbench(c):
-        return lambda port, secs: [cb, "load", "-c", str(c), "-z", f"{secs}s", "--threads", "1", "-o", "json", "-q",
-                                   f"raw://127.0.0.1:{port}?size={RAW_SIZE}"]
+        return lambda port, secs: [
+            cb,
+            "load",
+            "-c",
+            str(c),
+            "-z",
+            f"{secs}s",
+            "--threads",
+            "1",
+            "-o",
+            "json",
+            "-q",
+            f"raw://127.0.0.1:{port}?size={RAW_SIZE}",
+        ]
 
     out = {"callbench": callbench(concurrency), "callbench c=1": callbench(1)} if cb else {}
-    out.update({"floor": command("epoll", concurrency), "floor-uring": command(URING, concurrency),
-                "floor c=1": command("epoll", 1), "floor-uring c=1": command(URING, 1)})
+    out.update(
+        {
+            "floor": command("epoll", concurrency),
+            "floor-uring": command(URING, concurrency),
+            "floor c=1": command("epoll", 1),
+            "floor-uring c=1": command(URING, 1),
+        }
+    )
     return out
 
 
 def parse_floor(text: str) -> dict:
     d = json.loads(text.strip().splitlines()[-1])
-    return {"ok": int(d["calls"]), "errors": 0, "seconds": float(d["seconds"]), "p50_us": d.get("p50_us"),
-            "self_cpu_us": d.get("client_cpu_us_per_call")}
+    return {
+        "ok": int(d["calls"]),
+        "errors": 0,
+        "seconds": float(d["seconds"]),
+        "p50_us": d.get("p50_us"),
+        "self_cpu_us": d.get("client_cpu_us_per_call"),
+    }
 
 
 # One call at a time, callbench against the raw ping-pong on the same echo: (CPU per call, p50 latency) at most.

@@ -53,7 +53,7 @@ class Procs:
         for p in list(self.live.values()):
             try:
                 self.stop(p, grace=2.0)
-            except Exception as e:  # keep stopping the others
+            except Exception as e:  # noqa: BLE001 - keep stopping the others
                 print(f"warning: could not stop pid {p.pid}: {e}", file=sys.stderr)
 
 
@@ -196,13 +196,15 @@ class ClientResult:
 def server_received_bytes(port: int) -> int:
     """Payload bytes received so far by the server's established TCP connections on `port` (the kernel's
     tcp_info bytes_received, read with ss): what the client has sent it, counted outside the client."""
-    out = subprocess.run(["ss", "-tinH", "state", "established", f"( sport = :{port} )"], capture_output=True,
-                         text=True, timeout=10).stdout
+    out = subprocess.run(
+        ["ss", "-tinH", "state", "established", f"( sport = :{port} )"], capture_output=True, text=True, timeout=10
+    ).stdout
     return sum(int(x) for x in re.findall(r"bytes_received:(\d+)", out))
 
 
-def run_client(argv, cpu: str, timeout: float, server: Server | None, workdir: Path, server_cpus: str,
-               sample_at=(), sampler=None) -> ClientResult:
+def run_client(
+    argv, cpu: str, timeout: float, server: Server | None, workdir: Path, server_cpus: str, sample_at=(), sampler=None
+) -> ClientResult:
     """Runs argv pinned to `cpu`, at most `timeout` seconds, and measures what it and the server used; calls
     `sampler()` at each of the `sample_at` seconds after the start (while the client runs)."""
     out = tempfile.TemporaryFile(dir=workdir)

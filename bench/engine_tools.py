@@ -22,12 +22,18 @@ def parse_wrk(text: str) -> dict:
 
 def parse_h2load(text: str) -> dict:
     m = re.search(r"finished in ([\d.]+)(us|ms|s|m|h)\b", text)
-    r = re.search(r"requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, (\d+) failed, "
-                  r"(\d+) errored, (\d+) timeout", text)
+    r = re.search(
+        r"requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, (\d+) failed, "
+        r"(\d+) errored, (\d+) timeout",
+        text,
+    )
     if not (m and r):
         raise ValueError("no 'finished in' / 'requests: ... succeeded' lines")
-    return {"ok": int(r.group(4)), "errors": int(r.group(5)) + int(r.group(6)) + int(r.group(7)),
-            "seconds": float(m.group(1)) * _UNIT_S[m.group(2)]}
+    return {
+        "ok": int(r.group(4)),
+        "errors": int(r.group(5)) + int(r.group(6)) + int(r.group(7)),
+        "seconds": float(m.group(1)) * _UNIT_S[m.group(2)],
+    }
 
 
 def parse_ghz(text: str) -> dict:
@@ -49,9 +55,14 @@ def parse_oha(text: str) -> dict:
 
 def parse_callbench(text: str) -> dict:
     d = json.loads(text)
-    out = {"ok": int(d["calls"]["ok"]), "errors": int(d["calls"]["errors"]), "self_cpu_us": d.get("client_cpu_us_per_call"),
-           "rate": d.get("rate"), "wire_sent": (d.get("wire_bytes_per_call") or {}).get("sent"),
-           "p50_us": (d.get("latency_us") or {}).get("p50")}
+    out = {
+        "ok": int(d["calls"]["ok"]),
+        "errors": int(d["calls"]["errors"]),
+        "self_cpu_us": d.get("client_cpu_us_per_call"),
+        "rate": d.get("rate"),
+        "wire_sent": (d.get("wire_bytes_per_call") or {}).get("sent"),
+        "p50_us": (d.get("latency_us") or {}).get("p50"),
+    }
     if d.get("duration_s"):
         out["seconds"] = float(d["duration_s"])
     elif d.get("throughput_per_s"):

@@ -60,8 +60,12 @@ def load_args(case: str, seconds: float, target: str) -> list[str]:
 
 def direct(case: str, seconds: float, a) -> dict:
     """The server on loopback, the client beside it: the baseline."""
-    server = start(["taskset", "-c", a.server_cpu, str(CALLBENCH), "serve", "rust-actix", "--no-build"],
-                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    server = start(
+        ["taskset", "-c", a.server_cpu, str(CALLBENCH), "serve", "rust-actix", "--no-build"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         url = None
         deadline = time.monotonic() + 60
@@ -73,8 +77,13 @@ def direct(case: str, seconds: float, a) -> dict:
             url = m.group(1) if m else None
         if url is None:
             raise RuntimeError("rust-actix was not ready within 60 s")
-        out = subprocess.run(["taskset", "-c", a.client_cpu, *load_args(case, seconds, url)], capture_output=True,
-                             text=True, timeout=seconds + 60, check=True).stdout
+        out = subprocess.run(
+            ["taskset", "-c", a.client_cpu, *load_args(case, seconds, url)],
+            capture_output=True,
+            text=True,
+            timeout=seconds + 60,
+            check=True,
+        ).stdout
         return {"load": json.loads(out)}
     finally:
         stop_all()
@@ -82,9 +91,24 @@ def direct(case: str, seconds: float, a) -> dict:
 
 def across(case: str, seconds: float, a) -> dict:
     """The same load from the link's client side (`serve --network rtt=0 -- load`)."""
-    script = 'exec taskset -c {} "$@" "$CALLBENCH_TARGET"'.format(a.client_cpu)
-    argv = ["taskset", "-c", a.server_cpu, str(CALLBENCH), "serve", "rust-actix", "--no-build", "--network", "rtt=0",
-            "--", "sh", "-c", script, "sh", *load_args(case, seconds, "")[:-1]]
+    script = f'exec taskset -c {a.client_cpu} "$@" "$CALLBENCH_TARGET"'
+    argv = [
+        "taskset",
+        "-c",
+        a.server_cpu,
+        str(CALLBENCH),
+        "serve",
+        "rust-actix",
+        "--no-build",
+        "--network",
+        "rtt=0",
+        "--",
+        "sh",
+        "-c",
+        script,
+        "sh",
+        *load_args(case, seconds, "")[:-1],
+    ]
     p = start(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         out, err = p.communicate(timeout=seconds + 90)
@@ -100,8 +124,11 @@ def across(case: str, seconds: float, a) -> dict:
 
 def figures(run: dict) -> dict:
     load = run["load"]
-    f = {"p50_us": load["latency_us"]["p50"], "mean_us": load["latency_us"]["mean"],
-         "calls_per_s": load["throughput_per_s"]}
+    f = {
+        "p50_us": load["latency_us"]["p50"],
+        "mean_us": load["latency_us"]["mean"],
+        "calls_per_s": load["throughput_per_s"],
+    }
     if "packets" in run:
         f["packets"] = run["packets"]
         f["forwarder_pct"] = run["forwarder"]
@@ -122,7 +149,9 @@ def main(argv=None) -> int:
         print("bench/link.py: the link needs root (network namespaces, TUN devices)", file=sys.stderr)
         return 2
     if not CALLBENCH.exists():
-        print(f"bench/link.py: {CALLBENCH} is missing: run ./callbench once (or cargo build --release)", file=sys.stderr)
+        print(
+            f"bench/link.py: {CALLBENCH} is missing: run ./callbench once (or cargo build --release)", file=sys.stderr
+        )
         return 2
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     rows = {}
@@ -133,25 +162,33 @@ def main(argv=None) -> int:
                 for side, fn in (("direct", direct), ("link", across)):
                     f = figures(fn(case, a.seconds, a))
                     rows[case][side].append(f)
-                    print(f"{case} rep {rep + 1}/{a.reps} {side}: " + ", ".join(f"{k} {v:,.1f}" for k, v in f.items()),
-                          file=sys.stderr)
+                    print(
+                        f"{case} rep {rep + 1}/{a.reps} {side}: " + ", ".join(f"{k} {v:,.1f}" for k, v in f.items()),
+                        file=sys.stderr,
+                    )
     except KeyboardInterrupt:
         print("bench/link.py: interrupted", file=sys.stderr)
         return 130
     finally:
         stop_all()
     med = lambda side, key: statistics.median(r[key] for r in side)  # noqa: E731
-    lines = [f"# The emulated link's own cost ({dt.date.today()}, {a.reps} × {a.seconds:g} s, interleaved; client CPU "
-             f"{a.client_cpu}, server and forwarder CPU {a.server_cpu}; medians)", "",
-             "| case | direct p50 µs | link p50 µs | added µs (mean) | direct calls/s | link calls/s | packets/s "
-             "(warm-up included) | forwarder CPU |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        f"# The emulated link's own cost ({dt.date.today()}, {a.reps} × {a.seconds:g} s, interleaved; client CPU "
+        f"{a.client_cpu}, server and forwarder CPU {a.server_cpu}; medians)",
+        "",
+        "| case | direct p50 µs | link p50 µs | added µs (mean) | direct calls/s | link calls/s | packets/s "
+        "(warm-up included) | forwarder CPU |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for case, r in rows.items():
-        d, l = r["direct"], r["link"]
-        added = med(l, "mean_us") - med(d, "mean_us")
-        pps = statistics.median(x["packets"] / (a.seconds + 0.5) for x in l)
-        lines.append(f"| {case} | {med(d, 'p50_us'):,.0f} | {med(l, 'p50_us'):,.0f} | {added:+,.1f} | "
-                     f"{med(d, 'calls_per_s'):,.0f} | {med(l, 'calls_per_s'):,.0f} | {pps:,.0f} | "
-                     f"{med(l, 'forwarder_pct'):.0f}% |")
+        d, linked = r["direct"], r["link"]
+        added = med(linked, "mean_us") - med(d, "mean_us")
+        pps = statistics.median(x["packets"] / (a.seconds + 0.5) for x in linked)
+        lines.append(
+            f"| {case} | {med(d, 'p50_us'):,.0f} | {med(linked, 'p50_us'):,.0f} | {added:+,.1f} | "
+            f"{med(d, 'calls_per_s'):,.0f} | {med(linked, 'calls_per_s'):,.0f} | {pps:,.0f} | "
+            f"{med(linked, 'forwarder_pct'):.0f}% |"
+        )
     print("\n".join(lines))
     return 0
 

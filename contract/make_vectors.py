@@ -15,19 +15,15 @@ The file format is described in contract/README.md ("Test vectors").
 from __future__ import annotations
 
 import argparse
-import base64
-import hashlib
 import json
 import math
 import re
-import struct
 import sys
-from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from vectorgen.reference import *  # noqa: E402,F401,F403 (the reference workloads)
 from vectorgen.build import *  # noqa: E402,F401,F403 (vector builders)
+from vectorgen.reference import *  # noqa: E402,F401,F403 (the reference workloads)
 
 VECTOR_DIR = Path(__file__).resolve().parent / "vectors"
 
@@ -35,16 +31,35 @@ VECTOR_DIR = Path(__file__).resolve().parent / "vectors"
 # ---------------------------------------------------------------------------
 # auth
 
+
 def auth_file() -> dict:
     vectors = []
 
     def case(name, cls, user_id, password):
         code, result = outcome(auth, user_id, password)
         check_class(name, cls, code)
-        vectors.append(rest(f"auth-{name}", cls, "PUT", f"/auth/{user_id}", body_json({"password": password}),
-                            REST_STATUS[code], "callbench.v1.AuthResponse" if result else None, result))
-        vectors.append(grpc(f"auth-{name}", cls, "callbench.v1.Auth/Test",
-                            body_json({"id": user_id, "password": password}), code, result))
+        vectors.append(
+            rest(
+                f"auth-{name}",
+                cls,
+                "PUT",
+                f"/auth/{user_id}",
+                body_json({"password": password}),
+                REST_STATUS[code],
+                "callbench.v1.AuthResponse" if result else None,
+                result,
+            )
+        )
+        vectors.append(
+            grpc(
+                f"auth-{name}",
+                cls,
+                "callbench.v1.Auth/Test",
+                body_json({"id": user_id, "password": password}),
+                code,
+                result,
+            )
+        )
 
     case("ok-id-1", "ok", 1, "password-1")
     case("ok-seed-request", "ok", 9999, "thisispassword")
@@ -62,32 +77,77 @@ def auth_file() -> dict:
     good = {"password": "thisispassword"}
     charset = {"Content-Type": "application/json; charset=utf-8"}
     vectors += [
-        rest("auth-ok-content-type-charset", "ok", "PUT", "/auth/9999", body_json(good), 200,
-             "callbench.v1.AuthResponse", auth(9999, "thisispassword"), headers=charset),
+        rest(
+            "auth-ok-content-type-charset",
+            "ok",
+            "PUT",
+            "/auth/9999",
+            body_json(good),
+            200,
+            "callbench.v1.AuthResponse",
+            auth(9999, "thisispassword"),
+            headers=charset,
+        ),
         rest("auth-malformed-json", "malformed-json", "PUT", "/auth/1", body_text('{"password": '), 400),
         rest("auth-wrong-type-password-number", "wrong-type", "PUT", "/auth/1", body_json({"password": 42}), 400),
         rest("auth-missing-field-password", "missing-field", "PUT", "/auth/1", body_json({}), 400),
         rest("auth-invalid-utf8", "invalid-utf8", "PUT", "/auth/1", body_bytes(b'{"password":"\xff\xfe"}'), 400),
         rest("auth-bad-path-id-not-integer", "bad-path", "PUT", "/auth/abc", body_json(good), 400),
-        rest("auth-content-type-text-plain", "content-type", "PUT", "/auth/1", body_json(good), 415,
-             headers={"Content-Type": "text/plain"}),
-        rest("auth-content-type-missing", "content-type", "PUT", "/auth/1", body_json(good), 415,
-             headers={"Content-Type": ""}),
+        rest(
+            "auth-content-type-text-plain",
+            "content-type",
+            "PUT",
+            "/auth/1",
+            body_json(good),
+            415,
+            headers={"Content-Type": "text/plain"},
+        ),
+        rest(
+            "auth-content-type-missing",
+            "content-type",
+            "PUT",
+            "/auth/1",
+            body_json(good),
+            415,
+            headers={"Content-Type": ""},
+        ),
         rest("auth-wrong-method-get", "wrong-method", "GET", "/auth/1", status=405),
-        rest("auth-oversized-body", "oversized", "PUT", "/auth/1",
-             body_fill(ord("a"), MAX_BODY_BYTES + 1, b'{"password":"', b'"}'), 413),
+        rest(
+            "auth-oversized-body",
+            "oversized",
+            "PUT",
+            "/auth/1",
+            body_fill(ord("a"), MAX_BODY_BYTES + 1, b'{"password":"', b'"}'),
+            413,
+        ),
         grpc("auth-undecodable", "undecodable", "callbench.v1.Auth/Test", body_bytes(b"\xff\xff\xff"), "ANY_ERROR"),
-        grpc("auth-undecodable-wrong-wire-type", "undecodable", "callbench.v1.Auth/Test",
-             body_bytes(pb_bytes(1, b"abc")), "ANY_ERROR"),
-        grpc("auth-invalid-utf8-password", "invalid-utf8", "callbench.v1.Auth/Test",
-             body_bytes(pb_bytes(2, b"\xff\xfe")), "ANY_ERROR"),
-        grpc("auth-content-type-json", "content-type", "callbench.v1.Auth/Test",
-             body_json({"id": 9999, "password": "thisispassword"}), "ANY_ERROR", content_type="application/json"),
+        grpc(
+            "auth-undecodable-wrong-wire-type",
+            "undecodable",
+            "callbench.v1.Auth/Test",
+            body_bytes(pb_bytes(1, b"abc")),
+            "ANY_ERROR",
+        ),
+        grpc(
+            "auth-invalid-utf8-password",
+            "invalid-utf8",
+            "callbench.v1.Auth/Test",
+            body_bytes(pb_bytes(2, b"\xff\xfe")),
+            "ANY_ERROR",
+        ),
+        grpc(
+            "auth-content-type-json",
+            "content-type",
+            "callbench.v1.Auth/Test",
+            body_json({"id": 9999, "password": "thisispassword"}),
+            "ANY_ERROR",
+            content_type="application/json",
+        ),
     ]
     return {
         "workload": "auth",
         "description": "PUT /auth/{id} and callbench.v1.Auth/Test: the lowercase hex SHA-512 of the password "
-                       "(1..1024 UTF-8 bytes) of a user 1..10000; malformed requests on both protocols.",
+        "(1..1024 UTF-8 bytes) of a user 1..10000; malformed requests on both protocols.",
         "vectors": vectors,
     }
 
@@ -95,14 +155,22 @@ def auth_file() -> dict:
 # ---------------------------------------------------------------------------
 # students
 
+
 def students_file() -> dict:
     return {
         "workload": "students",
         "description": "GET /students and callbench.v1.Students/List: always these two records "
-                       "(this file is their specification).",
+        "(this file is their specification).",
         "vectors": [
-            rest("students-ok", "ok", "GET", "/students", status=200,
-                 message="callbench.v1.ListStudentsResponse", json_=STUDENTS),
+            rest(
+                "students-ok",
+                "ok",
+                "GET",
+                "/students",
+                status=200,
+                message="callbench.v1.ListStudentsResponse",
+                json_=STUDENTS,
+            ),
             grpc("students-ok", "ok", "callbench.v1.Students/List", body_json({}), "OK", STUDENTS),
             rest("students-wrong-method-post", "wrong-method", "POST", "/students", body_json({}), 405),
         ],
@@ -113,8 +181,14 @@ def students_file() -> dict:
 # cars
 
 SEED_CAR = {
-    "car": {"make": "toyota", "model": "corolla", "trim": "4DR Sedan", "color": "gray", "year": 2012,
-            "mileage": 120000},
+    "car": {
+        "make": "toyota",
+        "model": "corolla",
+        "trim": "4DR Sedan",
+        "color": "gray",
+        "year": 2012,
+        "mileage": 120000,
+    },
     "driver": {"firstname": "John", "lastname": "Smith", "driverId": "someId"},
 }
 
@@ -132,14 +206,29 @@ def cars_file() -> dict:
     def case(name, cls, message):
         code, result = outcome(cars, message)
         check_class(name, cls, code)
-        vectors.append(rest(f"cars-{name}", cls, "POST", "/cars", body_json(message), REST_STATUS[code],
-                            "callbench.v1.CarMessage" if result else None, result))
+        vectors.append(
+            rest(
+                f"cars-{name}",
+                cls,
+                "POST",
+                "/cars",
+                body_json(message),
+                REST_STATUS[code],
+                "callbench.v1.CarMessage" if result else None,
+                result,
+            )
+        )
         vectors.append(grpc(f"cars-{name}", cls, "callbench.v1.Cars/Send", body_json(message), code, result))
 
     case("ok-seed-message", "ok", SEED_CAR)
-    case("ok-limits", "ok", seed_car(
-        car={"make": "m" * MAX_STRING_BYTES, "model": "Ω-model ✓", "year": MIN_CAR_YEAR, "mileage": MAX_MILEAGE},
-        driver={"firstname": "José", "lastname": "Müller-Łukasiewicz", "driverId": "ü" * 128}))
+    case(
+        "ok-limits",
+        "ok",
+        seed_car(
+            car={"make": "m" * MAX_STRING_BYTES, "model": "Ω-model ✓", "year": MIN_CAR_YEAR, "mileage": MAX_MILEAGE},
+            driver={"firstname": "José", "lastname": "Müller-Łukasiewicz", "driverId": "ü" * 128},
+        ),
+    )
     case("ok-defaults", "ok", {"car": {"make": "tesla", "model": "model 3", "year": MAX_CAR_YEAR}, "driver": {}})
     case("missing-field-car", "missing-field", seed_car(drop=("car",)))
     case("missing-field-driver", "missing-field", seed_car(drop=("driver",)))
@@ -156,30 +245,52 @@ def cars_file() -> dict:
     bad_utf8 = seed_text.replace('"gray"', '"gr\udcffy"').encode("utf-8", "surrogateescape")
     vectors += [
         rest("cars-malformed-json", "malformed-json", "POST", "/cars", body_text(seed_text[:-10]), 400),
-        rest("cars-wrong-type-year-string", "wrong-type", "POST", "/cars",
-             body_json(seed_car(car={"year": "2012"})), 400),
-        rest("cars-wrong-type-car-string", "wrong-type", "POST", "/cars",
-             body_json({"car": "toyota", "driver": SEED_CAR["driver"]}), 400),
+        rest(
+            "cars-wrong-type-year-string", "wrong-type", "POST", "/cars", body_json(seed_car(car={"year": "2012"})), 400
+        ),
+        rest(
+            "cars-wrong-type-car-string",
+            "wrong-type",
+            "POST",
+            "/cars",
+            body_json({"car": "toyota", "driver": SEED_CAR["driver"]}),
+            400,
+        ),
         rest("cars-invalid-utf8", "invalid-utf8", "POST", "/cars", body_bytes(bad_utf8), 400),
-        rest("cars-content-type-text-plain", "content-type", "POST", "/cars", body_json(SEED_CAR), 415,
-             headers={"Content-Type": "text/plain"}),
+        rest(
+            "cars-content-type-text-plain",
+            "content-type",
+            "POST",
+            "/cars",
+            body_json(SEED_CAR),
+            415,
+            headers={"Content-Type": "text/plain"},
+        ),
         rest("cars-wrong-method-get", "wrong-method", "GET", "/cars", status=405),
         grpc("cars-undecodable", "undecodable", "callbench.v1.Cars/Send", body_bytes(b"\xff\xff\xff"), "ANY_ERROR"),
-        grpc("cars-invalid-utf8-make", "invalid-utf8", "callbench.v1.Cars/Send",
-             body_bytes(pb_bytes(1, pb_bytes(1, b"\xff\xfe") + pb_bytes(2, b"corolla") + pb_varint(5, 2012))
-                        + pb_bytes(2, pb_bytes(1, b"John"))), "ANY_ERROR"),
+        grpc(
+            "cars-invalid-utf8-make",
+            "invalid-utf8",
+            "callbench.v1.Cars/Send",
+            body_bytes(
+                pb_bytes(1, pb_bytes(1, b"\xff\xfe") + pb_bytes(2, b"corolla") + pb_varint(5, 2012))
+                + pb_bytes(2, pb_bytes(1, b"John"))
+            ),
+            "ANY_ERROR",
+        ),
     ]
     return {
         "workload": "cars",
         "description": "POST /cars and callbench.v1.Cars/Send: the car + driver message comes back unchanged "
-                       "once validated (car and driver present, make and model non-empty, strings <= 256 bytes, "
-                       "year 1886..2100, mileage <= 10,000,000).",
+        "once validated (car and driver present, make and model non-empty, strings <= 256 bytes, "
+        "year 1886..2100, mileage <= 10,000,000).",
         "vectors": vectors,
     }
 
 
 # ---------------------------------------------------------------------------
 # life
+
 
 def rest_board(cells) -> dict:
     return {"board": [[x, y] for x, y in cells]}
@@ -192,8 +303,17 @@ def proto_board(cells) -> dict:
 def life_file() -> dict:
     vectors = []
     acorn = sorted(ACORN)
-    vectors.append(rest("life-setup-ok", "ok", "GET", "/life/setup", status=200, message="callbench.v1.Board",
-                        json_=rest_board(acorn)))
+    vectors.append(
+        rest(
+            "life-setup-ok",
+            "ok",
+            "GET",
+            "/life/setup",
+            status=200,
+            message="callbench.v1.Board",
+            json_=rest_board(acorn),
+        )
+    )
     vectors.append(grpc("life-setup-ok", "ok", "callbench.v1.Life/Setup", body_json({}), "OK", proto_board(acorn)))
 
     def case(name, cls, ntimes, cells, raw=False, heavy=False):
@@ -208,16 +328,31 @@ def life_file() -> dict:
             rest_body = body_json({"ntimes": ntimes, "board": [[x, y] for x, y in cells]})
             grpc_body = body_json({"ntimes": ntimes, **proto_board(cells)})
         ok = result is not None
-        pair = [rest(f"life-step-{name}", cls, "POST", "/life/step", rest_body, REST_STATUS[code],
-                     "callbench.v1.Board" if ok else None, rest_board(result) if ok else None),
-                grpc(f"life-step-{name}", cls, "callbench.v1.Life/Step", grpc_body, code,
-                     proto_board(result) if ok else None)]
+        pair = [
+            rest(
+                f"life-step-{name}",
+                cls,
+                "POST",
+                "/life/step",
+                rest_body,
+                REST_STATUS[code],
+                "callbench.v1.Board" if ok else None,
+                rest_board(result) if ok else None,
+            ),
+            grpc(
+                f"life-step-{name}", cls, "callbench.v1.Life/Step", grpc_body, code, proto_board(result) if ok else None
+            ),
+        ]
         vectors.extend({"name": v["name"], "class": cls, "heavy": True, **v} if heavy else v for v in pair)
 
     blinker = [(0, 1), (1, 1), (2, 1)]
     glider = [(1, 0), (2, 1), (0, 2), (1, 2), (2, 2)]
-    block_at_limit = [(MAX_COORDINATE - 1, -MAX_COORDINATE), (MAX_COORDINATE - 1, 1 - MAX_COORDINATE),
-                      (MAX_COORDINATE, -MAX_COORDINATE), (MAX_COORDINATE, 1 - MAX_COORDINATE)]
+    block_at_limit = [
+        (MAX_COORDINATE - 1, -MAX_COORDINATE),
+        (MAX_COORDINATE - 1, 1 - MAX_COORDINATE),
+        (MAX_COORDINATE, -MAX_COORDINATE),
+        (MAX_COORDINATE, 1 - MAX_COORDINATE),
+    ]
     case("ok-acorn-1", "ok", 1, ACORN)
     case("ok-acorn-10", "ok", 10, ACORN)
     case("ok-acorn-100", "ok", 100, ACORN)
@@ -243,37 +378,82 @@ def life_file() -> dict:
 
     acorn_step = {"ntimes": 1, "board": [[x, y] for x, y in ACORN]}
     vectors += [
-        rest("life-step-malformed-json", "malformed-json", "POST", "/life/step",
-             body_text('{"ntimes": 1, "board": [[0, 0]'), 400),
-        rest("life-step-wrong-type-ntimes-string", "wrong-type", "POST", "/life/step",
-             body_json({**acorn_step, "ntimes": "1"}), 400),
-        rest("life-step-wrong-type-board-string", "wrong-type", "POST", "/life/step",
-             body_json({"ntimes": 1, "board": "acorn"}), 400),
-        rest("life-step-wrong-type-cell-triple", "wrong-type", "POST", "/life/step",
-             body_json({"ntimes": 1, "board": [[0, 0], [1, 2, 3]]}), 400),
-        rest("life-step-wrong-type-cell-single", "wrong-type", "POST", "/life/step",
-             body_json({"ntimes": 1, "board": [[1]]}), 400),
+        rest(
+            "life-step-malformed-json",
+            "malformed-json",
+            "POST",
+            "/life/step",
+            body_text('{"ntimes": 1, "board": [[0, 0]'),
+            400,
+        ),
+        rest(
+            "life-step-wrong-type-ntimes-string",
+            "wrong-type",
+            "POST",
+            "/life/step",
+            body_json({**acorn_step, "ntimes": "1"}),
+            400,
+        ),
+        rest(
+            "life-step-wrong-type-board-string",
+            "wrong-type",
+            "POST",
+            "/life/step",
+            body_json({"ntimes": 1, "board": "acorn"}),
+            400,
+        ),
+        rest(
+            "life-step-wrong-type-cell-triple",
+            "wrong-type",
+            "POST",
+            "/life/step",
+            body_json({"ntimes": 1, "board": [[0, 0], [1, 2, 3]]}),
+            400,
+        ),
+        rest(
+            "life-step-wrong-type-cell-single",
+            "wrong-type",
+            "POST",
+            "/life/step",
+            body_json({"ntimes": 1, "board": [[1]]}),
+            400,
+        ),
         rest("life-step-missing-field-board", "missing-field", "POST", "/life/step", body_json({"ntimes": 1}), 400),
-        rest("life-step-missing-field-ntimes", "missing-field", "POST", "/life/step",
-             body_json({"board": acorn_step["board"]}), 400),
-        rest("life-step-content-type-text-plain", "content-type", "POST", "/life/step", body_json(acorn_step), 415,
-             headers={"Content-Type": "text/plain"}),
+        rest(
+            "life-step-missing-field-ntimes",
+            "missing-field",
+            "POST",
+            "/life/step",
+            body_json({"board": acorn_step["board"]}),
+            400,
+        ),
+        rest(
+            "life-step-content-type-text-plain",
+            "content-type",
+            "POST",
+            "/life/step",
+            body_json(acorn_step),
+            415,
+            headers={"Content-Type": "text/plain"},
+        ),
         rest("life-step-wrong-method-get", "wrong-method", "GET", "/life/step", status=405),
         rest("life-setup-wrong-method-post", "wrong-method", "POST", "/life/setup", body_json({}), 405),
-        grpc("life-step-undecodable", "undecodable", "callbench.v1.Life/Step", body_bytes(b"\xff\xff\xff"),
-             "ANY_ERROR"),
+        grpc(
+            "life-step-undecodable", "undecodable", "callbench.v1.Life/Step", body_bytes(b"\xff\xff\xff"), "ANY_ERROR"
+        ),
     ]
     return {
         "workload": "life",
         "description": "GET /life/setup, POST /life/step and callbench.v1.Life/{Setup,Step}: Game of Life B3/S23 "
-                       "on an unbounded plane; boards sorted by x then y, without duplicates. Big boards are sent "
-                       "as compact JSON text (REST) or raw protobuf (gRPC).",
+        "on an unbounded plane; boards sorted by x then y, without duplicates. Big boards are sent "
+        "as compact JSON text (REST) or raw protobuf (gRPC).",
         "vectors": vectors,
     }
 
 
 # ---------------------------------------------------------------------------
 # echo
+
 
 def echo_file() -> dict:
     vectors = []
@@ -288,11 +468,22 @@ def echo_file() -> dict:
             code, result = outcome(echo, message) if message is not None else (INVALID, None)
             check_class(name, cls, code)
             if proto == "rest":
-                vectors.append(rest(f"echo-{name}", cls, "POST", "/echo", raw or body_json(message),
-                                    REST_STATUS[code], "callbench.v1.EchoMessage" if result else None, result))
+                vectors.append(
+                    rest(
+                        f"echo-{name}",
+                        cls,
+                        "POST",
+                        "/echo",
+                        raw or body_json(message),
+                        REST_STATUS[code],
+                        "callbench.v1.EchoMessage" if result else None,
+                        result,
+                    )
+                )
             else:
-                vectors.append(grpc(f"echo-{name}", cls, "callbench.v1.Echo/Echo", raw or body_json(message), code,
-                                    result))
+                vectors.append(
+                    grpc(f"echo-{name}", cls, "callbench.v1.Echo/Echo", raw or body_json(message), code, result)
+                )
 
     safe = 2**53 - 1
     int64_max, int64_min = 2**63 - 1, -(2**63)
@@ -303,26 +494,40 @@ def echo_file() -> dict:
         "active": True,
         "kind": "KIND_MEDIUM",
         "location": {"city": "Zürich ☃", "latitude": -33.8688, "longitude": 151.2093},
-        "tags": ["\"quoted\"", "back\\slash", "new\nline\ttab", "\u2028", "𝄞"],
+        "tags": ['"quoted"', "back\\slash", "new\nline\ttab", "\u2028", "𝄞"],
         "samples": [-1, 0, 1],
     }
     case("ok-0-records", "ok", {"records": []})
     case("ok-1-record", "ok", {"records": [echo_record(0)]})
     case("ok-50-records", "ok", {"records": [echo_record(i) for i in range(50)]})
-    case("ok-int64-extremes", "ok",
-         {"records": [{"id": -safe, "samples": [safe, -safe, 0, 1, -1]}, {"id": safe}]},
-         {"records": [{"id": str(int64_min), "samples": [str(int64_max), str(int64_min), "0", "1", "-1"]},
-                      {"id": str(int64_max)}]})
+    case(
+        "ok-int64-extremes",
+        "ok",
+        {"records": [{"id": -safe, "samples": [safe, -safe, 0, 1, -1]}, {"id": safe}]},
+        {
+            "records": [
+                {"id": str(int64_min), "samples": [str(int64_max), str(int64_min), "0", "1", "-1"]},
+                {"id": str(int64_max)},
+            ]
+        },
+    )
     case("ok-unicode-strings", "ok", {"records": [unicode_record]})
     case("ok-defaults", "ok", {"records": [{}, {"kind": "KIND_UNSPECIFIED"}, {"location": {}}]})
     nan_score = pb_bytes(1, pb_double(3, math.nan))
     inf_latitude = pb_bytes(1, pb_bytes(6, pb_double(2, math.inf)))
-    case("over-limit-unknown-kind", "over-limit", {"records": [{"kind": "KIND_HUGE"}]},
-         raw_grpc=body_bytes(pb_bytes(1, pb_varint(5, 9))))
-    case("over-limit-nan-score", "over-limit", {"records": [{"score": "NaN"}]},
-         raw_grpc=body_bytes(nan_score))
-    case("over-limit-infinite-latitude", "over-limit", {"records": [{"location": {"latitude": "Infinity"}}]},
-         raw_grpc=body_bytes(inf_latitude))
+    case(
+        "over-limit-unknown-kind",
+        "over-limit",
+        {"records": [{"kind": "KIND_HUGE"}]},
+        raw_grpc=body_bytes(pb_bytes(1, pb_varint(5, 9))),
+    )
+    case("over-limit-nan-score", "over-limit", {"records": [{"score": "NaN"}]}, raw_grpc=body_bytes(nan_score))
+    case(
+        "over-limit-infinite-latitude",
+        "over-limit",
+        {"records": [{"location": {"latitude": "Infinity"}}]},
+        raw_grpc=body_bytes(inf_latitude),
+    )
 
     # Bodies at and over 4 MiB: one record whose name is a run of 'a'.
     prefix, suffix = b'{"records":[{"name":"', b'"}]}'
@@ -332,33 +537,56 @@ def echo_file() -> dict:
         head = varint(2 << 3 | 2) + varint(size)
         return varint(1 << 3 | 2) + varint(len(head) + size) + head
 
-    grpc_at_limit = next(n for n in range(MAX_BODY_BYTES, 0, -1)
-                         if len(pb_name_record(n)) + n == MAX_BODY_BYTES)
+    grpc_at_limit = next(n for n in range(MAX_BODY_BYTES, 0, -1) if len(pb_name_record(n)) + n == MAX_BODY_BYTES)
     vectors += [
         rest("echo-missing-field-records", "missing-field", "POST", "/echo", body_json({}), 400),
         rest("echo-malformed-json", "malformed-json", "POST", "/echo", body_text('{"records": [{"id": 1}'), 400),
-        rest("echo-invalid-utf8", "invalid-utf8", "POST", "/echo", body_bytes(b'{"records":[{"name":"\xc3\x28"}]}'),
-             400),
-        rest("echo-content-type-text-plain", "content-type", "POST", "/echo", body_json({"records": []}), 415,
-             headers={"Content-Type": "text/plain"}),
+        rest(
+            "echo-invalid-utf8", "invalid-utf8", "POST", "/echo", body_bytes(b'{"records":[{"name":"\xc3\x28"}]}'), 400
+        ),
+        rest(
+            "echo-content-type-text-plain",
+            "content-type",
+            "POST",
+            "/echo",
+            body_json({"records": []}),
+            415,
+            headers={"Content-Type": "text/plain"},
+        ),
         rest("echo-wrong-method-get", "wrong-method", "GET", "/echo", status=405),
         rest("echo-ok-body-at-limit", "ok", "POST", "/echo", body_fill(ord("a"), at_limit, prefix, suffix), 200),
-        rest("echo-oversized-body", "oversized", "POST", "/echo",
-             body_fill(ord("a"), at_limit + 1, prefix, suffix), 413),
-        grpc("echo-ok-message-at-limit", "ok", "callbench.v1.Echo/Echo",
-             body_fill(ord("a"), grpc_at_limit, pb_name_record(grpc_at_limit)), "OK"),
-        grpc("echo-oversized-message", "oversized", "callbench.v1.Echo/Echo",
-             body_fill(ord("a"), grpc_at_limit + 1, pb_name_record(grpc_at_limit + 1)), "RESOURCE_EXHAUSTED"),
+        rest(
+            "echo-oversized-body", "oversized", "POST", "/echo", body_fill(ord("a"), at_limit + 1, prefix, suffix), 413
+        ),
+        grpc(
+            "echo-ok-message-at-limit",
+            "ok",
+            "callbench.v1.Echo/Echo",
+            body_fill(ord("a"), grpc_at_limit, pb_name_record(grpc_at_limit)),
+            "OK",
+        ),
+        grpc(
+            "echo-oversized-message",
+            "oversized",
+            "callbench.v1.Echo/Echo",
+            body_fill(ord("a"), grpc_at_limit + 1, pb_name_record(grpc_at_limit + 1)),
+            "RESOURCE_EXHAUSTED",
+        ),
         grpc("echo-undecodable", "undecodable", "callbench.v1.Echo/Echo", body_bytes(b"\xff\xff\xff"), "ANY_ERROR"),
-        grpc("echo-invalid-utf8-name", "invalid-utf8", "callbench.v1.Echo/Echo",
-             body_bytes(pb_bytes(1, pb_bytes(2, b"\xc3\x28"))), "ANY_ERROR"),
+        grpc(
+            "echo-invalid-utf8-name",
+            "invalid-utf8",
+            "callbench.v1.Echo/Echo",
+            body_bytes(pb_bytes(1, pb_bytes(2, b"\xc3\x28"))),
+            "ANY_ERROR",
+        ),
     ]
     assert len(prefix) + at_limit + len(suffix) == MAX_BODY_BYTES
     return {
         "workload": "echo",
         "description": "POST /echo and callbench.v1.Echo/Echo: the message comes back unchanged (numbers finite, "
-                       "kinds known). Bodies of exactly 4 MiB are accepted (expect no body: it would be 4 MiB), "
-                       "one byte more is refused.",
+        "kinds known). Bodies of exactly 4 MiB are accepted (expect no body: it would be 4 MiB), "
+        "one byte more is refused.",
         "vectors": vectors,
     }
 
@@ -375,12 +603,20 @@ def health_file() -> dict:
         grpc("health-ok", "ok", "grpc.health.v1.Health/Check", body_json({}), "OK", {"status": "SERVING"}),
     ]
     for service in SERVICES:
-        vectors.append(grpc(f"health-ok-{service.lower()}", "ok", "grpc.health.v1.Health/Check",
-                            body_json({"service": f"callbench.v1.{service}"}), "OK", {"status": "SERVING"}))
+        vectors.append(
+            grpc(
+                f"health-ok-{service.lower()}",
+                "ok",
+                "grpc.health.v1.Health/Check",
+                body_json({"service": f"callbench.v1.{service}"}),
+                "OK",
+                {"status": "SERVING"},
+            )
+        )
     return {
         "workload": "health",
         "description": "GET /health (200) and grpc.health.v1.Health/Check: SERVING for the server ('') and for "
-                       "every callbench.v1 service.",
+        "every callbench.v1 service.",
         "vectors": vectors,
     }
 
@@ -389,15 +625,17 @@ def protocol_file() -> dict:
     return {
         "workload": "protocol",
         "description": "Routes and methods outside the contract: unknown routes (404 / UNIMPLEMENTED), known "
-                       "routes with the wrong HTTP method (405), an empty gRPC message.",
+        "routes with the wrong HTTP method (405), an empty gRPC message.",
         "vectors": [
             rest("protocol-unknown-route-nope", "unknown-route", "GET", "/nope", status=404),
             rest("protocol-unknown-route-root", "unknown-route", "GET", "/", status=404),
             rest("protocol-wrong-method-health-delete", "wrong-method", "DELETE", "/health", status=405),
-            grpc("protocol-unknown-method", "unknown-route", "callbench.v1.Auth/Nope", body_bytes(b""),
-                 "UNIMPLEMENTED"),
-            grpc("protocol-unknown-service", "unknown-route", "callbench.v1.Nope/Test", body_bytes(b""),
-                 "UNIMPLEMENTED"),
+            grpc(
+                "protocol-unknown-method", "unknown-route", "callbench.v1.Auth/Nope", body_bytes(b""), "UNIMPLEMENTED"
+            ),
+            grpc(
+                "protocol-unknown-service", "unknown-route", "callbench.v1.Nope/Test", body_bytes(b""), "UNIMPLEMENTED"
+            ),
             # id 0 and an empty password: wrong twice, and the contract does not say which check comes first.
             grpc("protocol-empty-message", "missing-field", "callbench.v1.Auth/Test", body_bytes(b""), "ANY_ERROR"),
         ],
@@ -406,6 +644,7 @@ def protocol_file() -> dict:
 
 # ---------------------------------------------------------------------------
 # Output
+
 
 def depth(value) -> int:
     children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else None
@@ -465,8 +704,11 @@ def main() -> int:
     args = parser.parse_args()
     outputs = build()
     if args.check:
-        stale = [name for name, text in outputs.items()
-                 if not (VECTOR_DIR / name).exists() or (VECTOR_DIR / name).read_text(encoding="utf-8") != text]
+        stale = [
+            name
+            for name, text in outputs.items()
+            if not (VECTOR_DIR / name).exists() or (VECTOR_DIR / name).read_text(encoding="utf-8") != text
+        ]
         for name in stale:
             print(f"contract/vectors/{name} differs from make_vectors.py's output", file=sys.stderr)
         if stale:

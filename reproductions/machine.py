@@ -7,7 +7,7 @@ import platform
 def describe():
     model = ""
     try:
-        model = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name"))
+        model = next(x.split(":", 1)[1].strip() for x in open("/proc/cpuinfo") if x.startswith("model name"))
     except (OSError, StopIteration):
         pass
     return f"{platform.system()} {platform.release()}, {os.cpu_count()} CPUs, {model}".strip(", ")

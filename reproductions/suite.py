@@ -35,7 +35,10 @@ def run(name, options):
         if not (out / "results.json").is_file():
             sys.exit(f"suite.py: callbench run wrote no results (exit {done.returncode})")
         if done.returncode != 0:
-            print(f"suite.py: callbench run exited {done.returncode}: its cells are kept, read its report", file=sys.stderr)
+            print(
+                f"suite.py: callbench run exited {done.returncode}: its cells are kept, read its report",
+                file=sys.stderr,
+            )
         dest = HERE / name
         dest.mkdir(exist_ok=True)
         for f in KEPT:
@@ -45,8 +48,11 @@ def run(name, options):
 
 
 def folders():
-    return sorted(p.parent for p in HERE.glob("*/results.json") if (p.parent / "report.md").is_file()
-                  and (p.parent / "report.html").is_file())
+    return sorted(
+        p.parent
+        for p in HERE.glob("*/results.json")
+        if (p.parent / "report.md").is_file() and (p.parent / "report.html").is_file()
+    )
 
 
 def check():
@@ -61,9 +67,11 @@ def check():
                 failed.append(f"{folder.name}: callbench report failed: {done.stderr.strip()}")
                 continue
             if (out / "report.md").read_text() != (folder / "report.md").read_text():
-                failed.append(f"{folder.name}/report.md differs from what its results.json renders "
-                              f"(`./callbench report reproductions/{folder.name}` renders it again from the "
-                              f"committed results; `reproductions/suite.py run {folder.name}` measures again)")
+                failed.append(
+                    f"{folder.name}/report.md differs from what its results.json renders "
+                    f"(`./callbench report reproductions/{folder.name}` renders it again from the "
+                    f"committed results; `reproductions/suite.py run {folder.name}` measures again)"
+                )
     for f in failed:
         print(f"suite.py: {f}", file=sys.stderr)
     print(f"suite.py: {len(folders()) - len(failed)} of {len(folders())} suite reproductions agree with their results")

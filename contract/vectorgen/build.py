@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
-import math
-import re
 import struct
-from collections import Counter
 
 from vectorgen.reference import *  # noqa: F401,F403 (limits and outcome classes)
 
 # ---------------------------------------------------------------------------
 # Protobuf encoding, for raw gRPC messages.
+
 
 def varint(n: int) -> bytes:
     n &= (1 << 64) - 1

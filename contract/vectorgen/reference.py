@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import base64
 import hashlib
-import json
 import math
-import re
-import struct
 from collections import Counter
 
 # ---------------------------------------------------------------------------
@@ -25,8 +21,19 @@ MAX_COORDINATE = 1_000_000_000
 MAX_POPULATION = 50_000
 
 CLASSES = {
-    "ok", "malformed-json", "wrong-type", "missing-field", "invalid-utf8", "bad-path", "not-found",
-    "over-limit", "oversized", "undecodable", "content-type", "unknown-route", "wrong-method",
+    "ok",
+    "malformed-json",
+    "wrong-type",
+    "missing-field",
+    "invalid-utf8",
+    "bad-path",
+    "not-found",
+    "over-limit",
+    "oversized",
+    "undecodable",
+    "content-type",
+    "unknown-route",
+    "wrong-method",
 }
 
 OK, INVALID, NOT_FOUND = "OK", "INVALID_ARGUMENT", "NOT_FOUND"
@@ -43,6 +50,7 @@ class Refused(Exception):
 
 # ---------------------------------------------------------------------------
 # The workloads, written independently of the Rust code.
+
 
 def sha512_hex(text: str) -> str:
     return hashlib.sha512(text.encode("utf-8")).hexdigest()

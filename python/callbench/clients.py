@@ -5,6 +5,7 @@ The no-op is each server's cheapest call: `GET /health` and `grpc.health.v1.Heal
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 Cell = tuple[int, int]
@@ -24,6 +25,15 @@ class _Rest:
         if response.status_code != 200:
             raise CallFailed(f"{what}: HTTP {response.status_code} {response.text[:200]}")
         return response.json()
+
+    def _get(self, path: str) -> Any:
+        raise NotImplementedError
+
+    def _post(self, path: str, body: Any) -> Any:
+        raise NotImplementedError
+
+    def _put(self, path: str, body: Any) -> Any:
+        raise NotImplementedError
 
     def noop(self) -> None:
         self._checked(self._get("/health"), "GET /health")
@@ -76,7 +86,7 @@ class RequestsNoSessionClient(RequestsClient):
         import requests
 
         _Rest.__init__(self, base_url)
-        self.session = requests  # the module's get/post/put: no pool, a connection per call
+        self.session = requests  # type: ignore[assignment]  # the module's get/post/put: no pool, a connection per call
 
     def close(self) -> None:
         pass
@@ -128,7 +138,7 @@ class GrpcClient:
             )
 
         m = self.m
-        self._health = self.channel.unary_unary("/grpc.health.v1.Health/Check")
+        self._health: Callable[..., Any] = self.channel.unary_unary("/grpc.health.v1.Health/Check")
         self._setup = method("/callbench.v1.Life/Setup", m.SetupRequest, m.Board)
         self._step = method("/callbench.v1.Life/Step", m.StepRequest, m.Board)
         self._auth = method("/callbench.v1.Auth/Test", m.AuthRequest, m.AuthResponse)

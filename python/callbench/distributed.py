@@ -17,9 +17,10 @@ import os
 import socket
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 from . import _native, engine
 
@@ -148,8 +149,13 @@ def _worker_class() -> Any:
 def pick_nodes(nodes: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
     """n alive nodes, the head last (it also runs Ray's own services)."""
     alive = [x for x in nodes if x.get("Alive")]
-    alive.sort(key=lambda x: (bool(x.get("IsHeadNode") or x.get("Resources", {}).get("node:__internal_head__")),
-                              x.get("NodeManagerAddress", ""), x["NodeID"]))
+    alive.sort(
+        key=lambda x: (
+            bool(x.get("IsHeadNode") or x.get("Resources", {}).get("node:__internal_head__")),
+            x.get("NodeManagerAddress", ""),
+            x["NodeID"],
+        )
+    )
     if len(alive) < n:
         raise RuntimeError(f"{n} workers need {n} alive Ray nodes; the cluster has {len(alive)}")
     return alive[:n]
@@ -169,7 +175,7 @@ class LiveProgress:
         """Seconds to the next line."""
         return max(0.0, self.next - time.monotonic())
 
-    def tick(self, runs: list["WorkerRun"]) -> None:
+    def tick(self, runs: list[WorkerRun]) -> None:
         import ray
 
         if time.monotonic() < self.next:
@@ -178,7 +184,7 @@ class LiveProgress:
         asking = [r for r in runs if r.result is None and r.error is None]
         try:
             counts = ray.get([r.actor.done.remote() for r in asking], timeout=PROGRESS_EVERY_S / 2)
-        except Exception:  # a worker too busy or gone to answer: its fate is decided by its run's call
+        except Exception:  # noqa: BLE001 - a worker too busy or gone to answer: its run's call decides its fate
             return
         for r, n in zip(asking, counts):
             r.done = n
@@ -191,8 +197,13 @@ class LiveProgress:
             print(f"  {now - self.start:6.1f} s  {done} calls done by {len(runs)} workers{per_s}", file=sys.stderr)
 
 
-def run(load_args: list[str], workers: int, lead: float = LEAD_S, skew_limit: float = SKEW_LIMIT_S,
-        show_progress: bool = False) -> dict[str, Any]:
+def run(
+    load_args: list[str],
+    workers: int,
+    lead: float = LEAD_S,
+    skew_limit: float = SKEW_LIMIT_S,
+    show_progress: bool = False,
+) -> dict[str, Any]:
     """Runs `callbench load <load_args>` split across `workers` nodes of the Ray cluster this process is
     connected to (`ray.init(address=...)`); returns the merged result, valid or not (see `problems`). With
     `show_progress`, a line of merged progress every second on stderr."""
@@ -223,7 +234,7 @@ def run(load_args: list[str], workers: int, lead: float = LEAD_S, skew_limit: fl
         # Every answer is read (an error left unread is printed by Ray), the first failure reported.
         try:
             ray.get(ref, timeout=PREPARE_TIMEOUT_S)
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - any failure of a worker's preparation is reported below
             failed.append((name, getattr(e, "cause", None) or e))
     if failed:
         _kill(actors)
@@ -242,7 +253,8 @@ def run(load_args: list[str], workers: int, lead: float = LEAD_S, skew_limit: fl
         _kill(actors)
         raise RuntimeError(f"a worker did not answer: {e}") from e
     start = time.monotonic() + lead
-    futures = {actor.run.remote(start + r.clock.offset): r for r, actor in zip(runs, actors)}
+    offsets = [_clock(r).offset for r in runs]
+    futures = {actor.run.remote(start + offset): r for r, actor, offset in zip(runs, actors, offsets)}
     deadline = start + planned_length(load_args) + GRACE_S
     pending = list(futures)
     stopping = False
@@ -280,7 +292,7 @@ def run(load_args: list[str], workers: int, lead: float = LEAD_S, skew_limit: fl
             else:
                 r.result = engine.LoadResult(json.loads(report), bytes(hist), bytes(uncorrected), started)
                 r.done = r.result.report["calls"]["ok"] + r.result.report["calls"]["errors"]
-                r.start_late_s = started - r.clock.offset - start
+                r.start_late_s = started - _clock(r).offset - start
                 r.behind = behind_schedule(r.result.report)
             if r.error and not stopping:
                 # The run has failed: the others end now, keeping what they measured (a partial result).
@@ -298,7 +310,7 @@ def run(load_args: list[str], workers: int, lead: float = LEAD_S, skew_limit: fl
     run_skew = skew(starts)
     if len(starts) > 1 and run_skew > skew_limit:
         problems.append(f"the workers started {run_skew * 1e3:.2f} ms apart (limit {skew_limit * 1e3:.1f} ms)")
-    merged = engine.merge([r.result for r in measured]) if measured else None
+    merged = engine.merge([r.result for r in measured if r.result]) if measured else None
     histogram = merged.pop("histogram") if merged else None
     behind = [f"{r.name}: {', '.join(r.behind)}" for r in measured if r.behind]
     return {
@@ -344,10 +356,17 @@ def alive_nodes(address: str, netns: str | None = None) -> int:
 
     from .servers import in_netns
 
-    code = ("import ray,sys; ray.init(address=sys.argv[1], logging_level='ERROR'); "
-            "print(sum(n['Alive'] for n in ray.nodes()))")
-    r = subprocess.run(in_netns(netns, [sys.executable, "-c", code, address]), capture_output=True, text=True,
-                       timeout=60, env=dict(os.environ, RAY_USAGE_STATS_ENABLED="0"))
+    code = (
+        "import ray,sys; ray.init(address=sys.argv[1], logging_level='ERROR'); "
+        "print(sum(n['Alive'] for n in ray.nodes()))"
+    )
+    r = subprocess.run(
+        in_netns(netns, [sys.executable, "-c", code, address]),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(os.environ, RAY_USAGE_STATS_ENABLED="0"),
+    )
     return int(r.stdout.strip() or 0) if r.returncode == 0 else 0
 
 
@@ -357,8 +376,14 @@ def _kill(actors: list[Any]) -> None:
     for a in actors:
         try:
             ray.kill(a)
-        except Exception:  # already gone with its node
+        except Exception:  # noqa: BLE001 - already gone with its node
             pass
+
+
+def _clock(r: WorkerRun) -> Clock:
+    """A worker's clock, estimated before any run is started."""
+    assert r.clock is not None, f"{r.name}: no clock estimated"
+    return r.clock
 
 
 def planned_length(load_args: list[str]) -> float:
@@ -392,9 +417,11 @@ def main(argv: list[str] | None = None) -> int:
         host, _, port = ours.address.rpartition(":")
         socket.create_connection((host.strip("[]"), int(port)), timeout=10).close()
         ray.init(address=ours.address, logging_level="ERROR", log_to_driver=False)
-    except Exception as e:
-        print(f"callbench: error: cannot join the Ray cluster at {ours.address}: {str(e).splitlines()[0]}",
-              file=sys.stderr)
+    except Exception as e:  # noqa: BLE001 - whatever Ray raises, the user is told in one line
+        print(
+            f"callbench: error: cannot join the Ray cluster at {ours.address}: {str(e).splitlines()[0]}",
+            file=sys.stderr,
+        )
         return 2
     try:
         result = run(load_args, ours.workers, ours.lead, ours.skew_limit_ms / 1e3, show_progress=not ours.quiet)
@@ -422,9 +449,12 @@ def summary(result: dict[str, Any]) -> None:
     m = result["merged"]
     if m:
         lat = m["latency_us"] or {}
-        print(f"{result['workers']} workers, started within {result['start_skew_ms']:.3f} ms: "
-              f"{m['calls']['ok']} ok, {m['calls']['errors']} failed -> {m['throughput_per_s']:.1f} calls/s; "
-              f"p50 {lat.get('p50', '-')} µs, p99 {lat.get('p99', '-')} µs", file=sys.stderr)
+        print(
+            f"{result['workers']} workers, started within {result['start_skew_ms']:.3f} ms: "
+            f"{m['calls']['ok']} ok, {m['calls']['errors']} failed -> {m['throughput_per_s']:.1f} calls/s; "
+            f"p50 {lat.get('p50', '-')} µs, p99 {lat.get('p99', '-')} µs",
+            file=sys.stderr,
+        )
     for p in result["problems"]:
         print(f"callbench: invalid run: {p}", file=sys.stderr)
     for b in result["behind_schedule"]:

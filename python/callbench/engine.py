@@ -6,9 +6,10 @@ read from the merged histogram, never averaged."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from . import _native
 
@@ -133,7 +134,8 @@ def merge(results: Sequence[LoadResult]) -> dict[str, Any]:
             k: over_all_calls(lambda r, k=k: r["wire_bytes_per_call"][k]) for k in reports[0]["wire_bytes_per_call"]
         },
         "payload_bytes_per_call": {
-            k: over_all_calls(lambda r, k=k: r["payload_bytes_per_call"][k]) for k in reports[0]["payload_bytes_per_call"]
+            k: over_all_calls(lambda r, k=k: r["payload_bytes_per_call"][k])
+            for k in reports[0]["payload_bytes_per_call"]
         },
         "client_cpu_us_per_call": over_all_calls(lambda r: r["client_cpu_us_per_call"]),
         # Each machine holds its own memory: the largest of them.
@@ -148,4 +150,3 @@ def merge(results: Sequence[LoadResult]) -> dict[str, Any]:
         else None,
         "histogram": merged_latency,
     }
-

@@ -14,9 +14,16 @@ class Lab:
         self.hosts: dict[str, tuple[str, str]] = {}
         self.proc: subprocess.Popen[str] | None = None
 
-    def __enter__(self) -> "Lab":
-        self.proc = subprocess.Popen([self.cli, "lab", *self.names], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     stdin=subprocess.DEVNULL, text=True, start_new_session=True)
+    def __enter__(self) -> Lab:
+        self.proc = subprocess.Popen(
+            [self.cli, "lab", *self.names],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            start_new_session=True,
+        )
+        assert self.proc.stdout is not None and self.proc.stderr is not None  # both PIPE
         try:
             for _ in self.names:
                 line = self.proc.stdout.readline()

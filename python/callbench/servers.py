@@ -55,8 +55,17 @@ class Server:
     """One server of the checkout, run by `callbench serve NAME` in its own process group, and checked by
     `callbench verify` before it is used."""
 
-    def __init__(self, repo: Path, cli: str, name: str, cpus: list[int] | None, build: bool = True,
-                 host: str | None = None, netns: str | None = None, client_netns: str | None = None) -> None:
+    def __init__(
+        self,
+        repo: Path,
+        cli: str,
+        name: str,
+        cpus: list[int] | None,
+        build: bool = True,
+        host: str | None = None,
+        netns: str | None = None,
+        client_netns: str | None = None,
+    ) -> None:
         """`host`: the address to listen on; `netns`: the network namespace to serve in, and `client_netns`
         the one to check it from (e.g. hosts of a `callbench lab`)."""
         self.repo, self.cli, self.name, self.cpus, self.build = repo, cli, name, cpus, build
@@ -66,7 +75,7 @@ class Server:
         self.verify_record: dict | None = None
         self._log: list[str] = []
 
-    def __enter__(self) -> "Server":
+    def __enter__(self) -> Server:
         self.start()
         return self
 
@@ -100,7 +109,7 @@ class Server:
         r = subprocess.run(argv, cwd=self.repo, capture_output=True, text=True, timeout=300)
         if r.returncode != 0:
             self.stop()
-            lines = [l.strip() for l in (r.stdout + r.stderr).splitlines() if l.strip()]
+            lines = [line.strip() for line in (r.stdout + r.stderr).splitlines() if line.strip()]
             raise RuntimeError(f"{self.name} failed callbench verify: {' | '.join(lines[-3:]) or 'no output'}")
         m = re.search(r"verify: (\d+) passed, (\d+) failed", r.stdout)
         self.verify_record = {"passed": int(m.group(1)), "failed": int(m.group(2)), "failures": []} if m else None

@@ -3,8 +3,8 @@ a command left behind, to check that none outlived it."""
 
 from __future__ import annotations
 
-import json
 import ctypes
+import json
 import os
 from pathlib import Path
 

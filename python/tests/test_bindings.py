@@ -6,11 +6,10 @@ import hashlib
 import math
 
 import pytest
+from conftest import vectors
 
 import callbench
 from callbench import pure
-
-from conftest import vectors
 
 IMPLEMENTATIONS = [pytest.param(callbench, id="pyo3"), pytest.param(pure, id="python")]
 LIFE_STEPS = [v for v in vectors("life") if "rest" in v and v["rest"]["method"] == "POST"]
@@ -63,9 +62,9 @@ def test_pyo3_and_python_agree_over_a_long_run():
 
 def test_step_refuses_what_is_not_a_board():
     with pytest.raises(TypeError):
-        callbench.life_step({(1, "x")}, 1)
+        callbench.life_step({(1, "x")}, 1)  # type: ignore[arg-type]  # the wrong type under test
     with pytest.raises(TypeError):
-        callbench.life_step([(1, 2)], 1)
+        callbench.life_step([(1, 2)], 1)  # type: ignore[arg-type]  # the wrong type under test
     with pytest.raises(OverflowError):
         callbench.life_step({(1, 2)}, -1)
 

@@ -57,8 +57,12 @@ def test_a_small_run_prints_the_table_and_writes_valid_results(tmp_path):
     verified = [s["verify"] for s in doc["servers"] if "+" in s["name"]]
     assert len(verified) == 4 and all(v and v["passed"] > 50 and v["failed"] == 0 for v in verified), verified
     # callbench's own CLI reads it back (same schema as `callbench run`).
-    report = subprocess.run([str(target_dir(REPO) / "release" / "callbench"), "report", str(tmp_path)],
-                            capture_output=True, text=True, timeout=120)
+    report = subprocess.run(
+        [str(target_dir(REPO) / "release" / "callbench"), "report", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert report.returncode == 0, report.stderr
     assert left == [], "outlived the run"
 
@@ -76,15 +80,33 @@ def test_ctrl_c_leaves_a_valid_partial_file_and_no_server(tmp_path):
     # results.json). A run that never says so is killed after 5 minutes, and the test fails.
     rounds = 1000
     orphans = Orphans()
-    p = subprocess.Popen([*CMD, "--only", "pyo3,grpcio", "--experiments", "noop,step", "--scale", "0.05",
-                          "-k", str(rounds), "--no-build", "--out", str(tmp_path)],
-                         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         # Ctrl-C as a terminal gives it: a test run started in the background (nohup,
-                         # `cmd &` in a script) hands its children SIGINT ignored, and Python then keeps
-                         # it ignored instead of raising KeyboardInterrupt.
-                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    p = subprocess.Popen(
+        [
+            *CMD,
+            "--only",
+            "pyo3,grpcio",
+            "--experiments",
+            "noop,step",
+            "--scale",
+            "0.05",
+            "-k",
+            str(rounds),
+            "--no-build",
+            "--out",
+            str(tmp_path),
+        ],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # Ctrl-C as a terminal gives it: a test run started in the background (nohup,
+        # `cmd &` in a script) hands its children SIGINT ignored, and Python then keeps
+        # it ignored instead of raising KeyboardInterrupt.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     watchdog = threading.Timer(300, p.kill)
     watchdog.start()
+    assert p.stderr is not None  # PIPE
     try:
         seen = []
         for line in p.stderr:
@@ -133,8 +155,19 @@ def test_a_busy_process_on_the_server_cpu_marks_the_wire_cells_disturbed(tmp_pat
             time.sleep(0.01)
         # The share of a CPU is read over 20 /proc/stat ticks (0.2 s) at least: 4000 calls over the wire
         # take 0.5 s or more (with 1000, a fresh clone's run on 2026-11-28 read no share and failed here).
-        r, left = run("--only", "pyo3,grpcio", "--experiments", "noop", "--noop-calls", "4000", "-k", "2",
-                      "--no-build", "--out", str(tmp_path))
+        r, left = run(
+            "--only",
+            "pyo3,grpcio",
+            "--experiments",
+            "noop",
+            "--noop-calls",
+            "4000",
+            "-k",
+            "2",
+            "--no-build",
+            "--out",
+            str(tmp_path),
+        )
     finally:
         busy.kill()
         busy.wait()

@@ -6,12 +6,11 @@ from __future__ import annotations
 import os
 
 import pytest
+from conftest import REPO
 
 import callbench
 from callbench.clients import CallFailed, connect
 from callbench.servers import Server, find_cli
-
-from conftest import REPO
 
 
 def alive(pid: int) -> bool:
@@ -25,7 +24,10 @@ def alive(pid: int) -> bool:
 @pytest.fixture(scope="module")
 def servers():
     cli = find_cli(REPO)
-    with Server(REPO, cli, "rust-axum", None, build=False) as rest, Server(REPO, cli, "rust-tonic", None, build=False) as grpc:
+    with (
+        Server(REPO, cli, "rust-axum", None, build=False) as rest,
+        Server(REPO, cli, "rust-tonic", None, build=False) as grpc,
+    ):
         yield rest, grpc
 
 
@@ -59,6 +61,7 @@ def test_every_client_reports_the_servers_refusals(client):
 
 def test_a_stopped_server_leaves_no_process(servers):
     with Server(REPO, find_cli(REPO), "rust-axum", None, build=False) as s:
+        assert s.proc is not None
         pid, server_pid = s.proc.pid, s.server_pid
         assert server_pid and alive(server_pid)
     assert not alive(pid) and not alive(server_pid)

@@ -19,14 +19,14 @@ import tempfile
 import time
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import pytest
+from conftest import REPO
 
 from callbench import distributed
 from callbench.lab import Lab
 from callbench.servers import Server, find_cli, in_netns
-
-from conftest import REPO
 
 ray = pytest.importorskip("ray")
 RAY = Path(sys.executable).with_name("ray")
@@ -34,6 +34,7 @@ RAY = Path(sys.executable).with_name("ray")
 SYSTEM_CONFIG = json.dumps({"health_check_period_ms": 500, "health_check_failure_threshold": 4})
 HOSTS = ["head", "node1", "node2", "server"]
 HEAD_PORT = 6379
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -74,7 +75,9 @@ def wait_for(what: str, check, timeout: float = 120.0, logs: Path | None = None)
 
 def tails(logs: Path) -> str:
     """The end of every node's log."""
-    return "".join(f"\n--- {p.name}:\n" + "".join(p.read_text().splitlines(True)[-15:]) for p in sorted(logs.glob("*.log")))
+    return "".join(
+        f"\n--- {p.name}:\n" + "".join(p.read_text().splitlines(True)[-15:]) for p in sorted(logs.glob("*.log"))
+    )
 
 
 @pytest.fixture(scope="module")
@@ -95,8 +98,18 @@ def cluster(lab):
     address = f"{head_ip}:{HEAD_PORT}"
     # 100 MB of object store each (Ray's default is 30% of the memory per node): results are a few kB.
     common = ["--temp-dir", str(temp), "--object-store-memory", "100000000"]
-    head = ["--head", "--port", str(HEAD_PORT), "--num-cpus", "0", "--include-dashboard", "false",
-            f"--system-config={SYSTEM_CONFIG}", "--node-ip-address", head_ip]
+    head = [
+        "--head",
+        "--port",
+        str(HEAD_PORT),
+        "--num-cpus",
+        "0",
+        "--include-dashboard",
+        "false",
+        f"--system-config={SYSTEM_CONFIG}",
+        "--node-ip-address",
+        head_ip,
+    ]
     nodes = [Node(head_ns, head + common, temp / "head.log")]
 
     def alive(n: int):
@@ -108,8 +121,13 @@ def cluster(lab):
         for host in ("node1", "node2"):
             wait_for(f"{len(nodes)} alive Ray node(s)", lambda: alive(len(nodes)), logs=temp)
             netns, ip = lab[host]
-            nodes.append(Node(netns, ["--address", address, "--num-cpus", "1", "--node-ip-address", ip, *common],
-                              temp / f"{host}.log"))
+            nodes.append(
+                Node(
+                    netns,
+                    ["--address", address, "--num-cpus", "1", "--node-ip-address", ip, *common],
+                    temp / f"{host}.log",
+                )
+            )
         wait_for("3 alive Ray nodes", lambda: alive(3), logs=temp)
         yield address, nodes
     finally:
@@ -124,8 +142,16 @@ def server(tmp_path_factory, lab):
     counter = tmp_path_factory.mktemp("answered") / "count"
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("CALLBENCH_ANSWERED_FILE", str(counter))
-        with Server(REPO, find_cli(REPO), "rust-axum", None, build=False, host=lab["server"][1],
-                    netns=lab["server"][0], client_netns=lab["head"][0]) as s:
+        with Server(
+            REPO,
+            find_cli(REPO),
+            "rust-axum",
+            None,
+            build=False,
+            host=lab["server"][1],
+            netns=lab["server"][0],
+            client_netns=lab["head"][0],
+        ) as s:
             yield s, counter
 
 
@@ -139,8 +165,13 @@ class distributed_run:
 
     def __init__(self, netns: str | None, address: str, *args: str) -> None:
         argv = [sys.executable, "-m", "callbench.distributed", "--address", address, *args]
-        self.p = subprocess.Popen(in_netns(netns, argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                  env=dict(os.environ, RAY_USAGE_STATS_ENABLED="0"))
+        self.p = subprocess.Popen(
+            in_netns(netns, argv),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=dict(os.environ, RAY_USAGE_STATS_ENABLED="0"),
+        )
 
     def __enter__(self) -> subprocess.Popen:
         return self.p
@@ -159,11 +190,21 @@ def test_the_split_is_exact_and_even():
     assert distributed.planned_length(["inproc:noop", "-z", "2s", "--warmup", "500ms"]) == 2.5
     assert distributed.planned_length(["inproc:noop", "--rate-shape", "0..10@1s,10@2s"]) == 3.0
     assert distributed.planned_length(["inproc:noop", "-n", "10"]) == 600.0
-    assert distributed.behind_schedule({"rate": {"requested": 100.0, "achieved": 90.0, "not_started": 0},
-                                        "duration_s": 1.0, "calls": {"ok": 90, "errors": 0},
-                                        "client_cpu_us_per_call": 10.0}) == ["achieved 90.0/s of its 100.0/s"]
-    late = {"rate": {"requested": 100.0, "achieved": 100.0, "not_started": 0, "late_starts": 20}, "duration_s": 1.0,
-            "calls": {"ok": 100, "errors": 0}, "client_cpu_us_per_call": 10.0, "settings": {"precise_timer": True}}
+    assert distributed.behind_schedule(
+        {
+            "rate": {"requested": 100.0, "achieved": 90.0, "not_started": 0},
+            "duration_s": 1.0,
+            "calls": {"ok": 90, "errors": 0},
+            "client_cpu_us_per_call": 10.0,
+        }
+    ) == ["achieved 90.0/s of its 100.0/s"]
+    late: dict[str, Any] = {
+        "rate": {"requested": 100.0, "achieved": 100.0, "not_started": 0, "late_starts": 20},
+        "duration_s": 1.0,
+        "calls": {"ok": 100, "errors": 0},
+        "client_cpu_us_per_call": 10.0,
+        "settings": {"precise_timer": True},
+    }
     assert distributed.behind_schedule(late) == ["20 of its 100 calls started more than 1 ms late"]
     late["settings"]["precise_timer"] = False
     assert distributed.behind_schedule(late) == []
@@ -175,8 +216,21 @@ def test_two_workers_make_the_one_machine_run(lab, cluster, server):
     before = answered(counter)
     # The default 5 ms limit on the workers' start skew holds on a quiet machine; with another process busy on a
     # CPU a worker woke 10.6 ms late (CI, 2026-11-26). The limit's own effect is tested below, with one no run meets.
-    with distributed_run(lab["head"][0], address, "--workers", "2", "--skew-limit-ms", "100", f"http://{s.addr}/",
-                         "--workload", "students", "--rate", "300", "-z", "2s") as p:
+    with distributed_run(
+        lab["head"][0],
+        address,
+        "--workers",
+        "2",
+        "--skew-limit-ms",
+        "100",
+        f"http://{s.addr}/",
+        "--workload",
+        "students",
+        "--rate",
+        "300",
+        "-z",
+        "2s",
+    ) as p:
         out, err = p.communicate(timeout=300)
     assert p.returncode == 0, err
     result = json.loads(out)
@@ -204,8 +258,21 @@ def test_workers_started_further_apart_than_the_limit_make_an_invalid_run(lab, c
     address, _ = cluster
     s, _ = server
     # No two workers start within a picosecond of each other: whatever the machine, this run is past the limit.
-    with distributed_run(lab["head"][0], address, "--workers", "2", "--skew-limit-ms", "0.000000001",
-                         f"http://{s.addr}/", "--workload", "students", "--rate", "100", "-z", "0.5s") as p:
+    with distributed_run(
+        lab["head"][0],
+        address,
+        "--workers",
+        "2",
+        "--skew-limit-ms",
+        "0.000000001",
+        f"http://{s.addr}/",
+        "--workload",
+        "students",
+        "--rate",
+        "100",
+        "-z",
+        "0.5s",
+    ) as p:
         out, err = p.communicate(timeout=300)
     assert p.returncode == 1, err
     result = json.loads(out)
@@ -219,8 +286,19 @@ def test_a_node_killed_mid_run_fails_the_run_and_is_named(lab, cluster, server):
     address, nodes = cluster
     s, counter = server
     before = answered(counter)
-    with distributed_run(lab["head"][0], address, "--workers", "2", f"http://{s.addr}/", "--workload", "students",
-                         "--rate", "200", "-z", "20s") as p:
+    with distributed_run(
+        lab["head"][0],
+        address,
+        "--workers",
+        "2",
+        f"http://{s.addr}/",
+        "--workload",
+        "students",
+        "--rate",
+        "200",
+        "-z",
+        "20s",
+    ) as p:
         # The run has started once the server answers its calls.
         wait_for("the run's first calls", lambda: answered(counter) > before + 50 or p.poll() is not None)
         assert p.poll() is None, p.communicate()
@@ -241,7 +319,9 @@ def test_a_cluster_that_is_not_there_is_a_one_line_error():
     with distributed_run(None, f"127.0.0.1:{free_port()}", "--workers", "2", "inproc:noop", "-n", "10") as p:
         out, err = p.communicate(timeout=120)
     assert p.returncode == 2 and out == ""
-    assert err.strip().startswith("callbench: error: cannot join the Ray cluster") and len(err.strip().splitlines()) == 1
+    assert (
+        err.strip().startswith("callbench: error: cannot join the Ray cluster") and len(err.strip().splitlines()) == 1
+    )
 
 
 def test_a_target_a_worker_may_not_load_is_a_one_line_error_naming_it(lab, cluster):
@@ -263,8 +343,23 @@ def loopback_cluster():
     port = free_port()
     address = f"127.0.0.1:{port}"
     common = ["--node-ip-address", "127.0.0.1", "--temp-dir", str(temp), "--object-store-memory", "100000000"]
-    nodes = [Node(None, ["--head", "--port", str(port), "--num-cpus", "0", "--include-dashboard", "false",
-                         f"--system-config={SYSTEM_CONFIG}", *common], temp / "head.log")]
+    nodes = [
+        Node(
+            None,
+            [
+                "--head",
+                "--port",
+                str(port),
+                "--num-cpus",
+                "0",
+                "--include-dashboard",
+                "false",
+                f"--system-config={SYSTEM_CONFIG}",
+                *common,
+            ],
+            temp / "head.log",
+        )
+    ]
     try:
         wait_for("the Ray head", lambda: distributed.alive_nodes(address) >= 1, logs=temp)
         nodes.append(Node(None, ["--address", address, "--num-cpus", "1", *common], temp / "node1.log"))
@@ -276,8 +371,9 @@ def loopback_cluster():
         shutil.rmtree(temp, ignore_errors=True)
 
 
-def run_cluster_suite(tmp_path: Path, address: str, repetitions: int, load: str, skew_limit: str
-                      ) -> tuple[subprocess.CompletedProcess, dict, Path]:
+def run_cluster_suite(
+    tmp_path: Path, address: str, repetitions: int, load: str, skew_limit: str
+) -> tuple[subprocess.CompletedProcess, dict, Path]:
     """`callbench run` of one experiment to rust-axum whose students calls two workers of `address` make;
     its outcome, its one cell and its results' folder."""
     suite = tmp_path / "cluster.toml"
@@ -293,8 +389,14 @@ workloads = ["students"]
 cluster = {{ ray = "{address}", workers = 2, skew_limit = "{skew_limit}" }}
 """)
     out = tmp_path / "results"
-    r = subprocess.run([find_cli(REPO), "run", str(suite), "--out", str(out), "--no-build", "-q"], cwd=REPO,
-                       capture_output=True, text=True, timeout=600, env=dict(os.environ, CALLBENCH_PYTHON=sys.executable))
+    r = subprocess.run(
+        [find_cli(REPO), "run", str(suite), "--out", str(out), "--no-build", "-q"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=dict(os.environ, CALLBENCH_PYTHON=sys.executable),
+    )
     [cell] = json.loads((out / "results.json").read_text())["cells"]
     return r, cell, out
 
@@ -330,10 +432,13 @@ def test_a_repetition_whose_workers_never_start_together_is_made_three_times_the
     assert cell["error"].count("ms apart (limit 0.0 ms)") == 3, cell["error"]
 
 
-@pytest.mark.parametrize("servers, cluster, needle", [
-    ("inproc", "", "in-process cells"),
-    ("rust-axum", ", server_host = '192.0.2.1'", "give --allow-remote"),
-])
+@pytest.mark.parametrize(
+    "servers, cluster, needle",
+    [
+        ("inproc", "", "in-process cells"),
+        ("rust-axum", ", server_host = '192.0.2.1'", "give --allow-remote"),
+    ],
+)
 def test_what_a_cluster_cannot_do_is_refused_before_anything_runs(tmp_path, servers, cluster, needle):
     suite = tmp_path / "bad.toml"
     suite.write_text(f"""name = "bad"
@@ -345,7 +450,12 @@ workloads = ["students"]
 concurrency = 2
 cluster = {{ ray = "127.0.0.1:6379", workers = 2{cluster} }}
 """)
-    r = subprocess.run([find_cli(REPO), "run", str(suite), "--out", str(tmp_path / "out"), "--no-build"], cwd=REPO,
-                       capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [find_cli(REPO), "run", str(suite), "--out", str(tmp_path / "out"), "--no-build"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode != 0 and needle in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert not (tmp_path / "out").exists()

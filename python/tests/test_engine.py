@@ -10,12 +10,18 @@ import threading
 from fractions import Fraction
 
 import pytest
+from conftest import REPO
 
 import callbench.engine as engine
 from callbench import _native
 from callbench.servers import Server, find_cli
 
-from conftest import REPO
+
+def percentiles(histogram: bytes) -> dict[str, float]:
+    """engine.percentiles of a histogram that holds values (None only for an empty one)."""
+    p = engine.percentiles(histogram)
+    assert p is not None, "an empty histogram"
+    return p
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +52,7 @@ def run_split(url: str, parts: list[tuple], **options) -> list[engine.LoadResult
     def one(i: int) -> None:
         try:
             results[i] = engine.load(url, segment=parts[i], start_at=start, **options)
-        except Exception as e:  # reported below, with the segment
+        except Exception as e:  # noqa: BLE001 - reported below, with the segment
             errors.append((parts[i], e))
 
     threads = [threading.Thread(target=one, args=(i,)) for i in range(len(parts))]
@@ -61,10 +67,30 @@ def run_split(url: str, parts: list[tuple], **options) -> list[engine.LoadResult
 
 
 def test_flags_are_the_clis():
-    assert engine.flags("http://x", {"concurrency": 5, "http2": True, "gzip": False, "headers": ["A: b", "C: d"],
-                                     "duration": 2, "rate_shape": "10@1s"}) == [
-        "http://x", "--concurrency", "5", "--http2", "--header", "A: b", "--header", "C: d",
-        "--duration", "2s", "--rate-shape", "10@1s"]
+    assert engine.flags(
+        "http://x",
+        {
+            "concurrency": 5,
+            "http2": True,
+            "gzip": False,
+            "headers": ["A: b", "C: d"],
+            "duration": 2,
+            "rate_shape": "10@1s",
+        },
+    ) == [
+        "http://x",
+        "--concurrency",
+        "5",
+        "--http2",
+        "--header",
+        "A: b",
+        "--header",
+        "C: d",
+        "--duration",
+        "2s",
+        "--rate-shape",
+        "10@1s",
+    ]
     assert engine.segment_flag((0, Fraction(1, 3))) == "0:1/3"
     assert engine.segment_flag(("1/3", 1)) == "1/3:1"
     assert engine.segment_flag((0.5, 1)) == "1/2:1"
@@ -85,7 +111,7 @@ def test_an_in_process_load_reports_like_the_cli():
     r = engine.load("inproc:echo", calls=500)
     assert r.report["calls"] == {"ok": 500, "errors": 0}
     assert r.report["protocol"] == "inproc" and "segment" not in r.report["settings"]
-    assert engine.percentiles(r.histogram)["count"] == 500
+    assert percentiles(r.histogram)["count"] == 500
 
 
 def test_closed_loop_segments_add_up_to_the_whole_run(server):
@@ -106,8 +132,7 @@ def test_an_open_loop_rate_split_is_the_one_machine_schedule(server):
     s, counter = server
     url = f"http://{s.addr}/"
     before = answered(counter)
-    results = run_split(url, [(0, Fraction(1, 2)), (Fraction(1, 2), 1)], workload="students",
-                        rate=400, duration="1s")
+    results = run_split(url, [(0, Fraction(1, 2)), (Fraction(1, 2), 1)], workload="students", rate=400, duration="1s")
     assert [r.report["settings"]["segment"] for r in results] == ["0:1/2", "1/2:1"]
     assert [r.report["rate"]["requested"] for r in results] == [200.0, 200.0]
     merged = engine.merge(results)
@@ -121,12 +146,12 @@ def test_an_open_loop_rate_split_is_the_one_machine_schedule(server):
 def test_merged_histograms_hold_every_value():
     a = engine.load("inproc:echo", calls=300)
     b = engine.load("inproc:auth", calls=200)
-    pa, pb = engine.percentiles(a.histogram), engine.percentiles(b.histogram)
-    merged = engine.percentiles(engine.merge_histograms([a.histogram, b.histogram]))
+    pa, pb = percentiles(a.histogram), percentiles(b.histogram)
+    merged = percentiles(engine.merge_histograms([a.histogram, b.histogram]))
     assert merged["count"] == 500
     assert merged["max"] == max(pa["max"], pb["max"]) and merged["min"] == min(pa["min"], pb["min"])
     # A histogram merged with itself: twice the counts, the same percentiles.
-    twice = engine.percentiles(engine.merge_histograms([a.histogram, a.histogram]))
+    twice = percentiles(engine.merge_histograms([a.histogram, a.histogram]))
     assert twice["count"] == 600 and twice["p50"] == pa["p50"] and twice["p99"] == pa["p99"]
     with pytest.raises(ValueError):
         engine.merge_histograms([b"not a histogram"])
@@ -149,4 +174,4 @@ def test_a_run_cancelled_from_another_thread_keeps_what_it_measured():
     t.join(timeout=60)
     report = json.loads(out[0][0])
     assert report["interrupted"] is True and cancel.cancelled()
-    assert (engine.percentiles(out[0][1]) or {"count": 0})["count"] == report["calls"]["ok"]
+    assert (percentiles(out[0][1]) or {"count": 0})["count"] == report["calls"]["ok"]

@@ -17,6 +17,6 @@ def test_a_process_left_behind_is_found_and_one_stopped_is_not():
     pid = int(left[0].split()[0])
     subprocess.run(["kill", str(pid)], check=True)
     deadline = time.monotonic() + 30
-    while any(l.startswith(f"{pid} ") for l in orphans.left()) and time.monotonic() < deadline:
+    while any(line.startswith(f"{pid} ") for line in orphans.left()) and time.monotonic() < deadline:
         time.sleep(0.01)  # until it has died and been reaped (a poll, not a guess: the loop ends when it is)
     assert orphans.left() == []

@@ -48,19 +48,31 @@ calls = 30
 """
 
 
-def callbench_run(suite_path, out, *extra: str, env=None) -> subprocess.CompletedProcess:
+class Ran(subprocess.CompletedProcess[str]):
+    """A finished `callbench run` and the processes it left behind."""
+
+    left: list[str]
+
+
+def callbench_run(suite_path, out, *extra: str, env=None) -> Ran:
     """`callbench run`; its `left` attribute lists the processes it left running when it exited."""
     env = {**os.environ, "CALLBENCH_PYTHON": sys.executable, **(env or {})}
     orphans = Orphans()
-    p = subprocess.Popen([CALLBENCH, "run", str(suite_path), "--out", str(out), "--no-build", *extra],
-                         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    p = subprocess.Popen(
+        [CALLBENCH, "run", str(suite_path), "--out", str(out), "--no-build", *extra],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     try:
         stdout, stderr = p.communicate(timeout=600)
     finally:
         if p.poll() is None:
             p.kill()
             p.communicate()
-    r = subprocess.CompletedProcess(p.args, p.returncode, stdout, stderr)
+    r = Ran(p.args, p.returncode, stdout, stderr)
     r.left = orphans.left()
     return r
 
@@ -125,10 +137,12 @@ def test_the_cell_entry_point_prints_one_repetition(users):
 
 
 def test_the_cell_entry_point_refuses_bad_arguments_and_reports_failed_calls():
-    for args in (["--mechanism", "curl", "--workload", "noop", "--calls", "1"],
-                 ["--mechanism", "pyo3", "--workload", "noop", "--calls", "0"],
-                 ["--mechanism", "requests", "--workload", "noop", "--calls", "1"],
-                 ["--mechanism", "pyo3", "--workload", "life", "--ntimes", "5000", "--calls", "1"]):
+    for args in (
+        ["--mechanism", "curl", "--workload", "noop", "--calls", "1"],
+        ["--mechanism", "pyo3", "--workload", "noop", "--calls", "0"],
+        ["--mechanism", "requests", "--workload", "noop", "--calls", "1"],
+        ["--mechanism", "pyo3", "--workload", "life", "--ntimes", "5000", "--calls", "1"],
+    ):
         r = cell(*args)
         assert r.returncode == 2 and r.stderr.strip() and "Traceback" not in r.stderr, (args, r.stderr)
     # Nothing listens on port 1: the call fails, one line, exit 1.

@@ -19,7 +19,6 @@ import argparse
 import datetime
 import json
 import os
-import platform
 import re
 import statistics
 import subprocess
@@ -40,7 +39,7 @@ CLIENTS = [
         "rest (VS Code REST Client)",
         "rust-actix",
         "got 9.6.0 on Node 14's default agent: Connection: close, TLS 1.3 offered",
-        'exec node {root}/clients/seed000-rest/call.js "$CALLBENCH_TARGET/auth/9999" --body \'{body}\' --calls {calls}',
+        "exec node {root}/clients/seed000-rest/call.js \"$CALLBENCH_TARGET/auth/9999\" --body '{body}' --calls {calls}",
     ),
     (
         "grpc (the article's tonic client)",
@@ -76,7 +75,10 @@ def run_one(server, command, rtt_ms, calls, workdir):
         sys.exit(f"run.py: {server}: expected {calls + 1} successful calls, got:\n{run.stdout[-2000:]}")
     read = subprocess.run(
         [str(ROOT / "callbench"), "phases", str(pcap), "--rtt", f"{rtt_ms}ms", "-o", "json"],
-        cwd=ROOT, capture_output=True, text=True, check=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return lines, json.loads(read.stdout)
 
@@ -91,7 +93,10 @@ def summarise(name, server, what, rtt_ms, lines, phases):
     measured = lines[1:]
     ms = [line["us"] / 1000 for line in measured]
     conns = phases["connections"][1:]
-    trips = lambda us: None if us is None else round(us / rtt_us, 2)
+
+    def trips(us):
+        return None if us is None else round(us / rtt_us, 2)
+
     handshakes = [c["tls"]["handshake_us"] if c.get("tls") else None for c in conns]
     return {
         "client": name,
@@ -101,8 +106,12 @@ def summarise(name, server, what, rtt_ms, lines, phases):
         "calls": len(measured),
         "first_call_ms": round(lines[0]["us"] / 1000, 1),
         "first_call_tls_rtt": trips((phases["connections"][0].get("tls") or {}).get("handshake_us")),
-        "ms": {"p50": round(median(ms), 1), "mean": round(statistics.mean(ms), 1), "min": round(min(ms), 1),
-               "max": round(max(ms), 1)},
+        "ms": {
+            "p50": round(median(ms), 1),
+            "mean": round(statistics.mean(ms), 1),
+            "min": round(min(ms), 1),
+            "max": round(max(ms), 1),
+        },
         "round_trips": round(median(ms) / rtt_ms, 2),
         "connections": len(conns),
         "lookups_per_call": round(len(phases["lookups"]) / len(phases["connections"]), 1),
@@ -112,8 +121,9 @@ def summarise(name, server, what, rtt_ms, lines, phases):
             "dns": trips(median(c.get("dns_us") for c in conns)),
             "tcp_connect": trips(median(c.get("tcp_connect_us") for c in conns)),
             "tls_handshake": trips(median(handshakes)),
-            "call_first_byte": trips(median(c["exchanges"][0]["first_byte_us"] if c["exchanges"] else None
-                                            for c in conns)),
+            "call_first_byte": trips(
+                median(c["exchanges"][0]["first_byte_us"] if c["exchanges"] else None for c in conns)
+            ),
         },
     }
 
@@ -139,11 +149,15 @@ def figures(results):
     ]
     for c in results["cells"]:
         p = c["phases_rtt"]
-        split = " · ".join(f"{p[k]:.2f}" if p[k] is not None else "–"
-                           for k in ("dns", "tcp_connect", "tls_handshake", "call_first_byte"))
+        split = " · ".join(
+            f"{p[k]:.2f}" if p[k] is not None else "–"
+            for k in ("dns", "tcp_connect", "tls_handshake", "call_first_byte")
+        )
         tls = "/".join(c["tls_versions"])
-        rows.append(f"| {c['client']} ({c['server']}, TLS {tls}) | {c['rtt_ms']} ms | {c['ms']['p50']} ms | "
-                    f"{c['round_trips']} | {split} |")
+        rows.append(
+            f"| {c['client']} ({c['server']}, TLS {tls}) | {c['rtt_ms']} ms | {c['ms']['p50']} ms | "
+            f"{c['round_trips']} | {split} |"
+        )
     for rtt, ratio in results["rest_over_grpc"].items():
         rows.append(f"\nREST over gRPC at {rtt}: **{ratio}×** (the article: 182 / 102 ms = 1.78×).")
     return "\n".join(rows)
@@ -164,8 +178,10 @@ def check(files):
             bad += 1
         for block in blocks:
             if block.strip() != want.strip():
-                print(f"{f}: the figures quoted from reproductions/seed000-clients/results.json differ from it; "
-                      f"the block should read:\n{want}")
+                print(
+                    f"{f}: the figures quoted from reproductions/seed000-clients/results.json differ from it; "
+                    f"the block should read:\n{want}"
+                )
                 bad += 1
     report = (HERE / "report.md").read_text()
     if report != render_report(results):
@@ -192,12 +208,18 @@ def render_report(results):
         "",
         "| client | RTT | first call | its TLS handshake |",
         "|---|---:|---:|---:|",
-        *[f"| {c['client']} | {c['rtt_ms']} ms | {c['first_call_ms']} ms | {c['first_call_tls_rtt']} RTT |"
-          for c in results["cells"]],
+        *[
+            f"| {c['client']} | {c['rtt_ms']} ms | {c['first_call_ms']} ms | {c['first_call_tls_rtt']} RTT |"
+            for c in results["cells"]
+        ],
         "",
         "Each client's connections were closed by: "
-        + ", ".join(f"{c['client']}: {'/'.join(c['ended_by'])}" for c in results["cells"] if c["rtt_ms"]
-                    == results["cells"][0]["rtt_ms"]) + ".",
+        + ", ".join(
+            f"{c['client']}: {'/'.join(c['ended_by'])}"
+            for c in results["cells"]
+            if c["rtt_ms"] == results["cells"][0]["rtt_ms"]
+        )
+        + ".",
         "",
     ]
     return "\n".join(lines)
@@ -218,8 +240,9 @@ def main():
     if a.calls < 1:
         sys.exit("run.py: --calls must be at least 1")
     rtts = a.rtt or [25, 40]
-    subprocess.run(["node", str(ROOT / "servers/_node-shared/build.js"), str(ROOT / "clients/seed000-rest")],
-                   check=True)
+    subprocess.run(
+        ["node", str(ROOT / "servers/_node-shared/build.js"), str(ROOT / "clients/seed000-rest")], check=True
+    )
     cells = []
     with tempfile.TemporaryDirectory(prefix="callbench-seed000-") as tmp:
         for rtt in rtts:
@@ -235,7 +258,8 @@ def main():
         "date": datetime.date.today().isoformat(),
         "machine": machine(),
         "versions": versions(),
-        "command": "sudo reproductions/seed000-clients/run.py" + "".join(f" --rtt {r}" for r in (a.rtt or []))
+        "command": "sudo reproductions/seed000-clients/run.py"
+        + "".join(f" --rtt {r}" for r in (a.rtt or []))
         + (f" --calls {a.calls}" if a.calls != 20 else ""),
         "calls": a.calls,
         "cells": cells,

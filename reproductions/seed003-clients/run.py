@@ -22,9 +22,8 @@ Root is needed (network namespaces and the cgroup of a CPU limit).
 
 import argparse
 import datetime
+import itertools
 import json
-import os
-import platform
 import re
 import statistics
 import subprocess
@@ -46,18 +45,21 @@ LINK = "rtt={rtt}ms,bandwidth_down=100mbit,bandwidth_up=20mbit"
 
 
 def build():
-    subprocess.run(["mvn", "-q", "-B", "-f", str(CLIENT / "pom.xml"), "-DskipTests", "package"], check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(
+        ["mvn", "-q", "-B", "-f", str(CLIENT / "pom.xml"), "-DskipTests", "package"],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
 
 
 def serve(kind, limit, rtt, runs, calls, engine_calls, workdir):
     """One server across the link: warmed, then `runs` fresh client JVMs, then the engine."""
     out = workdir / f"{kind}-{limit or 'full'}"
     out.mkdir()
-    load = f"{ROOT / 'callbench'} load -q -o json --workload cars \"$CALLBENCH_TARGET\""
+    load = f'{ROOT / "callbench"} load -q -o json --workload cars "$CALLBENCH_TARGET"'
     script = "set -e\n" + f"{load} -z 10s -c 16 > {out}/warm.json\n"
     for r in range(runs):
-        script += f"taskset -c 0 java -jar {JAR} {kind} \"$CALLBENCH_TARGET\" {calls} {r + 1} > {out}/run-{r}.jsonl\n"
+        script += f'taskset -c 0 java -jar {JAR} {kind} "$CALLBENCH_TARGET" {calls} {r + 1} > {out}/run-{r}.jsonl\n'
     script += f"taskset -c 0 {load} -n {engine_calls} -c 1 > {out}/engine.json\n"
     argv = [str(ROOT / "callbench"), "serve", SERVERS[kind], "--network", LINK.format(rtt=rtt)]
     if limit:
@@ -70,10 +72,10 @@ def serve(kind, limit, rtt, runs, calls, engine_calls, workdir):
     throttled = re.search(r"held \S+ back in (\d+) of (\d+) periods of 100 ms, ([\d.]+) ms in all", done.stderr)
     jvms = []
     for r in range(runs):
-        lines = [json.loads(l) for l in (out / f"run-{r}.jsonl").read_text().splitlines() if l.strip()]
+        lines = [json.loads(line) for line in (out / f"run-{r}.jsonl").read_text().splitlines() if line.strip()]
         summary = lines[-1]
-        us = [l["us"] for l in lines[:-1]]
-        if summary.get("failed") or len(us) != calls or not all(l["ok"] for l in lines[:-1]):
+        us = [line["us"] for line in lines[:-1]]
+        if summary.get("failed") or len(us) != calls or not all(line["ok"] for line in lines[:-1]):
             sys.exit(f"run.py: {kind} run {r}: not {calls} successful calls ({summary})")
         jvms.append({"us": us, "jvm_to_first_call_ms": summary["jvm_to_first_call_ms"]})
     engine = json.loads((out / "engine.json").read_text())
@@ -84,8 +86,9 @@ def serve(kind, limit, rtt, runs, calls, engine_calls, workdir):
 def cell(kind, limit, rtt, marks, jvms, engine, warm, measured_rtt, throttled):
     totals = {n: [sum(j["us"][:n]) / 1000 for j in jvms] for n in marks}
     step = 1000
-    per_block = [statistics.median(sum(j["us"][i:i + step]) / step / 1000 for j in jvms)
-                 for i in range(0, marks[-1], step)]
+    per_block = [
+        statistics.median(sum(j["us"][i : i + step]) / step / 1000 for j in jvms) for i in range(0, marks[-1], step)
+    ]
     engine_mean_ms = engine["latency_us"]["mean"] / 1000
     return {
         "client": kind,
@@ -99,18 +102,25 @@ def cell(kind, limit, rtt, marks, jvms, engine, warm, measured_rtt, throttled):
         "total_ms": {str(n): round(statistics.median(v)) for n, v in totals.items()},
         "total_ms_runs": {str(n): [round(x) for x in v] for n, v in totals.items()},
         "mean_ms_per_1000": [round(x, 2) for x in per_block],
-        "engine": {"calls": engine["calls"]["ok"], "mean_ms": round(engine_mean_ms, 2),
-                   "p50_ms": round(engine["latency_us"]["p50"] / 1000, 2)},
+        "engine": {
+            "calls": engine["calls"]["ok"],
+            "mean_ms": round(engine_mean_ms, 2),
+            "p50_ms": round(engine["latency_us"]["p50"] / 1000, 2),
+        },
         "warm_calls_per_s": round(warm["throughput_per_s"]),
-        "throttled": None if not throttled else {
-            "periods": int(throttled.group(2)), "throttled_periods": int(throttled.group(1)),
-            "throttled_ms": float(throttled.group(3))},
+        "throttled": None
+        if not throttled
+        else {
+            "periods": int(throttled.group(2)),
+            "throttled_periods": int(throttled.group(1)),
+            "throttled_ms": float(throttled.group(3)),
+        },
     }
 
 
 def growth(totals):
     """+74% … : how much longer each run is than the one before it."""
-    return [round((b / a - 1) * 100) for a, b in zip(totals, totals[1:])]
+    return [round((b / a - 1) * 100) for a, b in itertools.pairwise(totals)]
 
 
 def derive(results):
@@ -119,7 +129,7 @@ def derive(results):
         if "measured_rtt_ms" in c:  # the first run's name for the link's own cost, measured with no delay set
             c["link_own_rtt_ms"] = c.pop("measured_rtt_ms")
         totals = [c["total_ms"][str(n)] for n in results["marks"]]
-        c["total_s"] = {str(n): round(t / 1000, 2) for n, t in zip(results["marks"], totals)}
+        c["total_s"] = {str(n): round(t / 1000, 2) for n, t in zip(results["marks"], totals, strict=True)}
         c["growth_pct"] = growth(totals)
         blocks = c["mean_ms_per_1000"]
         # The first thousand calls' time beyond the same JVM's last thousand: its warm-up.
@@ -136,7 +146,10 @@ def machine():
 def versions():
     java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()[0]
     pom = (CLIENT / "pom.xml").read_text()
-    get = lambda key: re.search(f"<{key}>([^<]+)</{key}>", pom).group(1)
+
+    def get(key):
+        return re.search(f"<{key}>([^<]+)</{key}>", pom).group(1)
+
     return {"java": java, "spring-boot": get("spring-boot.version"), "grpc-java": get("grpc.version")}
 
 
@@ -157,13 +170,22 @@ def render_report(results):
     ]
     for kind in ("grpc", "rest"):
         art = ARTICLE[kind]
-        lines.append(f"| the article: {kind} | t2.small | " + " | ".join(f"{t / 1000:.2f} s" for t in art)
-                     + " | " + ", ".join(f"+{g}%" for g in growth(art)) + " |")
+        lines.append(
+            f"| the article: {kind} | t2.small | "
+            + " | ".join(f"{t / 1000:.2f} s" for t in art)
+            + " | "
+            + ", ".join(f"+{g}%" for g in growth(art))
+            + " |"
+        )
     for c in results["cells"]:
         totals = [c["total_ms"][str(n)] for n in marks]
-        lines.append(f"| {c['client']} ({c['server']}) | {c['cpu_limit']} | "
-                     + " | ".join(f"{t / 1000:.2f} s" for t in totals)
-                     + " | " + ", ".join(f"+{g}%" for g in growth(totals)) + " |")
+        lines.append(
+            f"| {c['client']} ({c['server']}) | {c['cpu_limit']} | "
+            + " | ".join(f"{t / 1000:.2f} s" for t in totals)
+            + " | "
+            + ", ".join(f"+{g}%" for g in growth(totals))
+            + " |"
+        )
     lines += [
         "",
         "Each JVM's mean call, by thousand, against callbench's engine on the same server and link (warm, "
@@ -176,9 +198,11 @@ def render_report(results):
     for c in results["cells"]:
         t = c["throttled"]
         held = "–" if not t else f"{t['throttled_periods']} of {t['periods']} periods, {t['throttled_ms']:.0f} ms"
-        lines.append(f"| {c['client']} | {c['cpu_limit']} | {', '.join(f'{x:.2f}' for x in c['mean_ms_per_1000'])} "
-                     f"| {c['engine']['mean_ms']:.2f} ms | {c['jvm_to_first_call_ms']} ms | {c['first_call_ms']} ms "
-                     f"| {held} |")
+        lines.append(
+            f"| {c['client']} | {c['cpu_limit']} | {', '.join(f'{x:.2f}' for x in c['mean_ms_per_1000'])} "
+            f"| {c['engine']['mean_ms']:.2f} ms | {c['jvm_to_first_call_ms']} ms | {c['first_call_ms']} ms "
+            f"| {held} |"
+        )
     lines.append("")
     return "\n".join(lines)
 
@@ -215,9 +239,10 @@ def main():
                 cells.append(cell(kind, limit, a.rtt, marks, *got))
                 print(f"{kind}, CPU limit {limit or 'none'}: {cells[-1]['total_ms']}", file=sys.stderr)
     command = "sudo reproductions/seed003-clients/run.py"
-    command += "".join(f" --{k} {v}" for k, v, d in
-                       (("runs", a.runs, 3), ("calls", a.calls, 5000), ("rtt", a.rtt, 14)) if v != d)
-    command += "".join(f" --limit {l}" for l in (a.limit or []))
+    command += "".join(
+        f" --{k} {v}" for k, v, d in (("runs", a.runs, 3), ("calls", a.calls, 5000), ("rtt", a.rtt, 14)) if v != d
+    )
+    command += "".join(f" --limit {limit}" for limit in (a.limit or []))
     results = {
         "date": datetime.date.today().isoformat(),
         "machine": machine(),

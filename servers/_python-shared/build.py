@@ -52,8 +52,19 @@ def ensure_venv(venv: Path, requirements: Path, stamp: str) -> Path:
         return python
     log(f"creating {venv} and installing {requirements}")
     run([sys.executable, "-m", "venv", "--clear", str(venv)])
-    run([str(python), "-m", "pip", "install", "--no-input", "--disable-pip-version-check", "-q",
-         "-r", str(requirements)])
+    run(
+        [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "--no-input",
+            "--disable-pip-version-check",
+            "-q",
+            "-r",
+            str(requirements),
+        ]
+    )
     (venv / STAMP).write_text(stamp)
     return python
 
@@ -68,8 +79,18 @@ def generate(python: Path, proto_root: Path, gen: Path, requirements_hash: str) 
     staging = gen.with_name(gen.name + ".tmp")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
-    run([str(python), "-m", "grpc_tools.protoc", f"-I{proto_root}", f"--python_out={staging}",
-         f"--grpc_python_out={staging}", f"--pyi_out={staging}"] + [str(p) for p in protos])
+    run(
+        [
+            str(python),
+            "-m",
+            "grpc_tools.protoc",
+            f"-I{proto_root}",
+            f"--python_out={staging}",
+            f"--grpc_python_out={staging}",
+            f"--pyi_out={staging}",
+        ]
+        + [str(p) for p in protos]
+    )
     (staging / STAMP).write_text(stamp)
     # Swap in the new tree whole, so a failed run never leaves half of it.
     shutil.rmtree(gen, ignore_errors=True)

@@ -73,8 +73,14 @@ class LocustInterceptor(grpc.UnaryUnaryClientInterceptor):
         except grpc.RpcError as e:
             exception = e
         self.environment.events.request.fire(
-            request_type="grpc", name=details.method, response_time=(time.perf_counter() - started) * 1000,
-            response_length=length, response=response, context=None, exception=exception)
+            request_type="grpc",
+            name=details.method,
+            response_time=(time.perf_counter() - started) * 1000,
+            response_length=length,
+            response=response,
+            context=None,
+            exception=exception,
+        )
         return response
 
 
@@ -90,7 +96,8 @@ class GrpcCaller(User):
         self.call_method = channel.unary_unary(
             "/" + os.environ["CALLBENCH_GRPC_METHOD"],
             request_serializer=request_class.SerializeToString,
-            response_deserializer=response_class.FromString)
+            response_deserializer=response_class.FromString,
+        )
 
     @task
     def call(self):

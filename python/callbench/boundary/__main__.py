@@ -25,11 +25,21 @@ from .rounds import Rounds
 def parse_args(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m callbench.boundary", description=__doc__)
     p.add_argument("--repetitions", "-k", type=int, default=5, help="repetitions of every cell (default 5)")
-    p.add_argument("--scale", type=float, default=1.0,
-                   help="multiplies the article's call counts (setup ×1000, step 10000/ntimes...); 0.01 for a quick look")
-    p.add_argument("--noop-calls", type=int, default=None,
-                   help="calls per no-op repetition (default 200,000 in-process, 2,000 over the wire, times --scale)")
-    p.add_argument("--only", default="", help="comma-separated mechanisms: pyo3,python,requests,requests-nosession,httpx,grpcio")
+    p.add_argument(
+        "--scale",
+        type=float,
+        default=1.0,
+        help="multiplies the article's call counts (setup ×1000, step 10000/ntimes...); 0.01 for a quick look",
+    )
+    p.add_argument(
+        "--noop-calls",
+        type=int,
+        default=None,
+        help="calls per no-op repetition (default 200,000 in-process, 2,000 over the wire, times --scale)",
+    )
+    p.add_argument(
+        "--only", default="", help="comma-separated mechanisms: pyo3,python,requests,requests-nosession,httpx,grpcio"
+    )
     p.add_argument("--experiments", default="", help="comma-separated: noop,setup,step,auth,echo (default all)")
     p.add_argument("--rest-server", default="rust-axum", help="REST server of the checkout (default rust-axum)")
     p.add_argument("--grpc-server", default="rust-tonic", help="gRPC server of the checkout (default rust-tonic)")
@@ -37,8 +47,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--repo", help="the callbench checkout (default: found from here)")
     p.add_argument("--callbench", help="the callbench binary (default: the checkout's target/release/callbench)")
     p.add_argument("--no-build", action="store_true", help="do not run the servers' build commands first")
-    p.add_argument("--allow-cpu-idle", action="store_true",
-                   help="let idle CPUs sleep (by default /dev/cpu_dma_latency is held at 0 for the run, as `callbench run` does)")
+    p.add_argument(
+        "--allow-cpu-idle",
+        action="store_true",
+        help="let idle CPUs sleep (by default /dev/cpu_dma_latency is held at 0 for the run, as `callbench run` does)",
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     a = p.parse_args(argv)
     if a.repetitions < 1 or a.repetitions > 1000:
@@ -65,28 +78,34 @@ def select(a: argparse.Namespace) -> tuple[list[plan.Mechanism], list[plan.Opera
     wanted = {w.strip() for w in a.only.split(",") if w.strip()}
     unknown = wanted - {m.name.split("+")[0] for m in mechanisms}
     if unknown:
-        raise SystemExit(f"callbench: unknown mechanism(s) {', '.join(sorted(unknown))} "
-                         "(pyo3, python, requests, requests-nosession, httpx, grpcio)")
+        raise SystemExit(
+            f"callbench: unknown mechanism(s) {', '.join(sorted(unknown))} "
+            "(pyo3, python, requests, requests-nosession, httpx, grpcio)"
+        )
     if wanted:
         mechanisms = [m for m in mechanisms if m.name.split("+")[0] in wanted]
     ops = plan.operations(a.scale, 1)
     kinds = {w.strip() for w in a.experiments.split(",") if w.strip()}
     if kinds - set(record.TITLES):
-        raise SystemExit(f"callbench: unknown experiment(s) {', '.join(sorted(kinds - set(record.TITLES)))} "
-                         f"({', '.join(record.TITLES)})")
+        raise SystemExit(
+            f"callbench: unknown experiment(s) {', '.join(sorted(kinds - set(record.TITLES)))} "
+            f"({', '.join(record.TITLES)})"
+        )
     if kinds:
         ops = [op for op in ops if op.experiment in kinds]
     return mechanisms, ops
 
 
-def open_targets(stack: ExitStack, mechanisms: list[plan.Mechanism], running: dict[str, Server],
-                 users: Path) -> dict[str, plan.Target]:
+def open_targets(
+    stack: ExitStack, mechanisms: list[plan.Mechanism], running: dict[str, Server], users: Path
+) -> dict[str, plan.Target]:
     """Each mechanism's workload functions; the clients' connections close with `stack`."""
     targets = {}
     for m in mechanisms:
         if m.transport == "inproc":
             targets[m.name] = plan.inproc_target(m.name, str(users))
         else:
+            assert m.server is not None, f"{m.name} goes over the wire: it names its server"
             impl = connect(m.name.split("+")[0], running[m.server].addr)
             stack.callback(impl.close)
             targets[m.name] = plan.Target(impl, None)
@@ -166,8 +185,9 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         stop_all()
         awake.release()
-    progress.end("interrupted after" if status == 130
-                 else "every round measured in" if doc.get("complete") else "stopped after")
+    progress.end(
+        "interrupted after" if status == 130 else "every round measured in" if doc.get("complete") else "stopped after"
+    )
     doc["environment"]["finished_at"] = record.now()
     doc = record.write(doc, out)
     _native.write_reports(json.dumps(doc), out)

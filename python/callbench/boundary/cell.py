@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         out = run(a)
     except KeyboardInterrupt:
         return 130
-    except Exception as e:  # a failed call: the runner records the cell's error
+    except Exception as e:  # noqa: BLE001 - a failed call: the runner records the cell's error
         print(f"callbench: {a.mechanism} {a.workload}: {type(e).__name__}: {e}".replace("\n", " "), file=sys.stderr)
         return 1
     json.dump(out, sys.stdout)

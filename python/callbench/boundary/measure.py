@@ -41,7 +41,10 @@ def socket_bytes(port: int) -> tuple[int | None, int | None]:
     try:
         out = subprocess.run(
             ["ss", "-tinH", "state", "established", f"( sport = :{port} )"],
-            capture_output=True, text=True, timeout=10, check=True,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
         ).stdout
     except (OSError, subprocess.SubprocessError):
         return None, None
@@ -70,7 +73,11 @@ Sides = tuple[list[int], list[int]]
 
 
 def run(
-    call: Callable[[], object], loops: int, per_call: bool, server_pid: int | None, port: int | None,
+    call: Callable[[], object],
+    loops: int,
+    per_call: bool,
+    server_pid: int | None,
+    port: int | None,
     sides: Sides | None = None,
 ) -> tuple[dict, list[float]]:
     """`loops` calls of `call`; returns the run's metrics (results.json `RunMetrics`) and the per-call µs.
@@ -87,9 +94,9 @@ def run(
         if per_call:
             clock = time.perf_counter_ns
             for _ in range(loops):
-                s = clock()
+                began = clock()
                 call()
-                samples.append((clock() - s) / 1000.0)
+                samples.append((clock() - began) / 1000.0)
         else:
             for _ in range(loops):
                 call()
@@ -135,10 +142,12 @@ def run(
         }
     if before and after:
         server_cpu = after.cpu_s - before.cpu_s
-        if None not in (before.read_bytes, after.read_bytes, before.written_bytes, after.written_bytes):
+        read0, read1 = before.read_bytes, after.read_bytes
+        written0, written1 = before.written_bytes, after.written_bytes
+        if read0 is not None and read1 is not None and written0 is not None and written1 is not None:
             # What the server received is what the client sent, and the other way round.
-            metrics["wire_sent_per_call"] = (after.read_bytes - before.read_bytes) / loops
-            metrics["wire_received_per_call"] = (after.written_bytes - before.written_bytes) / loops
+            metrics["wire_sent_per_call"] = (read1 - read0) / loops
+            metrics["wire_received_per_call"] = (written1 - written0) / loops
         metrics["server_cpu_us_per_call"] = server_cpu * 1e6 / loops
         metrics["server_cpu_cores"] = server_cpu / wall if wall > 0 else 0.0
         metrics["server_rss_peak_kib"] = peak_rss_kib(server_pid)

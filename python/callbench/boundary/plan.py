@@ -28,8 +28,13 @@ def mechanisms(rest_server: str, grpc_server: str) -> list[Mechanism]:
         Mechanism("pyo3", "inproc", None, "callbench._native", "the Rust workload through PyO3 bindings"),
         Mechanism("python", "inproc", None, "callbench.pure", "the same workload in pure Python"),
         Mechanism(f"requests+{rest_server}", "rest-h1", rest_server, "requests", "REST/JSON with requests (Session)"),
-        Mechanism(f"requests-nosession+{rest_server}", "rest-h1", rest_server, "requests",
-                  "REST/JSON with requests.get/post, no Session: a new connection per call, as seed 004"),
+        Mechanism(
+            f"requests-nosession+{rest_server}",
+            "rest-h1",
+            rest_server,
+            "requests",
+            "REST/JSON with requests.get/post, no Session: a new connection per call, as seed 004",
+        ),
         Mechanism(f"httpx+{rest_server}", "rest-h1", rest_server, "httpx", "REST/JSON with httpx (Client)"),
         Mechanism(f"grpcio+{grpc_server}", "grpc", grpc_server, "grpcio", "gRPC with grpcio (one channel)"),
     ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from typing import TextIO
 
 
 def clock(seconds: float) -> str:
@@ -23,7 +24,7 @@ def clock(seconds: float) -> str:
 
 
 class Progress:
-    def __init__(self, cells: list[str], repetitions: int, quiet: bool, stream=None) -> None:
+    def __init__(self, cells: list[str], repetitions: int, quiet: bool, stream: TextIO | None = None) -> None:
         self.stream = stream or sys.stderr
         self.quiet = quiet
         self.terminal = self.stream.isatty()

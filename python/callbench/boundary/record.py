@@ -26,10 +26,18 @@ TITLES = {
     "echo": ("Echo of 10 records (~1.9 KB of JSON) through each boundary", "wall_us_per_call"),
 }
 DESCRIPTIONS = {
-    "noop": "PyO3: a Rust function that does nothing; Python: a Python function that does nothing; over the wire: each server's cheapest call (GET /health, grpc.health.v1.Health/Check) on a kept-alive connection.",
+    "noop": (
+        "PyO3: a Rust function that does nothing; Python: a Python function that does nothing; over the wire: each "
+        "server's cheapest call (GET /health, grpc.health.v1.Health/Check) on a kept-alive connection."
+    ),
     "setup": "Python value out: a set of (x, y) tuples, whatever crosses the boundary.",
-    "step": "The board is a Python set advanced in place (PyO3 and pure Python) or sent and rebuilt from the answer (over the wire), as seed 004's rpc_step. Every row starts from the acorn and checks the final board.",
-    "auth": "Hash of user 9999's password: PyO3 and pure Python with users.json parsed once, servers in preloaded mode.",
+    "step": (
+        "The board is a Python set advanced in place (PyO3 and pure Python) or sent and rebuilt from the answer (over "
+        "the wire), as seed 004's rpc_step. Every row starts from the acorn and checks the final board."
+    ),
+    "auth": (
+        "Hash of user 9999's password: PyO3 and pure Python with users.json parsed once, servers in preloaded mode."
+    ),
     "echo": "The contract's echo message as a Python dict, returned equal.",
 }
 
@@ -54,9 +62,15 @@ def environment(repo: Path, client_cpus: list[int], server_cpus: list[int]) -> d
 
     commit = git("rev-parse", "HEAD")
     status = git("status", "--porcelain")
-    cpu = next((l.split(":", 1)[1].strip() for l in _lines("/proc/cpuinfo") if l.startswith("model name")), "")
-    os_name = next((l.split("=", 1)[1].strip('"') for l in _lines("/etc/os-release") if l.startswith("PRETTY_NAME")), "")
-    tools = {"python": platform.python_version(), "pyo3": _native.PYO3_VERSION, "callbench (python)": _native.__version__}
+    cpu = next((x.split(":", 1)[1].strip() for x in _lines("/proc/cpuinfo") if x.startswith("model name")), "")
+    os_name = next(
+        (x.split("=", 1)[1].strip('"') for x in _lines("/etc/os-release") if x.startswith("PRETTY_NAME")), ""
+    )
+    tools = {
+        "python": platform.python_version(),
+        "pyo3": _native.PYO3_VERSION,
+        "callbench (python)": _native.__version__,
+    }
     tools.update({p: package_version(p) for p in ("requests", "httpx", "grpcio", "protobuf")})
     return {
         "callbench_version": _native.__version__,
@@ -113,29 +127,39 @@ def experiments(ops: list[Operation], rest: str | None) -> list[dict[str, Any]]:
                 continue
             suffix = f"/ntimes={key.split('/')[1]}" if "/" in key else ""
             for who, total, cell in (("rpc (hyper + requests)", rpc, rest), ("pyo3", pyo3, "pyo3")):
-                refs.append({
-                    "seed": "004",
-                    "what": f"{key.replace('/', ' ntimes=')} via {who}, {loops} calls: {total} s in all",
-                    "article": f"{total / loops * 1e6:,.1f} µs per call",
-                    "cell": f"{op.experiment}/life/{cell}{suffix}" if cell else None,
-                    "metric": "wall_us_per_call",
-                    "note": NOTE,
-                })
-        out.append({
-            "id": op.experiment,
-            "title": title,
-            "description": DESCRIPTIONS[op.experiment],
-            "seeds": ["004"] if op.workload in ("life", "noop") else ["000" if op.workload == "auth" else "004"],
-            "sweep": "ntimes" if op.experiment == "step" else None,
-            "headline": headline,
-            "references": refs,
-        })
+                refs.append(
+                    {
+                        "seed": "004",
+                        "what": f"{key.replace('/', ' ntimes=')} via {who}, {loops} calls: {total} s in all",
+                        "article": f"{total / loops * 1e6:,.1f} µs per call",
+                        "cell": f"{op.experiment}/life/{cell}{suffix}" if cell else None,
+                        "metric": "wall_us_per_call",
+                        "note": NOTE,
+                    }
+                )
+        out.append(
+            {
+                "id": op.experiment,
+                "title": title,
+                "description": DESCRIPTIONS[op.experiment],
+                "seeds": ["004"] if op.workload in ("life", "noop") else ["000" if op.workload == "auth" else "004"],
+                "sweep": "ntimes" if op.experiment == "step" else None,
+                "headline": headline,
+                "references": refs,
+            }
+        )
     return out
 
 
-def document(command: str, repetitions: int, environment: dict[str, Any], steadiness: dict[str, Any],
-             mechanisms: list[Mechanism], ops: list[Operation],
-             cells: list[tuple[Operation, Mechanism, int]]) -> dict[str, Any]:
+def document(
+    command: str,
+    repetitions: int,
+    environment: dict[str, Any],
+    steadiness: dict[str, Any],
+    mechanisms: list[Mechanism],
+    ops: list[Operation],
+    cells: list[tuple[Operation, Mechanism, int]],
+) -> dict[str, Any]:
     """A new results.json document for `cells`, nothing measured yet. Timing intervals are widened to
     at least the spread of a fixed loop on the pinned CPUs that the `steadiness` probe measured, as
     `callbench run` widens them."""
@@ -145,7 +169,10 @@ def document(command: str, repetitions: int, environment: dict[str, Any], steadi
         "interrupted": False,
         "suite": {
             "name": "seed004-boundary-python",
-            "description": "Seed 004: Python calling Rust in-process (PyO3) vs over the wire (requests, httpx, grpcio) vs pure Python.",
+            "description": (
+                "Seed 004: Python calling Rust in-process (PyO3) vs over the wire (requests, httpx, grpcio) vs pure "
+                "Python."
+            ),
             "file": "python -m callbench.boundary",
             "text": command,
             "repetitions": repetitions,

@@ -15,16 +15,22 @@ from ..servers import Server
 from . import measure, plan, record
 from .progress import Progress
 
-# As `callbench run`: a disturbed repetition re-run at most this often at once, a slow one measured
-# again at most this often after the rounds.
-RERUNS_PER_REPETITION = 2
-SLOW_ATTEMPTS_PER_REPETITION = 2
+# `callbench run`'s own rules, read from the engine: how often a disturbed repetition is measured
+# again at once (`_native.may_rerun`), and a slow one after the rounds.
+SLOW_ATTEMPTS_PER_REPETITION = _native.SLOW_ATTEMPTS_PER_REPETITION
 Cells = list[tuple[plan.Operation, plan.Mechanism, int]]
 
 
 class Rounds:
-    def __init__(self, cells: Cells, targets: dict[str, plan.Target], running: dict[str, Server],
-                 sides: measure.Sides, repetitions: int, progress: Progress) -> None:
+    def __init__(
+        self,
+        cells: Cells,
+        targets: dict[str, plan.Target],
+        running: dict[str, Server],
+        sides: measure.Sides,
+        repetitions: int,
+        progress: Progress,
+    ) -> None:
         self.cells = cells
         self.targets = targets
         self.running = running
@@ -46,7 +52,7 @@ class Rounds:
             sides = (self.client_cpus, self.server_cpus if wire else [])
             metrics, per_call = measure.run(call, loops, wire, pid, port, sides)
             return metrics, per_call, check()
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - a failed repetition is recorded in its cell, the others go on
             return None, [], f"{type(e).__name__}: {e}"
 
     def say(self, text: str) -> None:
@@ -67,7 +73,7 @@ class Rounds:
             while True:
                 metrics, per_call, problem = self.measure(op, m, loops)
                 why = metrics.get("disturbed") if metrics and not problem else None
-                if not why or reruns >= RERUNS_PER_REPETITION or cell.get("reruns", 0) >= self.repetitions:
+                if not why or not _native.may_rerun(reruns, cell.get("reruns", 0), self.repetitions):
                     break
                 reruns += 1
                 cell["reruns"] = cell.get("reruns", 0) + 1
@@ -87,6 +93,7 @@ class Rounds:
     def measure_slow_again(self, doc: dict) -> None:
         """After the rounds: each cell's slow repetitions measured again, twice each at most and as many
         times in all as it has repetitions, the slowest first; what stays slow is marked."""
+
         # Calls one at a time: the client does the same work for every call, and so does the server.
         def judged(m: plan.Mechanism) -> tuple[bool, bool]:
             return True, m.transport != "inproc"
@@ -101,7 +108,11 @@ class Rounds:
             attempts = [0] * len(cell["runs"])
             for _ in range(len(cell["runs"])):
                 runs = json.dumps(cell["runs"])
-                slow = [(i, why) for i, why in _native.slow_runs(runs, *judged(m)) if attempts[i] < SLOW_ATTEMPTS_PER_REPETITION]
+                slow = [
+                    (i, why)
+                    for i, why in _native.slow_runs(runs, *judged(m))
+                    if attempts[i] < SLOW_ATTEMPTS_PER_REPETITION
+                ]
                 if not slow:
                     break
                 run, why = slow[0]

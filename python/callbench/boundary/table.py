@@ -62,23 +62,32 @@ def render(results: dict[str, Any], mechanisms: list[str]) -> str:
     if article_rows:
         out.append("")
         out.append("Seed 004's table: seconds for all the calls of a row (timeit totals), the article's beside ours:")
-        lines = [["row", "calls", "article rpc", f"here {rest or 'requests'}", "article pyo3", "here pyo3", "here python"]]
+        lines = [
+            ["row", "calls", "article rpc", f"here {rest or 'requests'}", "article pyo3", "here pyo3", "here python"]
+        ]
         for key, label, x in article_rows:
             rpc, pyo3, loops = ARTICLE[key]
             e = key.split("/")[0]
-            here = lambda m: cells.get((e, m, x)) if m else None  # noqa: E731
+            here = lambda m: cells.get((e, m, x)) if m else None  # noqa: E731, B023 - used in this iteration only
             total = lambda c: with_interval(estimate(c), c["params"]["calls"]) if c else "–"  # noqa: E731
-            calls = next((here(m)["params"]["calls"] for m in ("pyo3", rest) if m and here(m)), loops)
-            lines.append([label, str(calls), f"{rpc} s", total(here(rest)), f"{pyo3} s", total(here("pyo3")),
-                          total(here("python"))])
+            calls = next((h["params"]["calls"] for h in map(here, ("pyo3", rest)) if h), loops)
+            lines.append(
+                [
+                    label,
+                    str(calls),
+                    f"{rpc} s",
+                    total(here(rest)),
+                    f"{pyo3} s",
+                    total(here("pyo3")),
+                    total(here("python")),
+                ]
+            )
         out += _table(lines)
     return "\n".join(out)
 
 
 def _article_rows() -> dict[str, tuple[str, float | None]]:
-    return {
-        key: (key.replace("/", " ntimes="), float(key.split("/")[1]) if "/" in key else None) for key in ARTICLE
-    }
+    return {key: (key.replace("/", " ntimes="), float(key.split("/")[1]) if "/" in key else None) for key in ARTICLE}
 
 
 def _table(lines: list[list[str]]) -> list[str]:

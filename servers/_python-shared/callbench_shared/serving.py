@@ -29,12 +29,20 @@ def parse_args(description: str, version: str) -> ServeArgs:
     parser.add_argument("--host", default="127.0.0.1", help="address to bind")
     parser.add_argument("--port", type=int, default=8080, help="port to listen on; 0 picks a free one")
     parser.add_argument("--workers", type=int, default=1, help="processes that serve calls")
-    parser.add_argument("--mode", type=Mode, default=Mode.PRELOADED, choices=list(Mode),
-                        help="how auth finds users: preloaded, or per-request (read and parsed every call)")
+    parser.add_argument(
+        "--mode",
+        type=Mode,
+        default=Mode.PRELOADED,
+        choices=list(Mode),
+        help="how auth finds users: preloaded, or per-request (read and parsed every call)",
+    )
     parser.add_argument("--users", default="users.json", help="the users file written by `callbench gen-users`")
-    parser.add_argument("--tls", action="store_true",
-                        help="serve TLS 1.2/1.3 with a self-signed certificate for localhost made at start "
-                             "(SHA-256 fingerprint on stderr)")
+    parser.add_argument(
+        "--tls",
+        action="store_true",
+        help="serve TLS 1.2/1.3 with a self-signed certificate for localhost made at start "
+        "(SHA-256 fingerprint on stderr)",
+    )
     parser.add_argument("--version", action="version", version=version)
     args = parser.parse_args()
     if not 1 <= args.workers <= 1024:

@@ -34,10 +34,32 @@ def self_signed() -> Pem:
     with tempfile.TemporaryDirectory(prefix="callbench-tls-") as tmp:
         cert_path, key_path = os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem")
         made = subprocess.run(
-            ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-             "-keyout", key_path, "-out", cert_path, "-days", "3650", "-subj", "/O=callbench (self-signed)/CN=localhost",
-             "-addext", f"subjectAltName={alt_names}", "-addext", "extendedKeyUsage=serverAuth"],
-            capture_output=True, text=True, check=False)
+            [
+                "openssl",
+                "req",
+                "-x509",
+                "-newkey",
+                "ec",
+                "-pkeyopt",
+                "ec_paramgen_curve:prime256v1",
+                "-nodes",
+                "-keyout",
+                key_path,
+                "-out",
+                cert_path,
+                "-days",
+                "3650",
+                "-subj",
+                "/O=callbench (self-signed)/CN=localhost",
+                "-addext",
+                f"subjectAltName={alt_names}",
+                "-addext",
+                "extendedKeyUsage=serverAuth",
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if made.returncode != 0:
             last = (made.stderr.strip().splitlines() or ["openssl failed"])[-1]
             serving.fail(f"cannot make a certificate: {last}")
@@ -45,9 +67,12 @@ def self_signed() -> Pem:
             pem = Pem(c.read(), k.read())
     der = ssl.PEM_cert_to_DER_cert(pem.cert.decode())
     digest = hashlib.sha256(der).hexdigest().upper()
-    fingerprint = ":".join(digest[i:i + 2] for i in range(0, len(digest), 2))
-    print(f"tls: self-signed certificate for {', '.join(NAMES)}, SHA-256 fingerprint {fingerprint}",
-          file=sys.stderr, flush=True)
+    fingerprint = ":".join(digest[i : i + 2] for i in range(0, len(digest), 2))
+    print(
+        f"tls: self-signed certificate for {', '.join(NAMES)}, SHA-256 fingerprint {fingerprint}",
+        file=sys.stderr,
+        flush=True,
+    )
     return pem
 
 

@@ -55,7 +55,7 @@ class SelfSignedTest(unittest.TestCase):
     def test_fingerprint_on_stderr(self) -> None:
         der = ssl.PEM_cert_to_DER_cert(self.pem.cert.decode())
         digest = hashlib.sha256(der).hexdigest().upper()
-        self.assertIn(":".join(digest[i:i + 2] for i in range(0, 64, 2)), self.stderr)
+        self.assertIn(":".join(digest[i : i + 2] for i in range(0, 64, 2)), self.stderr)
 
     def test_files_are_private_and_removed(self) -> None:
         with tls.PemFiles(self.pem) as files:

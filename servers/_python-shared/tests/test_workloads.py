@@ -36,8 +36,11 @@ class AuthTest(unittest.TestCase):
         self.assertEqual(digest, "f05aecc030315eb68cf1d208d42bb96f787b020f19f1fbbb9c803191401dc05c")
 
     def test_sha512_matches_the_fips_180_vector(self):
-        self.assertEqual(auth.sha512_hex("abc"), "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a"
-                         "2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f")
+        self.assertEqual(
+            auth.sha512_hex("abc"),
+            "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a"
+            "2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f",
+        )
 
     def test_both_modes_agree(self):
         for mode in auth.Mode:
@@ -60,8 +63,7 @@ class AuthTest(unittest.TestCase):
 
 class CarsTest(unittest.TestCase):
     def seed(self):
-        car = SimpleNamespace(make="toyota", model="corolla", trim="4DR Sedan", color="gray", year=2012,
-                              mileage=120000)
+        car = SimpleNamespace(make="toyota", model="corolla", trim="4DR Sedan", color="gray", year=2012, mileage=120000)
         driver = SimpleNamespace(firstname="John", lastname="Smith", driver_id="someId")
         return car, driver
 
@@ -69,8 +71,17 @@ class CarsTest(unittest.TestCase):
         cars.validate(*self.seed())
 
     def test_rejects_what_the_contract_rejects(self):
-        changes = [("car", None), ("driver", None), ("make", ""), ("model", ""), ("year", 1885), ("year", 2101),
-                   ("mileage", 10_000_001), ("color", "x" * 257), ("driver_id", "é" * 129)]
+        changes = [
+            ("car", None),
+            ("driver", None),
+            ("make", ""),
+            ("model", ""),
+            ("year", 1885),
+            ("year", 2101),
+            ("mileage", 10_000_001),
+            ("color", "x" * 257),
+            ("driver_id", "é" * 129),
+        ]
         for field, value in changes:
             car, driver = self.seed()
             if field == "car":
@@ -101,8 +112,13 @@ class LifeTest(unittest.TestCase):
 
     def test_limits_are_enforced(self):
         acorn = life.setup()
-        bad = [(acorn, 0), (acorn, MAX_NTIMES + 1), ([(MAX_COORDINATE + 1, 0)], 1), ([(0, -MAX_COORDINATE - 1)], 1),
-               ([(i * 3, 0) for i in range(MAX_BOARD_CELLS + 1)], 1)]
+        bad = [
+            (acorn, 0),
+            (acorn, MAX_NTIMES + 1),
+            ([(MAX_COORDINATE + 1, 0)], 1),
+            ([(0, -MAX_COORDINATE - 1)], 1),
+            ([(i * 3, 0) for i in range(MAX_BOARD_CELLS + 1)], 1),
+        ]
         for board, ntimes in bad:
             with self.assertRaises(WorkloadError):
                 life.step(board, ntimes)

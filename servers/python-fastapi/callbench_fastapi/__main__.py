@@ -10,8 +10,9 @@ import sys
 from importlib.metadata import version
 
 import uvicorn
-from callbench_shared import serving, tls
 from uvicorn.supervisors import Multiprocess
+
+from callbench_shared import serving, tls
 
 from .app import create_app
 

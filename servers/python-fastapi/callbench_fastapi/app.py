@@ -1,9 +1,10 @@
 """The FastAPI application: routes, error handlers, body limit and gzip both ways."""
 
-from callbench_shared.auth import Mode, UserStore
-from callbench_shared.limits import MAX_BODY_BYTES
 from fastapi import FastAPI
 from starlette.middleware.gzip import GZipMiddleware
+
+from callbench_shared.auth import Mode, UserStore
+from callbench_shared.limits import MAX_BODY_BYTES
 
 from . import errors, routes
 from .gzip_request import GzipRequestMiddleware

@@ -1,11 +1,12 @@
 """The contract's error responses: a status and `{"error": {"code", "message"}}` (FastAPI's own are
 `{"detail": ...}`, and 422 for validation errors where the contract wants 400)."""
 
-from callbench_shared.errors import WorkloadError, error_body
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
+
+from callbench_shared.errors import WorkloadError, error_body
 
 # HTTP statuses FastAPI and Starlette raise themselves, with the code their error body carries.
 CODES = {

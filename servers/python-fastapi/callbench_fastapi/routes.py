@@ -6,13 +6,22 @@ the processes measured are the ones serving (per-request auth and long life step
 
 from typing import Annotated
 
-from callbench_shared import cars, echo, life, students
-from callbench_shared.auth import UserStore
 from fastapi import APIRouter, Depends, Path, Request
 
+from callbench_shared import cars, echo, life, students
+from callbench_shared.auth import UserStore
+
 from .json_route import JsonRoute
-from .models import (AuthRequest, AuthResponse, Board, CarMessage, EchoMessage, HealthCheckResponse,
-                     ListStudentsResponse, StepRequest)
+from .models import (
+    AuthRequest,
+    AuthResponse,
+    Board,
+    CarMessage,
+    EchoMessage,
+    HealthCheckResponse,
+    ListStudentsResponse,
+    StepRequest,
+)
 
 router = APIRouter(route_class=JsonRoute)
 

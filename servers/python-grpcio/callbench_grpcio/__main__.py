@@ -20,8 +20,16 @@ def main() -> None:
     users = args.open_users()  # a bad users file fails here, once, with a one-line message
     pem = tls.self_signed() if args.tls else None  # one certificate, served by every worker
     if args.workers == 1:
-        asyncio.run(serve(args, users, args.port, reuse_port=False,
-                          on_ready=lambda port: serving.announce(args.host, port), pem=pem))
+        asyncio.run(
+            serve(
+                args,
+                users,
+                args.port,
+                reuse_port=False,
+                on_ready=lambda port: serving.announce(args.host, port),
+                pem=pem,
+            )
+        )
     else:
         workers.run(args, pem)
 

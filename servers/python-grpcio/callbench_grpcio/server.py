@@ -5,11 +5,12 @@ import signal
 from collections.abc import Callable
 
 import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
 from callbench_shared import serving, tls
 from callbench_shared.auth import UserStore
 from callbench_shared.limits import MAX_BODY_BYTES
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
 from .services import SERVICE_NAMES, add_services
 from .symbols import MethodAwarePool
@@ -31,8 +32,14 @@ def server_options(reuse_port: bool) -> list[tuple[str, int]]:
     ]
 
 
-async def serve(args: serving.ServeArgs, users: UserStore, port: int, reuse_port: bool,
-                on_ready: Callable[[int], None], pem: tls.Pem | None = None) -> None:
+async def serve(
+    args: serving.ServeArgs,
+    users: UserStore,
+    port: int,
+    reuse_port: bool,
+    on_ready: Callable[[int], None],
+    pem: tls.Pem | None = None,
+) -> None:
     """Serves on host:port until SIGINT or SIGTERM (over TLS with `pem`); `on_ready(port)` once it accepts calls."""
     server = grpc.aio.server(options=server_options(reuse_port))
     add_services(server, users)

@@ -3,8 +3,19 @@
 import functools
 
 import grpc
-from callbench.v1 import (auth_pb2, auth_pb2_grpc, cars_pb2, cars_pb2_grpc, echo_pb2, echo_pb2_grpc, life_pb2,
-                          life_pb2_grpc, students_pb2, students_pb2_grpc)
+
+from callbench.v1 import (
+    auth_pb2,
+    auth_pb2_grpc,
+    cars_pb2,
+    cars_pb2_grpc,
+    echo_pb2,
+    echo_pb2_grpc,
+    life_pb2,
+    life_pb2_grpc,
+    students_pb2,
+    students_pb2_grpc,
+)
 from callbench_shared import cars, echo, life, students
 from callbench_shared.auth import UserStore
 from callbench_shared.errors import WorkloadError
