@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Seeds the fuzz corpora (fuzz/corpus/TARGET/) with what real servers send: starts each named
+"""Fills the local fuzz corpora (fuzz/corpus/TARGET/, git-ignored) with what real servers send: starts each named
 reference server (`callbench serve NAME --no-build`), sends it the contract's requests (the test
 vectors) over HTTP/1.1, h2c or gRPC as the server speaks, records the raw bytes it answers, and
 writes each capture in the input format of the targets that decode it (see fuzz/README.md).
+`scripts/fuzz --minimise` then takes those that reach new edges into the committed seeds (fuzz/seeds/TARGET/).
 
     python3 fuzz/capture.py [--callbench target/release/callbench] NAME...
 
 Only loopback; every server it starts is stopped, also on failure and Ctrl-C.
 """
+
 import argparse
 import base64
 import hashlib
@@ -21,7 +23,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT / "fuzz" / "corpus"
+CORPUS = ROOT / "fuzz" / "corpus"  # the local corpus, not the committed seeds
 VECTORS = ROOT / "contract" / "vectors"
 GRPC_SERVERS = ("tonic", "grpc", "grpcio", "grpcjs")
 
@@ -73,7 +75,7 @@ def exchange(port, request, timeout=3.0):
         try:
             while chunk := s.recv(65536):
                 got += chunk
-        except (socket.timeout, ConnectionResetError):
+        except (TimeoutError, ConnectionResetError):
             pass
         return got
 
@@ -176,7 +178,7 @@ def h2_capture(port, calls):
                 ended = {st for k, f, st, _ in read_frames(got) if k in (0, 1) and f & 0x1} | {
                     st for k, _, st, _ in read_frames(got) if k == 3
                 }
-        except (socket.timeout, ConnectionResetError):
+        except (TimeoutError, ConnectionResetError):
             pass
     return got
 
@@ -215,9 +217,14 @@ def capture_grpc(port):
         g = v.get("grpc")
         if not g or (message := grpc_message(g.get("request", {}))) is None:
             continue
-        headers = [(":method", "POST"), (":scheme", "http"), (":authority", f"127.0.0.1:{port}"),
-                   (":path", "/" + g["method"]), ("content-type", g.get("content_type", "application/grpc")),
-                   ("te", "trailers")]
+        headers = [
+            (":method", "POST"),
+            (":scheme", "http"),
+            (":authority", f"127.0.0.1:{port}"),
+            (":path", "/" + g["method"]),
+            ("content-type", g.get("content_type", "application/grpc")),
+            ("te", "trailers"),
+        ]
         calls.append((headers, b"\0" + struct.pack(">I", len(message)) + message))
     methods = contract_methods()
     for i in range(0, len(calls), 3):
@@ -240,8 +247,14 @@ def capture_h2c_rest(port):
         body = body_of(r.get("body")) if r else b""
         if not r or (r.get("body") and not body):
             continue
-        headers = [(":method", r["method"]), (":scheme", "http"), (":authority", f"127.0.0.1:{port}"),
-                   (":path", r["path"]), ("content-type", "application/json"), ("accept-encoding", "gzip")]
+        headers = [
+            (":method", r["method"]),
+            (":scheme", "http"),
+            (":authority", f"127.0.0.1:{port}"),
+            (":path", r["path"]),
+            ("content-type", "application/json"),
+            ("accept-encoding", "gzip"),
+        ]
         calls.append((headers, body))
     for i in range(0, len(calls), 3):
         got = h2_capture(port, calls[i : i + 3])
@@ -265,8 +278,13 @@ def save_h2(got, grpc):
 
 
 def serve(callbench, name):
-    proc = subprocess.Popen([callbench, "serve", name, "--no-build"], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        [callbench, "serve", name, "--no-build"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     for line in proc.stderr:
         if m := re.search(r"ready at \w+://[^:]+:(\d+)", line):
             return proc, int(m.group(1))
