@@ -173,18 +173,8 @@ pub fn is_noisy(e: &Estimate) -> bool {
 mod tests {
     use super::*;
 
-    /// A small, seeded generator: the Monte Carlo checks give the same answer every run.
-    struct SplitMix(u64);
-
-    impl SplitMix {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        }
-    }
+    // The seeded generator: the Monte Carlo checks give the same answer every run.
+    use callbench_primitives::rng::Rng;
 
     #[test]
     fn median_of_odd_and_even_samples() {
@@ -212,14 +202,14 @@ mod tests {
     #[test]
     fn coverage_of_the_median_interval_is_at_least_95_percent_for_n_6_and_up() {
         // Monte Carlo on a skewed distribution: the interval must contain the true median.
-        let mut rng = SplitMix(7);
+        let mut rng = Rng::new(7);
         for n in [6usize, 9, 15] {
             let trials = 4000;
             let mut covered = 0;
             for _ in 0..trials {
                 // Exponential(1): median ln 2.
                 let sample: Vec<f64> =
-                    (0..n).map(|_| -((rng.next() as f64 + 1.0) / (u64::MAX as f64 + 2.0)).ln()).collect();
+                    (0..n).map(|_| -((rng.next_u64() as f64 + 1.0) / (u64::MAX as f64 + 2.0)).ln()).collect();
                 let e = estimate(&sample).unwrap();
                 if e.lo <= std::f64::consts::LN_2 && std::f64::consts::LN_2 <= e.hi {
                     covered += 1;
@@ -272,13 +262,13 @@ mod tests {
     }
 
     /// Log-normal-ish repetitions around `scale` (±10%, uniform).
-    fn draw(rng: &mut SplitMix, scale: f64) -> f64 {
-        scale * (1.0 + 0.2 * ((rng.next() as f64 / u64::MAX as f64) - 0.5))
+    fn draw(rng: &mut Rng, scale: f64) -> f64 {
+        scale * (1.0 + 0.2 * ((rng.next_u64() as f64 / u64::MAX as f64) - 0.5))
     }
 
     #[test]
     fn the_rank_interval_covers_the_true_ratio_95_percent_of_the_time() {
-        let mut rng = SplitMix(11);
+        let mut rng = Rng::new(11);
         for (m, n) in [(5, 5), (7, 7), (9, 9), (4, 6), (25, 25)] {
             let (trials, mut covered) = (3000, 0);
             for _ in 0..trials {
@@ -295,7 +285,7 @@ mod tests {
 
     #[test]
     fn with_no_difference_a_side_is_named_higher_at_most_5_percent_of_the_time() {
-        let mut rng = SplitMix(13);
+        let mut rng = Rng::new(13);
         for (m, n) in [(5, 5), (9, 9), (3, 3)] {
             let (trials, mut named) = (4000, 0);
             for _ in 0..trials {

@@ -242,13 +242,8 @@ async fn special_json_forms_round_trip_and_garbled_answers_never_panic() {
     assert!(printed.contains(r#""fm":"a.b,cD""#) && printed.contains(r#""q":"NaN""#), "{printed}");
 
     // Answers garbled at random: an error or a message, never a panic.
-    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = callbench_primitives::rng::Rng::new(1);
+    let mut next = move || rng.next_u64();
     for _ in 0..5_000 {
         let mut garbled = bytes.clone();
         for _ in 0..1 + next() % 3 {

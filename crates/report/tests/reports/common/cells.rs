@@ -1,6 +1,7 @@
 //! Building cells as `callbench run` would: repetitions scattered around a profile, summarised
 //! by `analysis::summarise`, with a latency spectrum.
 
+use callbench_primitives::rng::Rng;
 use callbench_results::analysis;
 use callbench_results::model::*;
 use std::collections::BTreeMap;
@@ -37,14 +38,13 @@ impl Profile {
 }
 
 /// Deterministic jitter in [-1, 1].
-fn jitter(seed: &mut u64) -> f64 {
-    *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-    ((*seed >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+fn jitter(rng: &mut Rng) -> f64 {
+    rng.next_f64() * 2.0 - 1.0
 }
 
 /// `n` repetitions of `p`, each figure scattered by ±`spread`.
 pub fn runs(p: Profile, n: usize, spread: f64, seed: u64) -> Vec<RunMetrics> {
-    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let mut s = Rng::new(seed);
     (0..n)
         .map(|_| {
             let k = 1.0 + spread * jitter(&mut s);
