@@ -45,7 +45,7 @@ impl CpusAwake {
         self.guard = None;
     }
 
-    /// The steadiness probe on these CPUs (about 0.2 s each and 1 s of wake-ups), taken while this
+    /// The steadiness probe on these CPUs (about 0.3 s each and 1 s of wake-ups), taken while this
     /// hold stands, as results.json's `steadiness` (JSON text): its warnings, every CPU's fixed
     /// loop, `loop_spread` (the interval floor `callbench run` uses), the wake-up round trip and
     /// whether idle CPUs were kept awake.
