@@ -311,9 +311,9 @@ def main(argv=None) -> int:
     shown = {}
     try:
         users = workdir / "users.json"
-        subprocess.run(
-            [tools["callbench"], "gen-users", "-o", str(users)], check=True, timeout=60, stdout=subprocess.DEVNULL
-        )
+        callbench = tools["callbench"]
+        assert callbench is not None  # in `missing` otherwise
+        subprocess.run([callbench, "gen-users", "-o", str(users)], check=True, timeout=60, stdout=subprocess.DEVNULL)
         server = start_server(str(release / a.server), a.server, a.server_cpu, users, workdir)
         url = f"http://127.0.0.1:{server.port}{a.path}"
         log(f"{a.server} on 127.0.0.1:{server.port} (CPU {a.server_cpu}); {a.reps} × {a.seconds} s per tool and case")

@@ -208,14 +208,16 @@ def cluster_up(a, lab, temp: Path) -> tuple[dict[str, tuple[str, str]], str, Pat
         text=True,
         env=dict(ENV, CALLBENCH_ANSWERED_FILE=str(counter)),
     )
+    stderr = server.stderr
+    assert stderr is not None  # stderr=PIPE
     while True:
-        line = server.stderr.readline()
+        line = stderr.readline()
         if not line:
             raise RuntimeError("rust-axum ended before it was ready")
         if "ready at " in line:
             url = line.split("ready at ")[1].split()[0]
             break
-    threading.Thread(target=lambda: [None for _ in server.stderr], daemon=True).start()
+    threading.Thread(target=lambda: [None for _ in stderr], daemon=True).start()
     return hosts, address, counter, url.replace("http://", "")
 
 

@@ -340,7 +340,8 @@ def main(argv=None) -> int:
     if not which("taskset"):
         log("taskset (util-linux) is missing")
         return 2
-    if os.cpu_count() and os.cpu_count() < 2 and a.client_cpu != a.server_cpu:
+    cpus = os.cpu_count()
+    if cpus and cpus < 2 and a.client_cpu != a.server_cpu:
         log("fewer than 2 CPUs: pass --client-cpu and --server-cpu")
         return 2
 
@@ -350,8 +351,8 @@ def main(argv=None) -> int:
     release = target / "release"
     if not a.no_build:
         log("building the workspace (cargo build --release --locked)...")
-        r = subprocess.run(["cargo", "build", "--release", "--locked", "--quiet", "--workspace"], cwd=ROOT)
-        if r.returncode != 0:
+        built = subprocess.run(["cargo", "build", "--release", "--locked", "--quiet", "--workspace"], cwd=ROOT)
+        if built.returncode != 0:
             log("warning: the build failed; using the binaries already in target/release")
 
     tools = {t: which(t) for t in ("wrk", "h2load", "ghz")}
@@ -365,7 +366,7 @@ def main(argv=None) -> int:
     if missing:
         log(f"missing peer tools: {', '.join(missing)} (run scripts/setup)")
         return 2
-    use_cb = not a.no_callbench and tools["callbench"] and callbench_load_works(tools["callbench"])
+    use_cb = bool(not a.no_callbench and tools["callbench"] and callbench_load_works(tools["callbench"]))
     if not a.no_callbench and not use_cb:
         log("note: `callbench load` is not available in this build: peers only")
     if not tools["callbench"]:

@@ -26,7 +26,7 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
 class Procs:
-    def __init__(self):
+    def __init__(self) -> None:
         self.live: dict[int, subprocess.Popen] = {}
 
     def start(self, argv, **kw) -> subprocess.Popen:
@@ -128,8 +128,10 @@ def start_server(binary: str, name: str, cpu: str, users: Path, workdir: Path, t
     argv = ["taskset", "-c", cpu, binary, "--host", "127.0.0.1", "--port", "0", "--workers", "1", "--users", str(users)]
     env = dict(os.environ, CALLBENCH_ANSWERED_FILE=str(answered))
     p = PROCS.start(argv, stdout=subprocess.PIPE, stderr=open(log, "wb"), cwd=workdir, env=env)
+    stdout = p.stdout
+    assert stdout is not None  # stdout=PIPE
     sel = selectors.DefaultSelector()
-    sel.register(p.stdout, selectors.EVENT_READ)
+    sel.register(stdout, selectors.EVENT_READ)
     deadline = time.monotonic() + timeout
     buf = b""
     try:
@@ -137,7 +139,7 @@ def start_server(binary: str, name: str, cpu: str, users: Path, workdir: Path, t
             left = deadline - time.monotonic()
             if left <= 0 or not sel.select(left):
                 raise RuntimeError(f"{name} did not say 'listening on' within {timeout:.0f}s (log: {log})")
-            chunk = os.read(p.stdout.fileno(), 4096)
+            chunk = os.read(stdout.fileno(), 4096)
             if not chunk:
                 raise RuntimeError(f"{name} exited before listening: {log.read_text(errors='replace')[-2000:]}")
             buf += chunk
@@ -148,7 +150,7 @@ def start_server(binary: str, name: str, cpu: str, users: Path, workdir: Path, t
     if not m:
         raise RuntimeError(f"{name}: unexpected first line {line!r}")
     # Keep draining its stdout so it never blocks on a full pipe.
-    threading.Thread(target=lambda: [None for _ in iter(lambda: p.stdout.read(65536), b"")], daemon=True).start()
+    threading.Thread(target=lambda: [None for _ in iter(lambda: stdout.read(65536), b"")], daemon=True).start()
     return Server(name, p, int(m.group(2)), log, answered)
 
 

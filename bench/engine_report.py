@@ -76,7 +76,7 @@ def ratio_lines(rows: list[Row]):
     """(protocol, callbench variant, peer, throughput ratio, server-bound?, throughput verdict, cpu ratio, cpu target,
     cpu verdict), for each variant measured."""
     by = {(r.protocol, r.tool): r for r in rows}
-    out = []
+    out: list[tuple] = []
     pairs = [
         (protocol, variant, tool, peer)
         for (protocol, tool), peer in by.items()

@@ -14,7 +14,12 @@ def parse_wrk(text: str) -> dict:
     if not m:
         raise ValueError("no 'N requests in' line")
     requests, seconds = int(m.group(1)), float(m.group(2)) * _UNIT_S[m.group(3)]
-    non2xx = int(re.search(r"Non-2xx or 3xx responses: (\d+)", text).group(1)) if "Non-2xx" in text else 0
+    non2xx = 0
+    if "Non-2xx" in text:
+        n = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
+        if not n:
+            raise ValueError("a 'Non-2xx' line without its count")
+        non2xx = int(n.group(1))
     sock = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", text)
     sock_errors = sum(int(g) for g in sock.groups()) if sock else 0
     return {"ok": requests - non2xx, "errors": non2xx + sock_errors, "seconds": seconds}

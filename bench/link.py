@@ -66,6 +66,7 @@ def direct(case: str, seconds: float, a) -> dict:
         stderr=subprocess.PIPE,
         text=True,
     )
+    assert server.stderr is not None  # stderr=PIPE
     try:
         url = None
         deadline = time.monotonic() + 60
@@ -154,7 +155,7 @@ def main(argv=None) -> int:
         )
         return 2
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
-    rows = {}
+    rows: dict[str, dict[str, list[dict]]] = {}
     try:
         for case in CASES:
             rows[case] = {"direct": [], "link": []}

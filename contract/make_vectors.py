@@ -180,7 +180,7 @@ def students_file() -> dict:
 # ---------------------------------------------------------------------------
 # cars
 
-SEED_CAR = {
+SEED_CAR: dict[str, dict[str, object]] = {
     "car": {
         "make": "toyota",
         "model": "corolla",

@@ -70,7 +70,7 @@ def body_bytes(data: bytes) -> dict:
 
 
 def body_fill(byte: int, size: int, prefix: bytes = b"", suffix: bytes = b"") -> dict:
-    fill = {"byte": byte, "size": size}
+    fill: dict[str, int | str] = {"byte": byte, "size": size}
     if prefix:
         fill["prefix_base64"] = b64(prefix)
     if suffix:

@@ -148,7 +148,7 @@ def _unpack(key: int) -> tuple:
 
 def life_generation(live: set) -> set:
     """One B3/S23 generation of a set of packed cells on an unbounded plane."""
-    neighbours = Counter()
+    neighbours: Counter[int] = Counter()
     for offset in _NEIGHBOURS:
         neighbours.update([key + offset for key in live])
     return {key for key, n in neighbours.items() if n == 3 or (n == 2 and key in live)}

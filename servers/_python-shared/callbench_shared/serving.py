@@ -3,6 +3,7 @@
 import argparse
 import sys
 from dataclasses import dataclass
+from typing import NoReturn
 
 from .auth import Mode, UserStore
 
@@ -60,6 +61,6 @@ def announce(host: str, port: int) -> None:
     print(f"listening on {host_port(host, port)}", flush=True)
 
 
-def fail(message: str):
+def fail(message: str) -> NoReturn:
     print(f"error: {message}", file=sys.stderr, flush=True)
     sys.exit(2)

@@ -35,7 +35,9 @@ def handshake(pem: tls.Pem, server_name: str, version: ssl.TLSVersion) -> str:
         bios[2].write(bios[1].read())
         bios[0].write(bios[3].read())
         if done:
-            return c.version()
+            negotiated = c.version()
+            assert negotiated is not None  # None only before the handshake
+            return negotiated
     raise AssertionError("handshake did not finish")
 
 

@@ -1,6 +1,8 @@
 """The contract's error responses: a status and `{"error": {"code", "message"}}` (FastAPI's own are
 `{"detail": ...}`, and 422 for validation errors where the contract wants 400)."""
 
+from collections.abc import Mapping
+
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -18,7 +20,7 @@ CODES = {
 }
 
 
-def error_response(status: int, code: str, message: str, headers: dict | None = None) -> JSONResponse:
+def error_response(status: int, code: str, message: str, headers: Mapping[str, str] | None = None) -> JSONResponse:
     return JSONResponse(error_body(code, message), status_code=status, headers=headers)
 
 
@@ -40,6 +42,7 @@ async def workload_error(request: Request, exc: WorkloadError) -> JSONResponse:
 
 
 def install(app: FastAPI) -> None:
-    app.add_exception_handler(HTTPException, http_error)
-    app.add_exception_handler(RequestValidationError, validation_error)
-    app.add_exception_handler(WorkloadError, workload_error)
+    # Starlette calls each handler with its class's exceptions only; its signature says any Exception.
+    app.add_exception_handler(HTTPException, http_error)  # type: ignore[arg-type]
+    app.add_exception_handler(RequestValidationError, validation_error)  # type: ignore[arg-type]
+    app.add_exception_handler(WorkloadError, workload_error)  # type: ignore[arg-type]
