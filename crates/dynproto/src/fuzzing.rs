@@ -5,7 +5,7 @@
 
 use crate::wire::{check_headers, percent_decode, status, take_message, CallError, MAX_MESSAGE_BYTES};
 use bytes::{Bytes, BytesMut};
-use http::{HeaderMap, HeaderValue, StatusCode};
+use callbench_engine::h2pool::HeaderList;
 
 /// Messages taken off a call's buffer as DATA arrives `step` bytes at a time: the same messages,
 /// error, and bytes left waiting when none, as from the whole; and none past the cap.
@@ -32,19 +32,15 @@ pub fn messages(data: &[u8], step: usize) -> (Vec<Bytes>, Option<String>, usize)
 }
 
 /// An answer's head as a reflection call reads it: the HTTP status, content-type, grpc-status
-/// and grpc-message given (each header left out when its bytes are no header value). A
+/// and grpc-message given, whatever their bytes (the engine's client keeps what HPACK decodes). A
 /// grpc-message without `%` reads as itself.
 pub fn answer_head(http_status: u16, content_type: &[u8], grpc_status: &[u8], grpc_message: &[u8]) {
-    let mut headers = HeaderMap::new();
+    let mut headers = HeaderList::default();
     for (name, value) in [("content-type", content_type), ("grpc-status", grpc_status), ("grpc-message", grpc_message)]
     {
-        if let Ok(value) = HeaderValue::from_bytes(value) {
-            headers.insert(name, value);
-        }
+        headers.push(name.as_bytes(), value);
     }
-    if let Ok(code) = StatusCode::from_u16(http_status) {
-        let _ = check_headers(code, &headers).map_err(|e| e.describe());
-    }
+    let _ = check_headers(http_status, &headers).map_err(|e| e.describe());
     match status(&headers) {
         Some(Err(CallError::Status { code, .. })) => assert_ne!(code, 0, "OK is no error"),
         Some(Err(e)) => {

@@ -1,4 +1,4 @@
-//! Calls any unary or server-streaming gRPC method without generated code.
+//! Calls any gRPC method (unary or streaming) without generated code.
 //!
 //! The load engine names a method (`package.Service/Method`) and where its
 //! schema comes from ([`Source`]): `.proto` files compiled at run time, a
@@ -45,7 +45,7 @@ pub enum Source {
 }
 
 /// The descriptor of `method_name` (`package.Service/Method` or
-/// `package.Service.Method`), refused when it is client- or bidi-streaming.
+/// `package.Service.Method`).
 /// `reflection` is the connection to ask when `source` is [`Source::Reflection`]
 /// (ignored otherwise).
 pub async fn resolve(

@@ -1,5 +1,5 @@
-//! Finding a method by the names people type, and refusing the call shapes the
-//! engine cannot drive (it sends one request message per call).
+//! Finding a method by the names people type; every call shape (unary, client,
+//! server and bidi streaming) is the engine's to drive.
 
 use prost_reflect::{DescriptorPool, MethodDescriptor};
 
@@ -22,7 +22,7 @@ pub fn split_method_name(name: &str) -> Result<(&str, &str), String> {
     }
 }
 
-/// The method `name` in `pool`, if it is unary or server-streaming.
+/// The method `name` in `pool`.
 pub fn find_method(pool: &DescriptorPool, name: &str) -> Result<MethodDescriptor, String> {
     // Names come from the user and from the descriptors: keep the message one line.
     find(pool, name).map_err(|e| crate::pool::one_line(&e))
@@ -39,15 +39,7 @@ fn find(pool: &DescriptorPool, name: &str) -> Result<MethodDescriptor, String> {
         let names: Vec<String> = service.methods().map(|m| m.name().to_string()).collect();
         return Err(format!("method {method_name} not found in {service_name} (methods: {})", list(&names)));
     };
-    let shape = match (method.is_client_streaming(), method.is_server_streaming()) {
-        (true, false) => Some("client-streaming"),
-        (true, true) => Some("bidi-streaming"),
-        _ => None,
-    };
-    match shape {
-        Some(shape) => Err(format!("{service_name}/{method_name} is {shape}: not supported")),
-        None => Ok(method),
-    }
+    Ok(method)
 }
 
 /// Whether the answer is a stream of messages rather than exactly one.

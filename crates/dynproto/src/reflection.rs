@@ -1,14 +1,14 @@
 //! gRPC server reflection client: asks for the file that defines a service,
 //! then for every file it imports until the set is complete, over one
-//! `ServerReflectionInfo` stream on the caller's h2 connection (h2c or TLS).
+//! `ServerReflectionInfo` stream on the caller's HTTP/2 connection (h2c or
+//! TLS), the engine's own client.
 
 use crate::pool::{build_pool, is_well_known};
 use crate::reflection_pb::{
     ErrorResponse, MessageRequest, MessageResponse, ServerReflectionRequest, ServerReflectionResponse,
 };
 use crate::wire::{status_name, Call, CallError, UNIMPLEMENTED};
-use bytes::Bytes;
-use h2::client::SendRequest;
+use callbench_engine::h2pool::Connection;
 use prost::Message;
 use prost_reflect::prost_types::FileDescriptorProto;
 use prost_reflect::DescriptorPool;
@@ -38,9 +38,9 @@ impl ReflectionVersion {
 
 /// Where to ask: an HTTP/2 connection the caller keeps driving, and the
 /// `:authority` and `:scheme` ("http" for h2c, "https" for TLS) of its calls.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ReflectionConn {
-    pub send: SendRequest<Bytes>,
+    pub connection: Connection,
     pub authority: String,
     pub scheme: String,
     /// For the whole exchange: a server that stops answering is an error, not a hang.
@@ -51,14 +51,25 @@ pub struct ReflectionConn {
 
 impl ReflectionConn {
     /// v1 then v1alpha, 10 seconds in all.
-    pub fn new(send: SendRequest<Bytes>, authority: impl Into<String>, scheme: impl Into<String>) -> Self {
+    pub fn new(connection: Connection, authority: impl Into<String>, scheme: impl Into<String>) -> Self {
         ReflectionConn {
-            send,
+            connection,
             authority: authority.into(),
             scheme: scheme.into(),
             timeout: Duration::from_secs(10),
             versions: vec![ReflectionVersion::V1, ReflectionVersion::V1Alpha],
         }
+    }
+}
+
+impl std::fmt::Debug for ReflectionConn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReflectionConn")
+            .field("authority", &self.authority)
+            .field("scheme", &self.scheme)
+            .field("timeout", &self.timeout)
+            .field("versions", &self.versions)
+            .finish_non_exhaustive()
     }
 }
 
@@ -116,7 +127,7 @@ async fn fetch_files(
     symbol: &str,
 ) -> Result<Vec<FileDescriptorProto>, Failure> {
     let path = format!("/{}/ServerReflectionInfo", version.service());
-    let mut call = Call::start(&conn.send, &conn.scheme, &conn.authority, &path).await?;
+    let mut call = Call::start(&conn.connection, &conn.scheme, &conn.authority, &path).await?;
     let mut files: BTreeMap<String, FileDescriptorProto> = BTreeMap::new();
 
     send(&mut call, MessageRequest::FileContainingSymbol(symbol.to_string())).await?;
@@ -192,7 +203,7 @@ fn add_files(files: &mut BTreeMap<String, FileDescriptorProto>, encoded: Vec<Vec
 /// "service X not found (services: ...)", with the list the server gives.
 async fn service_not_found(conn: &ReflectionConn, path: &str, symbol: &str) -> String {
     let names = async {
-        let mut call = Call::start(&conn.send, &conn.scheme, &conn.authority, path).await?;
+        let mut call = Call::start(&conn.connection, &conn.scheme, &conn.authority, path).await?;
         send(&mut call, MessageRequest::ListServices(String::new())).await?;
         let answer = receive(&mut call).await;
         call.finish();
@@ -210,7 +221,7 @@ async fn service_not_found(conn: &ReflectionConn, path: &str, symbol: &str) -> S
     }
 }
 
-async fn send(call: &mut Call, request: MessageRequest) -> Result<(), Failure> {
+async fn send(call: &mut Call<'_>, request: MessageRequest) -> Result<(), Failure> {
     let request = ServerReflectionRequest { host: String::new(), message_request: Some(request) };
     match call.send(&request.encode_to_vec()) {
         Ok(()) => Ok(()),
@@ -224,7 +235,7 @@ async fn send(call: &mut Call, request: MessageRequest) -> Result<(), Failure> {
     }
 }
 
-async fn receive(call: &mut Call) -> Result<MessageResponse, Failure> {
+async fn receive(call: &mut Call<'_>) -> Result<MessageResponse, Failure> {
     let Some(bytes) = call.recv().await? else {
         return Err(Failure::Error("reflection: the server ended the stream without answering".into()));
     };

@@ -1,12 +1,11 @@
-//! One gRPC call over a caller's h2 connection, at the wire level: the
-//! request headers, length-prefixed messages both ways, and the grpc-status
-//! from trailers or from a trailers-only answer. Used for reflection, which
-//! must work over whatever connection (h2c or TLS) the engine opened.
+//! One gRPC call over a caller's HTTP/2 connection (the engine's client), at
+//! the wire level: the request headers, length-prefixed messages both ways,
+//! and the grpc-status from trailers or from a trailers-only answer. Used for
+//! reflection, which must work over whatever connection (h2c or TLS) the
+//! engine opened.
 
 use bytes::{Buf, Bytes, BytesMut};
-use h2::client::{ResponseFuture, SendRequest};
-use h2::{RecvStream, SendStream};
-use http::{HeaderMap, Method, Request, StatusCode};
+use callbench_engine::h2pool::{request_block, Answer, Connection, H2Error, HeaderList, Stream};
 
 /// The 5-byte gRPC message header: compressed flag, big-endian length.
 const HEADER_LEN: usize = 5;
@@ -34,32 +33,31 @@ impl CallError {
 }
 
 /// A call in progress: requests go out as they are sent, answers are read one at a time.
-pub(crate) struct Call {
-    send: SendStream<Bytes>,
-    response: Option<ResponseFuture>,
-    body: Option<RecvStream>,
+pub(crate) struct Call<'a> {
+    stream: Stream<'a>,
+    /// Whether the answer's head was judged (it may come before the first message).
+    head_checked: bool,
     buffer: BytesMut,
+    /// The answer, once it ended.
+    ended: Option<Answer>,
 }
 
-impl Call {
+impl<'a> Call<'a> {
     /// Opens a stream to `path` on the connection (`scheme` "http" or "https").
     pub(crate) async fn start(
-        conn: &SendRequest<Bytes>,
+        conn: &'a Connection,
         scheme: &str,
         authority: &str,
         path: &str,
-    ) -> Result<Call, CallError> {
-        let uri = format!("{scheme}://{authority}{path}");
-        let request = Request::builder()
-            .method(Method::POST)
-            .uri(&uri)
-            .header("content-type", "application/grpc")
-            .header("te", "trailers")
-            .body(())
-            .map_err(|e| CallError::Other(format!("bad request target {uri}: {e}")))?;
-        let mut conn = conn.clone().ready().await.map_err(|e| transport("the connection is not usable", e))?;
-        let (response, send) = conn.send_request(request, false).map_err(|e| transport("cannot open a stream", e))?;
-        Ok(Call { send, response: Some(response), body: None, buffer: BytesMut::new() })
+    ) -> Result<Call<'a>, CallError> {
+        if !path.starts_with('/') || path.bytes().any(|b| b <= b' ' || b == 0x7f) {
+            return Err(CallError::Other(format!("bad request target {path:?}")));
+        }
+        let headers = [("content-type".to_string(), "application/grpc".to_string()), ("te".into(), "trailers".into())];
+        let blocks = request_block("POST", scheme == "https", authority, path, &headers);
+        let stream =
+            conn.open(&blocks, &Bytes::new(), false).await.map_err(|e| transport("cannot open a stream", e))?;
+        Ok(Call { stream, head_checked: false, buffer: BytesMut::new(), ended: None })
     }
 
     pub(crate) fn send(&mut self, message: &[u8]) -> Result<(), CallError> {
@@ -68,41 +66,49 @@ impl Call {
         frame.push(0);
         frame.extend_from_slice(&length.to_be_bytes());
         frame.extend_from_slice(message);
-        self.send.send_data(Bytes::from(frame), false).map_err(|e| transport("cannot send", e))
+        self.stream.send(Bytes::from(frame), false);
+        Ok(())
     }
 
     /// Half-closes the request side: no more messages.
     pub(crate) fn finish(&mut self) {
-        let _ = self.send.send_data(Bytes::new(), true);
+        self.stream.send(Bytes::new(), true);
     }
 
     /// The next answer, or None when the call ended with grpc-status OK.
     pub(crate) async fn recv(&mut self) -> Result<Option<Bytes>, CallError> {
-        if let Some(response) = self.response.take() {
-            let response = response.await.map_err(|e| transport("no answer", e))?;
-            let (parts, body) = response.into_parts();
-            check_headers(parts.status, &parts.headers)?;
-            self.body = Some(body);
-        }
-        let Some(body) = self.body.as_mut() else {
-            return Err(CallError::Other("the call is over".into()));
-        };
         loop {
-            if let Some(message) = take_message(&mut self.buffer)? {
-                return Ok(Some(message));
-            }
-            match body.data().await {
-                Some(Ok(chunk)) => {
-                    let _ = body.flow_control().release_capacity(chunk.len());
-                    self.buffer.extend_from_slice(&chunk);
+            if !self.head_checked {
+                let head = match &self.ended {
+                    Some(answer) => Some(answer.headers.clone()),
+                    None => self.stream.head(),
+                };
+                if let Some(head) = head {
+                    check_headers(head.status().unwrap_or(0), &head)?;
+                    self.head_checked = true;
                 }
+            }
+            if self.head_checked {
+                if let Some(message) = take_message(&mut self.buffer)? {
+                    return Ok(Some(message));
+                }
+            }
+            if let Some(answer) = &self.ended {
+                return self.end(answer);
+            }
+            let buffer = &mut self.buffer;
+            match self.stream.next(&mut |chunk: &[u8]| buffer.extend_from_slice(chunk)).await {
+                None => {}
+                Some(Ok(answer)) => self.ended = Some(answer),
                 Some(Err(e)) => return Err(transport("the answer broke off", e)),
-                None => break,
             }
         }
-        let trailers = body.trailers().await.map_err(|e| transport("the trailers broke off", e))?;
-        let trailers = trailers.unwrap_or_default();
-        match status(&trailers) {
+    }
+
+    /// The call's end, once every message was taken: its grpc-status.
+    fn end(&self, answer: &Answer) -> Result<Option<Bytes>, CallError> {
+        let trailers = answer.trailers.as_ref().unwrap_or(&answer.headers);
+        match status(trailers) {
             Some(Err(error)) => Err(error),
             None => Err(CallError::Other("the answer ended without a grpc-status".into())),
             Some(Ok(())) if !self.buffer.is_empty() => {
@@ -114,19 +120,18 @@ impl Call {
 }
 
 /// Refuses non-gRPC answers; a grpc-status in the headers is a trailers-only answer.
-pub(crate) fn check_headers(http_status: StatusCode, headers: &HeaderMap) -> Result<(), CallError> {
+pub(crate) fn check_headers(http_status: u16, headers: &HeaderList) -> Result<(), CallError> {
     if let Some(Err(error)) = status(headers) {
         return Err(error);
     }
-    if http_status == StatusCode::NOT_FOUND {
+    if http_status == 404 {
         // The gRPC spec maps HTTP 404 to UNIMPLEMENTED (a proxy without the route).
         return Err(CallError::Status { code: UNIMPLEMENTED, message: "HTTP 404".into() });
     }
-    if http_status != StatusCode::OK {
+    if http_status != 200 {
         return Err(CallError::Other(format!("not a gRPC answer: HTTP {http_status}")));
     }
-    let content_type = headers.get("content-type").map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-    match content_type {
+    match headers.get("content-type").map(String::from_utf8_lossy) {
         Some(value) if value.to_ascii_lowercase().starts_with("application/grpc") => Ok(()),
         Some(value) => Err(CallError::Other(format!("not a gRPC answer: content-type {value:?}"))),
         None => Err(CallError::Other("not a gRPC answer: no content-type".into())),
@@ -134,16 +139,16 @@ pub(crate) fn check_headers(http_status: StatusCode, headers: &HeaderMap) -> Res
 }
 
 /// The grpc-status in `headers`: None when absent, Ok for 0.
-pub(crate) fn status(headers: &HeaderMap) -> Option<Result<(), CallError>> {
+pub(crate) fn status(headers: &HeaderList) -> Option<Result<(), CallError>> {
     let value = headers.get("grpc-status")?;
-    let code = std::str::from_utf8(value.as_bytes()).ok().and_then(|s| s.trim().parse::<u32>().ok());
+    let code = std::str::from_utf8(value).ok().and_then(|s| s.trim().parse::<u32>().ok());
     let Some(code) = code else {
-        return Some(Err(CallError::Other(format!("bad grpc-status {value:?}"))));
+        return Some(Err(CallError::Other(format!("bad grpc-status {:?}", String::from_utf8_lossy(value)))));
     };
     if code == 0 {
         return Some(Ok(()));
     }
-    let message = headers.get("grpc-message").map(|v| percent_decode(v.as_bytes())).unwrap_or_default();
+    let message = headers.get("grpc-message").map(percent_decode).unwrap_or_default();
     Some(Err(CallError::Status { code, message }))
 }
 
@@ -193,12 +198,10 @@ pub(crate) fn percent_decode(raw: &[u8]) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-fn transport(what: &str, error: h2::Error) -> CallError {
-    // What an HTTP/1.1 or TLS server says to an h2c preface.
-    let hint = match error.reason() {
-        Some(h2::Reason::FRAME_SIZE_ERROR | h2::Reason::PROTOCOL_ERROR) => {
-            " (is the peer an HTTP/2 server, and TLS or not as expected?)"
-        }
+fn transport(what: &str, error: H2Error) -> CallError {
+    // What an HTTP/1.1 or TLS server's answer to an h2c preface does to the framing.
+    let hint = match error {
+        H2Error::Protocol | H2Error::Broken => " (is the peer an HTTP/2 server, and TLS or not as expected?)",
         _ => "",
     };
     CallError::Other(format!("{what}: {error}{hint}"))
@@ -243,17 +246,29 @@ mod tests {
 
     #[test]
     fn statuses_read_from_headers() {
-        let mut headers = HeaderMap::new();
+        let mut headers = HeaderList::default();
         assert!(status(&headers).is_none());
-        headers.insert("grpc-status", "12".parse().unwrap());
-        headers.insert("grpc-message", "unknown%20service".parse().unwrap());
+        headers.push(b"grpc-status", b"12");
+        headers.push(b"grpc-message", b"unknown%20service");
         match status(&headers) {
             Some(Err(CallError::Status { code: 12, message })) => assert_eq!(message, "unknown service"),
             other => panic!("{other:?}"),
         }
-        headers.insert("grpc-status", "x".parse().unwrap());
-        assert!(matches!(status(&headers), Some(Err(CallError::Other(_)))));
+        let mut bad = HeaderList::default();
+        bad.push(b"grpc-status", b"x");
+        assert!(matches!(status(&bad), Some(Err(CallError::Other(_)))));
         assert_eq!(status_name(5), "NOT_FOUND (5)");
         assert_eq!(status_name(99), "status 99");
+    }
+
+    #[test]
+    fn non_grpc_heads_are_refused() {
+        let mut head = HeaderList::default();
+        head.push(b"content-type", b"text/html");
+        assert!(matches!(check_headers(404, &head), Err(CallError::Status { code: UNIMPLEMENTED, .. })));
+        assert!(matches!(check_headers(200, &head), Err(CallError::Other(_))));
+        let mut grpc = HeaderList::default();
+        grpc.push(b"content-type", b"application/grpc+proto");
+        assert!(check_headers(200, &grpc).is_ok());
     }
 }

@@ -7,7 +7,7 @@ use crate::clock::Clock;
 use crate::guard::Guard;
 use crate::net::failures::ConnectFailures;
 use crate::pacer::{Next, Pacer};
-use crate::record::{ByteCounts, CallRecord, Connect, ErrorKind};
+use crate::record::{ByteCounts, CallRecord, Connect, ErrorKind, StreamCounts};
 use crate::sink::Sink;
 use crate::stop::{Admission, Stop};
 use crate::target::{Reply, Target, WireTotals};
@@ -360,7 +360,13 @@ async fn worker<T: Target, P: Pacer, S: Sink>(shared: Arc<Shared<T, P>>, slot: u
         }
         caller.answered |= reply.outcome.is_ok();
         let intended = intended.unwrap_or(start);
-        sinks.add(&CallRecord { seq, intended, start, end, connect, outcome: reply.outcome, bytes: reply.bytes });
+        let stream = reply.stream.map(|s| StreamCounts {
+            sent: s.sent,
+            received: s.received,
+            first_answer: s.first_answer.map(|at| at.saturating_duration_since(clock.instant(start).into_std())),
+        });
+        let (outcome, bytes) = (reply.outcome, reply.bytes);
+        sinks.add(&CallRecord { seq, intended, start, end, connect, outcome, bytes, stream });
         shared.load.progress.fetch_add(1, Ordering::Relaxed);
         // Yield now and then, so a target that never waits (in-process) cannot starve the runtime.
         tokio::task::coop::consume_budget().await;

@@ -1,39 +1,125 @@
-//! The gRPC target: unary and server-streaming calls over the shared HTTP/2 connections. The request
-//! message is encoded (and compressed) once; answers are parsed frame by frame as they stream in.
+//! The gRPC target: calls of every kind — unary, server streaming, client streaming and
+//! bidirectional — over the shared HTTP/2 connections. The request messages are encoded (and
+//! compressed) once; answers are parsed frame by frame as they stream in. A streaming call is one
+//! call from its first request message to the end of its answer: its latency is the whole stream's,
+//! and its messages are counted beside it ([`Streamed`]).
 
-use crate::h2pool::{request_block, H2Handle, H2Pool, HeaderList, RequestBlocks};
+mod messages;
+
+use crate::h2pool::{request_block, Answer, H2Error, H2Handle, H2Pool, HeaderList, RequestBlocks};
 use crate::http2::{header_name, header_value};
 use crate::net::failures::ConnectFailures;
 use crate::net::Endpoint;
 use crate::record::{ByteCounts, ErrorKind};
 use crate::request::{gunzip, gzip, BodyCheck};
-use crate::target::{Connected, Reply, Target, WireTotals};
+use crate::target::{Connected, Reply, Streamed, Target, WireTotals};
 use bytes::Bytes;
+pub(crate) use messages::Messages;
+use std::time::Instant;
+
+/// What a method takes and gives: its request and its answer are one message or a stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    Unary,
+    ServerStreaming,
+    ClientStreaming,
+    Bidi,
+}
+
+impl Shape {
+    pub fn of(client_streams: bool, server_streams: bool) -> Shape {
+        match (client_streams, server_streams) {
+            (false, false) => Shape::Unary,
+            (false, true) => Shape::ServerStreaming,
+            (true, false) => Shape::ClientStreaming,
+            (true, true) => Shape::Bidi,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Shape::Unary => "unary",
+            Shape::ServerStreaming => "server-streaming",
+            Shape::ClientStreaming => "client-streaming",
+            Shape::Bidi => "bidi-streaming",
+        }
+    }
+
+    /// Whether the request is a stream of messages.
+    pub fn client_streams(self) -> bool {
+        matches!(self, Shape::ClientStreaming | Shape::Bidi)
+    }
+}
+
+/// How a streaming call's request messages go out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Pace {
+    /// All of them at once, then the request ends (as ghz sends a stream): the stream's throughput.
+    #[default]
+    Burst,
+    /// Each one after the answer to the one before, the request ending with the last (bidirectional
+    /// methods only): a conversation, one round trip per message.
+    PingPong,
+}
 
 pub struct GrpcCall {
     /// `/package.Service/Method`.
     pub path: String,
-    /// The request message, protobuf-encoded.
-    pub message: Vec<u8>,
+    /// The request messages, protobuf-encoded: exactly one for unary and server-streaming methods,
+    /// any number (none included) for client- and bidi-streaming ones.
+    pub messages: Vec<Vec<u8>>,
     /// Metadata (`-H`), sent as headers.
     pub metadata: Vec<(String, String)>,
-    /// Compress the request with gzip and accept gzip answers.
+    /// Compress the requests with gzip and accept gzip answers.
     pub gzip: bool,
     /// Checks the first answer message.
     pub check: Option<BodyCheck>,
+    pub shape: Shape,
+    pub pace: Pace,
+    /// The answer messages a call must have, when known (else the call fails validation).
+    pub expect_messages: Option<u64>,
+}
+
+impl GrpcCall {
+    /// A unary call of `path` with one encoded `message`.
+    pub fn unary(path: String, message: Vec<u8>) -> GrpcCall {
+        GrpcCall {
+            path,
+            messages: vec![message],
+            metadata: Vec::new(),
+            gzip: false,
+            check: None,
+            shape: Shape::Unary,
+            pace: Pace::Burst,
+            expect_messages: None,
+        }
+    }
 }
 
 pub struct Grpc {
     pool: H2Pool,
     /// The call's HPACK header blocks, encoded once.
     block: RequestBlocks,
-    frame: Bytes,
-    payload_sent: u64,
+    /// Each request message framed (prefix, compressed if asked), and all of them together.
+    frames: Vec<Bytes>,
+    body: Bytes,
+    /// Payload bytes of the first `i` messages, for `i` from 0 to all of them.
+    payload_sent: Vec<u64>,
     check: Option<BodyCheck>,
+    shape: Shape,
+    pace: Pace,
+    expect_messages: Option<u64>,
 }
 
 impl Grpc {
     pub fn new(endpoint: Endpoint, connections: usize, fresh_each_call: bool, call: GrpcCall) -> Result<Self, String> {
+        if !call.shape.client_streams() && call.messages.len() != 1 {
+            let n = call.messages.len();
+            return Err(format!("a {} method takes exactly one request message, not {n}", call.shape.name()));
+        }
+        if call.pace == Pace::PingPong && call.shape != Shape::Bidi {
+            return Err(format!("ping-pong pacing is for bidi-streaming methods; this one is {}", call.shape.name()));
+        }
         let path: http::uri::PathAndQuery =
             call.path.parse().map_err(|e| format!("bad gRPC method path {:?}: {e}", call.path))?;
         let mut headers: Vec<(String, String)> = vec![
@@ -51,103 +137,104 @@ impl Grpc {
             headers.push((name.clone(), value.clone()));
         }
         let block = request_block("POST", endpoint.is_tls(), &endpoint.authority(), path.as_str(), &headers);
-        let message = if call.gzip { gzip(&call.message) } else { call.message };
-        let mut frame = Vec::with_capacity(5 + message.len());
-        frame.push(u8::from(call.gzip));
-        frame.extend_from_slice(&(message.len() as u32).to_be_bytes());
-        frame.extend_from_slice(&message);
+        let mut frames = Vec::with_capacity(call.messages.len());
+        let mut payload_sent = vec![0];
+        for message in call.messages {
+            let message = if call.gzip { gzip(&message) } else { message };
+            payload_sent.push(payload_sent.last().copied().unwrap_or(0) + message.len() as u64);
+            frames.push(Bytes::from(frame(call.gzip, &message)));
+        }
+        let body = Bytes::from(frames.concat());
         Ok(Grpc {
             pool: H2Pool::new(endpoint, connections, fresh_each_call),
             block,
-            frame: frame.into(),
-            payload_sent: message.len() as u64,
+            frames,
+            body,
+            payload_sent,
             check: call.check,
+            shape: call.shape,
+            pace: call.pace,
+            expect_messages: call.expect_messages,
         })
     }
-}
 
-/// Splits the answer's data into length-prefixed messages as chunks arrive, holding only the
-/// prefix being read and, when checked, the first message: a length prefix of 4 GiB costs
-/// nothing until its bytes come, and a message to keep beyond `limits::MAX_KEPT_BODY` is refused.
-#[derive(Default)]
-pub(crate) struct Messages {
-    /// The 5-byte prefix of the next message, as far as it has come.
-    prefix: Vec<u8>,
-    /// The message being read: its length and the bytes of it still to come.
-    current: Option<(usize, usize)>,
-    pub(crate) count: u64,
-    pub(crate) payload: u64,
-    /// The first message and whether it was compressed, kept only when checked.
-    pub(crate) first: Option<(bool, Vec<u8>)>,
-    /// Whether any message came with the compressed flag.
-    pub(crate) compressed: bool,
-    keeping: bool,
-    pub(crate) broken: bool,
-}
-
-impl Messages {
-    pub(crate) fn push(&mut self, mut chunk: &[u8], keep_first: bool) {
-        while !chunk.is_empty() && !self.broken {
-            let Some((len, left)) = self.current else {
-                let n = (5 - self.prefix.len()).min(chunk.len());
-                self.prefix.extend_from_slice(&chunk[..n]);
-                chunk = &chunk[n..];
-                if self.prefix.len() == 5 {
-                    self.start_message(keep_first);
-                }
-                continue;
-            };
-            let n = left.min(chunk.len());
-            if self.keeping {
-                if let Some((_, kept)) = &mut self.first {
-                    kept.extend_from_slice(&chunk[..n]);
-                }
-            }
-            chunk = &chunk[n..];
-            self.current = Some((len, left - n));
-            if left == n {
-                self.count += 1;
-                self.payload += len as u64;
-                self.current = None;
-                self.keeping = false;
-            }
-        }
-        if let Some((len, 0)) = self.current {
-            // An empty message ends with its prefix.
-            self.count += 1;
-            self.payload += len as u64;
-            self.current = None;
-            self.keeping = false;
-        }
-    }
-
-    fn start_message(&mut self, keep_first: bool) {
-        let compressed = match self.prefix[0] {
-            0 => false,
-            1 => true,
-            _ => {
-                self.broken = true;
-                return;
-            }
+    /// A ping-pong stream: sends each message once the answers have caught up with those sent.
+    /// Gives the answer and how many messages went out.
+    async fn converse(
+        &self,
+        conn: &H2Handle,
+        messages: &mut Messages,
+        first_answer: &mut Option<Instant>,
+    ) -> (Result<Answer, H2Error>, usize) {
+        let keep = self.check.is_some();
+        let n = self.frames.len();
+        let opening = self.frames.first().cloned().unwrap_or_default();
+        let mut stream = match conn.open(&self.block, &opening, n <= 1).await {
+            Ok(stream) => stream,
+            Err(e) => return (Err(e), 0),
         };
-        self.compressed |= compressed;
-        let len = u32::from_be_bytes(self.prefix[1..5].try_into().expect("five bytes")) as usize;
-        self.prefix.clear();
-        self.keeping = keep_first && self.first.is_none();
-        if self.keeping {
-            if len > crate::limits::MAX_KEPT_BODY {
-                self.broken = true;
-                return;
+        let mut sent = n.min(1);
+        loop {
+            let step = stream.next(&mut |chunk: &[u8]| messages.push(chunk, keep)).await;
+            if first_answer.is_none() && messages.count > 0 {
+                *first_answer = Some(Instant::now());
             }
-            self.first = Some((compressed, Vec::new()));
+            if let Some(answer) = step {
+                return (answer, sent);
+            }
+            while sent < n && messages.count >= sent as u64 {
+                stream.send(self.frames[sent].clone(), sent + 1 == n);
+                sent += 1;
+            }
         }
-        self.current = Some((len, len));
     }
 
-    /// Whether the data ended between messages.
-    pub(crate) fn complete(&self) -> bool {
-        self.prefix.is_empty() && self.current.is_none()
+    /// The call's outcome from its answer and the messages it carried.
+    fn judge(&self, answer: Result<Answer, H2Error>, messages: &Messages, bytes: ByteCounts) -> Reply {
+        let answer = match answer {
+            Ok(answer) => answer,
+            Err(e) if e.unprocessed() => return Reply::unprocessed(bytes, e.connection_survives()),
+            Err(e) if e.connection_survives() => return Reply::error(e.error_kind(), bytes),
+            Err(e) => return Reply::broken(e.error_kind(), bytes),
+        };
+        if answer.status != 200 {
+            return Reply::error(ErrorKind::HttpStatus(answer.status), bytes);
+        }
+        match grpc_status(&answer.headers, answer.trailers.as_ref()) {
+            Some(0) => {}
+            Some(code) => return Reply::error(ErrorKind::GrpcStatus(code), bytes),
+            None => return Reply::error(ErrorKind::Io, bytes), // no status at all: a broken answer
+        }
+        if messages.broken || !messages.complete() || (messages.compressed && !declares_compression(&answer.headers)) {
+            return Reply::error(ErrorKind::Protocol, bytes);
+        }
+        if self.expect_messages.is_some_and(|n| n != messages.count) {
+            return Reply::error(ErrorKind::Validation, bytes);
+        }
+        if let Some(check) = &self.check {
+            let good = match &messages.first {
+                Some((false, message)) => check(message),
+                Some((true, message)) => match gunzip(message) {
+                    Ok(m) => check(&m),
+                    Err(e) => return Reply::error(e.error_kind(), bytes),
+                },
+                None => false,
+            };
+            if !good {
+                return Reply::error(ErrorKind::Validation, bytes);
+            }
+        }
+        Reply::ok(bytes)
     }
+}
+
+/// A message as gRPC frames it on HTTP/2: the compressed flag, its length, the message.
+fn frame(compressed: bool, message: &[u8]) -> Vec<u8> {
+    let mut frame = Vec::with_capacity(5 + message.len());
+    frame.push(u8::from(compressed));
+    frame.extend_from_slice(&(message.len() as u32).to_be_bytes());
+    frame.extend_from_slice(message);
+    frame
 }
 
 /// Whether the answer's headers name a compression for its messages: a message flagged compressed
@@ -172,39 +259,33 @@ impl Target for Grpc {
     async fn call(&self, conn: &mut H2Handle) -> Reply {
         let mut messages = Messages::default();
         let keep = self.check.is_some();
-        let answer = conn.exchange(&self.block, &self.frame, |chunk| messages.push(chunk, keep)).await;
-        let bytes = ByteCounts { sent: self.payload_sent, received: messages.payload };
-        let answer = match answer {
-            Ok(answer) => answer,
-            Err(e) if e.unprocessed() => return Reply::unprocessed(bytes, e.connection_survives()),
-            Err(e) if e.connection_survives() => return Reply::error(e.error_kind(), bytes),
-            Err(e) => return Reply::broken(e.error_kind(), bytes),
-        };
-        if answer.status != 200 {
-            return Reply::error(ErrorKind::HttpStatus(answer.status), bytes);
-        }
-        match grpc_status(&answer.headers, answer.trailers.as_ref()) {
-            Some(0) => {}
-            Some(code) => return Reply::error(ErrorKind::GrpcStatus(code), bytes),
-            None => return Reply::error(ErrorKind::Io, bytes), // no status at all: a broken answer
-        }
-        if messages.broken || !messages.complete() || (messages.compressed && !declares_compression(&answer.headers)) {
-            return Reply::error(ErrorKind::Protocol, bytes);
-        }
-        if let Some(check) = &self.check {
-            let good = match &messages.first {
-                Some((false, message)) => check(message),
-                Some((true, message)) => match gunzip(message) {
-                    Ok(m) => check(&m),
-                    Err(e) => return Reply::error(e.error_kind(), bytes),
-                },
-                None => false,
-            };
-            if !good {
-                return Reply::error(ErrorKind::Validation, bytes);
+        let mut first_answer = None;
+        let (answer, sent) = match self.pace {
+            Pace::Burst => {
+                let answer = conn
+                    .exchange(&self.block, &self.body, |chunk| {
+                        messages.push(chunk, keep);
+                        if first_answer.is_none() && messages.count > 0 {
+                            first_answer = Some(Instant::now());
+                        }
+                    })
+                    .await;
+                (answer, self.frames.len())
             }
+            Pace::PingPong => self.converse(conn, &mut messages, &mut first_answer).await,
+        };
+        let bytes = ByteCounts { sent: self.payload_sent[sent], received: messages.payload };
+        let streamed = Streamed {
+            sent: u32::try_from(sent).unwrap_or(u32::MAX),
+            received: u32::try_from(messages.count).unwrap_or(u32::MAX),
+            first_answer,
+        };
+        let reply = self.judge(answer, &messages, bytes);
+        if self.shape == Shape::Unary {
+            reply
+        } else {
+            reply.streamed(streamed)
         }
-        Reply::ok(bytes)
     }
 
     fn reusable(&self, conn: &mut H2Handle) -> bool {
@@ -233,42 +314,6 @@ mod tests {
         f.extend_from_slice(&(body.len() as u32).to_be_bytes());
         f.extend_from_slice(body);
         f
-    }
-
-    #[test]
-    fn messages_split_across_chunks() {
-        let data = [frame(0, b"first"), frame(0, b""), frame(1, b"zz")].concat();
-        for split in 0..data.len() {
-            let mut m = Messages::default();
-            m.push(&data[..split], true);
-            m.push(&data[split..], true);
-            assert_eq!((m.count, m.payload, m.broken), (3, 7, false), "split at {split}");
-            assert!(m.complete());
-            assert_eq!(m.first, Some((false, b"first".to_vec())));
-        }
-        let mut m = Messages::default();
-        m.push(&frame(7, b"x"), false);
-        assert!(m.broken);
-        // Cut short: the data ends inside a prefix or a message.
-        for cut in [3, 7] {
-            let mut m = Messages::default();
-            m.push(&frame(0, b"first")[..cut], true);
-            assert!(!m.complete() && !m.broken, "cut at {cut}");
-        }
-    }
-
-    #[test]
-    fn a_huge_length_prefix_holds_nothing_until_its_bytes_come() {
-        let mut huge = vec![0u8];
-        huge.extend_from_slice(&u32::MAX.to_be_bytes());
-        let mut m = Messages::default();
-        m.push(&huge, false);
-        m.push(&[7u8; 1000], false);
-        assert!(!m.broken && !m.complete() && m.first.is_none() && m.prefix.is_empty());
-        // Kept (checked), it is refused at once: beyond what the engine keeps.
-        let mut m = Messages::default();
-        m.push(&huge, true);
-        assert!(m.broken);
     }
 
     #[test]

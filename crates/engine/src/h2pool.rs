@@ -1,18 +1,15 @@
 //! HTTP/2 connections shared by concurrency slots: slot `i` uses connection `i % N`, opened on first
-//! use and again after it dies; in new-connection-per-call mode every call opens its own. Runs use
-//! the engine's own client ([`crate::h2client`]); the probe before a run uses the `h2` crate.
+//! use and again after it dies; in new-connection-per-call mode every call opens its own. Runs, the
+//! probe before a run and reflection all use the engine's own client ([`crate::h2client`]).
 
-use crate::h2client::Connection;
 use crate::net::failures::ConnectFailure;
 use crate::net::Endpoint;
 use crate::record::{ErrorKind, Handshake};
 use crate::target::Connected;
-use bytes::Bytes;
-use h2::client::SendRequest;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-pub use crate::h2client::{request_block, Answer, H2Error, HeaderList, RequestBlocks};
+pub use crate::h2client::{request_block, Answer, Connection, H2Error, HeaderList, RequestBlocks, Stream};
 
 /// A slot's handle on a connection.
 pub type H2Handle = Connection;
@@ -59,17 +56,17 @@ impl H2Pool {
     }
 }
 
-/// Opens one HTTP/2 connection outside any run (probes, reflection), with the reason if it fails.
-pub async fn probe(endpoint: &Endpoint) -> Result<SendRequest<Bytes>, String> {
+/// Opens one HTTP/2 connection outside any run (probes, reflection) and waits for the server's
+/// SETTINGS, with the reason if it fails.
+pub async fn probe(endpoint: &Endpoint) -> Result<Connection, String> {
     let (stream, _) = endpoint.connect_uncounted().await?;
     if endpoint.is_tls() && stream.alpn() != Some(b"h2") {
         return Err(format!("{} did not accept HTTP/2 (ALPN h2) over TLS", endpoint.authority()));
     }
-    let (send, connection) = h2::client::handshake(stream)
-        .await
-        .map_err(|e| format!("HTTP/2 handshake with {} failed: {e}", endpoint.authority()))?;
-    tokio::spawn(async move {
-        let _ = connection.await;
-    });
-    send.ready().await.map_err(|e| format!("HTTP/2 connection to {} failed: {e}", endpoint.authority()))
+    let connection = Connection::start(stream);
+    connection.settled().await.map_err(|e| {
+        let how = if endpoint.is_tls() { "TLS" } else { "plaintext (h2c, prior knowledge)" };
+        format!("HTTP/2 handshake with {} failed: {e}: is it an HTTP/2 server, over {how}?", endpoint.authority())
+    })?;
+    Ok(connection)
 }

@@ -47,6 +47,16 @@ pub struct ByteCounts {
     pub received: u64,
 }
 
+/// A streaming call's messages (gRPC client, server or bidirectional streaming): how many went
+/// each way, and how long after the call started its first answer message was complete. Unary
+/// calls and HTTP calls count none: a call is one request and one answer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct StreamCounts {
+    pub sent: u32,
+    pub received: u32,
+    pub first_answer: Option<Duration>,
+}
+
 /// Opening a connection, phase by phase (as curl's `-w` time_connect and time_appconnect): the
 /// TCP handshake, then the TLS handshake on a TLS connection.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -76,6 +86,8 @@ pub struct CallRecord {
     pub connect: Option<Connect>,
     pub outcome: Outcome,
     pub bytes: ByteCounts,
+    /// The messages of a streaming call (then the call is the whole stream).
+    pub stream: Option<StreamCounts>,
 }
 
 impl CallRecord {
@@ -102,7 +114,8 @@ mod tests {
     fn record(intended: u64, start: u64, end: u64) -> CallRecord {
         let ms = Duration::from_millis;
         let (intended, start, end) = (ms(intended), ms(start), ms(end));
-        CallRecord { seq: 0, intended, start, end, connect: None, outcome: Outcome::Ok, bytes: ByteCounts::default() }
+        let bytes = ByteCounts::default();
+        CallRecord { seq: 0, intended, start, end, connect: None, outcome: Outcome::Ok, bytes, stream: None }
     }
 
     #[test]

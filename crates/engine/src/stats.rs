@@ -2,10 +2,13 @@
 //! shape of callbench's JSON output.
 
 use crate::driver::RunInfo;
+use crate::histograms::{histogram, micros};
+pub use crate::histograms::{percentiles, PerCall, Percentiles};
 use crate::net::failures::ConnectFailures;
 use crate::record::{CallRecord, Connect, ErrorKind, Outcome};
 use crate::sink::Sink;
 use crate::stop::Stop;
+use crate::stream_stats::{StreamStats, StreamSummary};
 use hdrhistogram::Histogram;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -14,17 +17,6 @@ use std::time::Duration;
 /// How much longer than planned the calls of a kept rate may take: their own latency at the end
 /// (a 1 s run of 100 ms calls takes 1.1 s), beyond which they were waiting for the server.
 pub const KEPT_OVERTIME: f64 = 0.1;
-
-/// Latencies up to one hour, 3 significant digits.
-const MAX_US: u64 = 3_600_000_000;
-
-fn histogram() -> Histogram<u64> {
-    Histogram::new_with_max(MAX_US, 3).expect("valid histogram bounds")
-}
-
-fn micros(d: Duration) -> u64 {
-    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
-}
 
 #[derive(Debug, Clone)]
 pub struct Stats {
@@ -51,6 +43,7 @@ pub struct Stats {
     pub last_end: Duration,
     pub payload_sent: u64,
     pub payload_received: u64,
+    pub streams: StreamStats,
 }
 
 /// The calls that opened their own connection, split as curl's `-w` splits a transfer: the TCP
@@ -106,28 +99,9 @@ pub struct ColdSummary {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Percentiles {
-    pub p50: u64,
-    pub p90: u64,
-    pub p95: u64,
-    pub p99: u64,
-    #[serde(rename = "p99.9")]
-    pub p99_9: u64,
-    pub max: u64,
-    pub min: u64,
-    pub mean: f64,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Calls {
     pub ok: u64,
     pub errors: u64,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct PerCall {
-    pub sent: f64,
-    pub received: f64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -182,6 +156,8 @@ pub struct Summary {
     pub client_rss_peak_kib: Option<u64>,
     /// Open loop only.
     pub rate: Option<Rate>,
+    /// Streaming calls only: their messages (`latency_us` is then a whole stream's time).
+    pub stream: Option<StreamSummary>,
 }
 
 /// A stable, machine-friendly name for an error kind.
@@ -217,6 +193,7 @@ impl Stats {
             last_end: Duration::ZERO,
             payload_sent: 0,
             payload_received: 0,
+            streams: StreamStats::default(),
         }
     }
 
@@ -295,6 +272,7 @@ impl Stats {
                 not_started: run.not_started,
                 kept: self.rate_kept(run.not_started, taken),
             }),
+            stream: self.streams.summary(taken, (self.payload_sent, self.payload_received)),
         }
     }
 }
@@ -322,6 +300,7 @@ impl Sink for Stats {
         self.last_end = self.last_end.max(r.end);
         self.payload_sent += r.bytes.sent;
         self.payload_received += r.bytes.received;
+        self.streams.add(r);
     }
 
     /// Adds another aggregate (another worker, process or repetition) into this one.
@@ -340,25 +319,8 @@ impl Sink for Stats {
         self.last_end = self.last_end.max(other.last_end);
         self.payload_sent += other.payload_sent;
         self.payload_received += other.payload_received;
+        self.streams.merge(&other.streams);
     }
-}
-
-/// None for an empty histogram (no call measured), so nothing pretends to be a 0 µs latency.
-pub fn percentiles(h: &Histogram<u64>) -> Option<Percentiles> {
-    if h.is_empty() {
-        return None;
-    }
-    let q = |p: f64| h.value_at_quantile(p);
-    Some(Percentiles {
-        p50: q(0.5),
-        p90: q(0.9),
-        p95: q(0.95),
-        p99: q(0.99),
-        p99_9: q(0.999),
-        max: h.max(),
-        min: h.min(),
-        mean: h.mean(),
-    })
 }
 
 #[cfg(test)]
@@ -371,7 +333,16 @@ mod tests {
 
     fn record(intended: u64, start: u64, end: u64, outcome: Outcome) -> CallRecord {
         let bytes = ByteCounts { sent: 10, received: 30 };
-        CallRecord { seq: 0, intended: MS(intended), start: MS(start), end: MS(end), connect: None, outcome, bytes }
+        CallRecord {
+            seq: 0,
+            intended: MS(intended),
+            start: MS(start),
+            end: MS(end),
+            connect: None,
+            outcome,
+            bytes,
+            stream: None,
+        }
     }
 
     fn info(window: u64, requested: Option<f64>) -> RunInfo {

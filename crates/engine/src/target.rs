@@ -3,6 +3,7 @@
 use crate::net::failures::ConnectFailures;
 use crate::record::{ByteCounts, ErrorKind, Handshake, Outcome};
 use std::future::Future;
+use std::time::Instant;
 
 /// What one call on an open connection gave.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,25 +17,40 @@ pub struct Reply {
     /// The server did not process the call (HTTP/2: a stream above GOAWAY's last-stream-id, or
     /// REFUSED_STREAM): the driver sends it again, on a new connection if this one is gone.
     pub unprocessed: bool,
+    /// A streaming call's messages, and when its first answer message was complete.
+    pub stream: Option<Streamed>,
+}
+
+/// What a streaming call sent and received, message by message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Streamed {
+    pub sent: u32,
+    pub received: u32,
+    pub first_answer: Option<Instant>,
 }
 
 impl Reply {
     pub fn ok(bytes: ByteCounts) -> Self {
-        Reply { outcome: Outcome::Ok, bytes, keep_connection: true, unprocessed: false }
+        Reply { outcome: Outcome::Ok, bytes, keep_connection: true, unprocessed: false, stream: None }
     }
 
     pub fn error(kind: ErrorKind, bytes: ByteCounts) -> Self {
-        Reply { outcome: Outcome::Error(kind), bytes, keep_connection: true, unprocessed: false }
+        Reply { outcome: Outcome::Error(kind), bytes, keep_connection: true, unprocessed: false, stream: None }
     }
 
     /// A failure after which the connection must not be reused.
     pub fn broken(kind: ErrorKind, bytes: ByteCounts) -> Self {
-        Reply { outcome: Outcome::Error(kind), bytes, keep_connection: false, unprocessed: false }
+        Reply { outcome: Outcome::Error(kind), bytes, keep_connection: false, unprocessed: false, stream: None }
+    }
+
+    /// This reply, for a streaming call that sent and received `stream`'s messages.
+    pub fn streamed(self, stream: Streamed) -> Self {
+        Reply { stream: Some(stream), ..self }
     }
 
     /// A call the server never processed: to be sent again.
     pub fn unprocessed(bytes: ByteCounts, keep_connection: bool) -> Self {
-        Reply { outcome: Outcome::Error(ErrorKind::Io), bytes, keep_connection, unprocessed: true }
+        Reply { outcome: Outcome::Error(ErrorKind::Io), bytes, keep_connection, unprocessed: true, stream: None }
     }
 }
 

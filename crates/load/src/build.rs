@@ -8,7 +8,7 @@ use crate::sink::{RunResult, RunSink};
 use crate::spec::{LoadSpec, Plan, DEFAULT_CONCURRENCY};
 use crate::watch::{RunView, Watch};
 use callbench_dynproto::{MethodDescriptor, ReflectionConn, Source};
-use callbench_engine::grpc::{Grpc, GrpcCall};
+use callbench_engine::grpc::{Grpc, GrpcCall, Shape};
 use callbench_engine::http1::Http1;
 use callbench_engine::http2::Http2;
 use callbench_engine::inproc::InProc;
@@ -267,13 +267,13 @@ async fn build_grpc(
     let (concurrency, connections) = multiplexed(spec)?;
     let endpoint = endpoint(spec, connections, tls, host, port, &[b"h2"]).await?;
     let probe = callbench_engine::h2pool::probe(&endpoint).await?;
-    let (descriptor, message, preset_check) = match (&preset, &method) {
+    let (descriptor, messages, preset_check) = match (&preset, &method) {
         (Some(_), Some(m)) => return Err(format!("--workload names the method: leave {m} out of the target URL")),
         (Some(p), None) => {
             let d = p.contract_method();
             let check = if spec.check { Some(p.grpc_check(&d)?) } else { None };
             let message = p.grpc_message(&d)?;
-            (d, message, check)
+            (d, vec![message], check)
         }
         (None, None) => {
             return Err("name the method: grpc://host:port/package.Service/Method (or use --workload)".into())
@@ -287,8 +287,7 @@ async fn build_grpc(
                 Some(b) => String::from_utf8(b).map_err(|_| "the request JSON (-d) is not UTF-8".to_string())?,
                 None => String::new(),
             };
-            let message = callbench_dynproto::encode_request(&d, &json)?;
-            (d, message, None)
+            (d.clone(), request_messages(&d, &json)?, None)
         }
     };
     let check = match spec.expected_body()? {
@@ -298,8 +297,18 @@ async fn build_grpc(
     if !spec.expect_status.is_empty() {
         return Err("--expect-status applies to HTTP targets (a gRPC call succeeds with status OK)".into());
     }
+    let shape = Shape::of(descriptor.is_client_streaming(), descriptor.is_server_streaming());
+    let pace = spec.stream_pace.unwrap_or_default();
     let path = callbench_dynproto::grpc_path(&descriptor);
-    let call = GrpcCall { path: path.clone(), message, metadata: spec.headers.clone(), gzip: spec.gzip, check };
+    let call = GrpcCall {
+        messages,
+        metadata: spec.headers.clone(),
+        gzip: spec.gzip,
+        check,
+        shape,
+        pace,
+        ..GrpcCall::unary(path.clone(), Vec::new())
+    };
     let io = endpoint.io();
     let target = Grpc::new(endpoint, connections, spec.new_connection_per_call, call)?;
     Ok(Built {
@@ -313,10 +322,36 @@ async fn build_grpc(
     })
 }
 
+/// The request messages of a call from `-d`: one JSON message (none given: the empty message) for
+/// a unary or server-streaming method; for a client- or bidi-streaming one, the messages of a
+/// stream, as JSON values one after another (newline-delimited JSON, as `-d @FILE` reads a file)
+/// or as one JSON array of them (as ghz takes them).
+fn request_messages(method: &MethodDescriptor, json: &str) -> Result<Vec<Vec<u8>>, String> {
+    if !method.is_client_streaming() {
+        return Ok(vec![callbench_dynproto::encode_request(method, json)?]);
+    }
+    let mut values = Vec::new();
+    for (i, value) in serde_json::Deserializer::from_str(json).into_iter::<serde_json::Value>().enumerate() {
+        let value = value.map_err(|e| format!("request message {} of -d is not JSON: {e}", i + 1))?;
+        match value {
+            serde_json::Value::Array(items) if i == 0 && values.is_empty() => values.extend(items),
+            other => values.push(other),
+        }
+    }
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            callbench_dynproto::encode_request(method, &v.to_string())
+                .map_err(|e| format!("request message {}: {e}", i + 1))
+        })
+        .collect()
+}
+
 async fn resolve_method(
     spec: &LoadSpec,
     endpoint: &Endpoint,
-    probe: h2::client::SendRequest<bytes::Bytes>,
+    probe: callbench_engine::h2pool::Connection,
     name: &str,
 ) -> Result<MethodDescriptor, String> {
     let source = match (&spec.protos[..], &spec.protoset) {

@@ -1,6 +1,7 @@
 //! The small languages of `callbench load`'s flags: durations, rate shapes, latency objectives,
 //! headers and targets. Every error is one line naming the bad text.
 
+use callbench_engine::grpc::Pace;
 use callbench_engine::{RateShape, Segment};
 use std::time::Duration;
 
@@ -16,6 +17,23 @@ pub fn bytes(text: &str, flag: &str) -> Result<Vec<u8>, String> {
     match text.strip_prefix('@') {
         Some(file) => std::fs::read(file).map_err(|e| format!("cannot read {flag} file {file}: {e}")),
         None => Ok(text.as_bytes().to_vec()),
+    }
+}
+
+/// A stream's pacing: `burst` or `ping-pong`.
+pub fn pace(text: &str) -> Result<Pace, String> {
+    match text.trim() {
+        "burst" => Ok(Pace::Burst),
+        "ping-pong" | "pingpong" => Ok(Pace::PingPong),
+        other => Err(format!("bad stream pace {other:?}: burst or ping-pong")),
+    }
+}
+
+/// The flag's spelling of a pace.
+pub fn pace_name(pace: Pace) -> &'static str {
+    match pace {
+        Pace::Burst => "burst",
+        Pace::PingPong => "ping-pong",
     }
 }
 

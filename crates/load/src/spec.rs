@@ -71,6 +71,11 @@ pub struct LoadSpec {
     /// Request body (HTTP) or request message as JSON (gRPC); @FILE reads a file
     #[arg(short = 'd', long = "data")]
     pub data: Option<String>,
+    /// gRPC streams: how a client- or bidi-streaming call sends its messages (-d gives them: JSON
+    /// values one after another, e.g. a file of one message per line, or one array): burst (all,
+    /// then the request ends) or ping-pong (bidi: each after the answer to the one before) [default: burst]
+    #[arg(long, value_parser = parse::pace, value_name = "PACE")]
+    pub stream_pace: Option<callbench_engine::grpc::Pace>,
     /// HTTP/2: h2c with prior knowledge on http://, ALPN h2 on https://
     #[arg(long)]
     pub http2: bool,
@@ -320,6 +325,7 @@ impl LoadSpec {
             add("--header", Some(format!("{name}: {value}")));
         }
         add("--data", self.data.clone());
+        add("--stream-pace", self.stream_pace.map(|p| parse::pace_name(p).to_string()));
         for path in &self.protos {
             add("--proto", Some(path.display().to_string()));
         }

@@ -72,6 +72,7 @@ mod tests {
                 connect: None,
                 outcome,
                 bytes: ByteCounts { sent: 10, received: 20 },
+                stream: None,
             });
         }
         let info = RunInfo {

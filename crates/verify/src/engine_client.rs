@@ -101,7 +101,7 @@ async fn grpc(addr: SocketAddr, case: &GrpcCase) -> Result<()> {
             judged.map_err(|e| why.set(e)).is_ok()
         }) as BodyCheck
     });
-    let call = GrpcCall { path, message: message.to_vec(), metadata: Vec::new(), gzip: false, check };
+    let call = GrpcCall { check, ..GrpcCall::unary(path, message.to_vec()) };
     let target = Grpc::new(endpoint(addr, b"h2")?, 1, false, call).map_err(|e| anyhow!(e))?;
     let code = match call_once(&target).await? {
         Outcome::Ok => Some(0),

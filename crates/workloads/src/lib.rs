@@ -10,6 +10,7 @@ pub mod echo;
 pub mod error;
 pub mod life;
 pub mod limits;
+pub mod records;
 pub mod students;
 pub mod users;
 

@@ -115,3 +115,40 @@ fn an_invalid_request_counts_by_grpc_status() {
         load_json(&["-n", "30", "--workload", "auth", "--user-id", "20000", &format!("grpc://{}", tonic.addr)]);
     assert_eq!(report["errors"], json!({"grpc_5": 30}), "NOT_FOUND: {report:#}");
 }
+
+/// A bidi-streaming method the server did not write for callbench (tonic's own reflection
+/// service), its messages from a file of one JSON message per line: in a burst and ping-pong,
+/// three messages each way per call, the stream's figures in the JSON output.
+#[test]
+fn a_stock_bidi_stream_in_a_burst_and_ping_pong() {
+    let tonic = start("rust-tonic", &[]);
+    let dir = TempDir::new("bidi");
+    let messages = dir.path("requests.ndjson");
+    let lines =
+        "{\"listServices\": \"\"}\n{\"fileContainingSymbol\": \"callbench.v1.Auth\"}\n{\"listServices\": \"\"}\n";
+    std::fs::write(&messages, lines).unwrap();
+    let data = format!("@{}", messages.display());
+    let target = format!("grpc://{}/grpc.reflection.v1.ServerReflection/ServerReflectionInfo", tonic.addr);
+    for pace in ["burst", "ping-pong"] {
+        let run = load_json(&["-n", "40", "-c", "2", "-d", &data, "--stream-pace", pace, &target]);
+        assert_all_ok(&run, 40);
+        assert_eq!(num(&run, "/stream/calls"), 40.0, "{pace}: {run:#}");
+        assert_eq!(num(&run, "/stream/messages_per_call/sent"), 3.0, "{pace}");
+        assert_eq!(num(&run, "/stream/messages_per_call/received"), 3.0, "{pace}");
+        assert!(num(&run, "/stream/first_answer_us/p50") > 0.0, "{pace}");
+        assert!(num(&run, "/stream/first_answer_us/p50") <= num(&run, "/latency_us/p99"), "{pace}");
+    }
+    // A unary method cannot be paced, and takes one message only.
+    load_fails(
+        &[
+            "-n",
+            "1",
+            "--stream-pace",
+            "ping-pong",
+            "-d",
+            "{}",
+            &format!("grpc://{}/callbench.v1.Students/List", tonic.addr),
+        ],
+        "ping-pong pacing is for bidi-streaming methods",
+    );
+}

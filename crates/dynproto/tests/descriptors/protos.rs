@@ -154,10 +154,10 @@ async fn well_known_imports_and_call_shapes() {
     let decoded = decode_response(&watch, &bytes).unwrap();
     assert_eq!(to_json(&decoded), r#"{"at":"2024-05-01T12:00:00.500Z","note":"hi"}"#);
 
-    let err = resolve(&source, "demo.v1.Clock/Upload", None).await.unwrap_err();
-    assert_eq!(err, "demo.v1.Clock/Upload is client-streaming: not supported");
-    let err = resolve(&source, "demo.v1.Clock/Chat", None).await.unwrap_err();
-    assert_eq!(err, "demo.v1.Clock/Chat is bidi-streaming: not supported");
+    let upload = resolve(&source, "demo.v1.Clock/Upload", None).await.expect("client-streaming resolves");
+    assert!(upload.is_client_streaming() && !upload.is_server_streaming());
+    let chat = resolve(&source, "demo.v1.Clock/Chat", None).await.expect("bidi-streaming resolves");
+    assert!(chat.is_client_streaming() && chat.is_server_streaming());
 
     // No import path: the file's own directory is searched.
     let alone = Source::Protos { files: vec![dir.join("clock.proto")], import_paths: vec![] };

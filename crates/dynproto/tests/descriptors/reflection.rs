@@ -58,11 +58,9 @@ async fn life_step_by_reflection_steps_a_blinker() {
 async fn reflection_over_tls_on_the_callers_connection() {
     let server = TonicServer::start_with(&["--tls"]);
     let tls = common::tls::connect(server.addr).await;
-    let (send, connection) = h2::client::handshake(tls).await.expect("h2 over TLS");
-    tokio::spawn(async move {
-        let _ = connection.await;
-    });
-    let conn = ReflectionConn::new(send, format!("localhost:{}", server.addr.port()), "https");
+    let connection = callbench_engine::h2pool::Connection::start(tls);
+    connection.settled().await.expect("h2 over TLS");
+    let conn = ReflectionConn::new(connection, format!("localhost:{}", server.addr.port()), "https");
     let method = resolve(&Source::Reflection, "callbench.v1.Auth/Test", Some(conn)).await.expect("resolves over TLS");
     assert_eq!(method.input().full_name(), "callbench.v1.AuthRequest");
 
@@ -72,7 +70,7 @@ async fn reflection_over_tls_on_the_callers_connection() {
         Ok(conn) => resolve(&Source::Reflection, "callbench.v1.Auth/Test", Some(conn)).await.unwrap_err(),
         Err(err) => err,
     };
-    assert!(err.starts_with("reflection: "), "{err}");
+    assert!(err.starts_with("reflection: ") || err.contains("TLS or not as expected"), "{err}");
     assert!(started.elapsed() < 5 * SECOND, "{err}");
 }
 

@@ -80,6 +80,7 @@ mod tests {
             connect: None,
             outcome: Outcome::Ok,
             bytes: ByteCounts::default(),
+            stream: None,
         }
     }
 

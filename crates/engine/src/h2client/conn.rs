@@ -72,9 +72,12 @@ struct Slot {
     trailers: Option<HeaderList>,
     /// DATA received and not yet taken by the call.
     data: Vec<u8>,
-    /// Request body still to send, from `body_at`.
+    /// Request body still to send, from `body_at`, then the pieces queued after it.
     body: Bytes,
     body_at: usize,
+    queued: VecDeque<Bytes>,
+    /// The request ends (END_STREAM) once the body queued so far is sent.
+    request_ends: bool,
     send_window: i64,
     /// DATA the server may still send on this stream before our next WINDOW_UPDATE.
     recv_window: i64,
@@ -131,6 +134,9 @@ struct State {
     max_open: usize,
     /// Calls waiting for the server's stream limit to allow another stream.
     waiting: Vec<Waker>,
+    /// Whether the server's first SETTINGS came, and who waits for them ([`Connection::settled`]).
+    settled: bool,
+    settling: Vec<Waker>,
     peer_initial_window: i64,
     send_window: i64,
     peer_max_frame: usize,
@@ -163,6 +169,8 @@ impl State {
             open: 0,
             max_open: ASSUMED_MAX_STREAMS,
             waiting: vec![],
+            settled: false,
+            settling: vec![],
             peer_initial_window: i64::from(frame::DEFAULT_WINDOW),
             send_window: i64::from(frame::DEFAULT_WINDOW),
             peer_max_frame: frame::DEFAULT_MAX_FRAME as usize,
@@ -253,6 +261,24 @@ impl Connection {
         Connection { shared, _tasks: Arc::new(Tasks(vec![reader, writer])) }
     }
 
+    /// Waits for the server's first SETTINGS: the sign that the peer speaks HTTP/2. Fails with the
+    /// reason when the connection ends first (an HTTP/1.1 server's answer to our preface breaks
+    /// the framing).
+    pub async fn settled(&self) -> Result<(), H2Error> {
+        poll_fn(|cx| {
+            let mut st = self.shared.lock();
+            if st.settled {
+                return Poll::Ready(Ok(()));
+            }
+            if let Some(e) = st.closed {
+                return Poll::Ready(Err(e));
+            }
+            st.settling.push(cx.waker().clone());
+            Poll::Pending
+        })
+        .await
+    }
+
     /// Whether new calls can use this connection.
     pub fn is_usable(&self) -> bool {
         self.shared.usable.load(Ordering::Relaxed)
@@ -267,23 +293,28 @@ impl Connection {
         body: &Bytes,
         mut on_data: impl FnMut(&[u8]),
     ) -> Result<Answer, H2Error> {
-        let id = poll_fn(|cx| self.open_stream(cx, blocks, body)).await?;
-        let mut call = Call { shared: &self.shared, id, done: false };
-        let mut chunk = Vec::new();
+        let mut stream = self.open(blocks, body, true).await?;
         loop {
-            let step = poll_fn(|cx| call.poll(cx, &mut chunk)).await;
-            if !chunk.is_empty() {
-                on_data(&chunk);
-                chunk.clear();
-            }
-            if let Some(answer) = step {
-                call.done = true;
+            if let Some(answer) = stream.next(&mut on_data).await {
                 return answer;
             }
         }
     }
 
-    fn open_stream(&self, cx: &mut Context<'_>, blocks: &RequestBlocks, body: &Bytes) -> Poll<Result<u32, H2Error>> {
+    /// Opens a stream that sends its request in pieces ([`Stream::send`]): `body` goes first, and
+    /// the request ends with it when `ends`. Its answer is read piece by piece ([`Stream::next`]).
+    pub async fn open(&self, blocks: &RequestBlocks, body: &Bytes, ends: bool) -> Result<Stream<'_>, H2Error> {
+        let id = poll_fn(|cx| self.open_stream(cx, blocks, body, ends)).await?;
+        Ok(Stream { call: Call { shared: &self.shared, id, done: false }, chunk: Vec::new() })
+    }
+
+    fn open_stream(
+        &self,
+        cx: &mut Context<'_>,
+        blocks: &RequestBlocks,
+        body: &Bytes,
+        ends: bool,
+    ) -> Poll<Result<u32, H2Error>> {
         let mut st = self.shared.lock();
         if st.closed.is_some() {
             return Poll::Ready(Err(H2Error::Closed));
@@ -306,16 +337,17 @@ impl Connection {
         let update = st.table_update.take();
         let block = st.choose_block(blocks);
         match update {
-            None => frame::put_headers(&mut st.out, id, block, body.is_empty(), max_frame),
+            None => frame::put_headers(&mut st.out, id, block, ends && body.is_empty(), max_frame),
             Some(size) => {
                 let mut with_update = Vec::with_capacity(block.len() + 6);
                 block::put_table_size(&mut with_update, size);
                 with_update.extend_from_slice(block);
-                frame::put_headers(&mut st.out, id, &with_update, body.is_empty(), max_frame);
+                frame::put_headers(&mut st.out, id, &with_update, ends && body.is_empty(), max_frame);
             }
         }
         let slot = Slot {
             body: body.clone(),
+            request_ends: ends,
             send_window: st.peer_initial_window,
             recv_window: i64::from(STREAM_WINDOW),
             ..Slot::default()
@@ -328,6 +360,56 @@ impl Connection {
         drop(st);
         self.shared.flush.notify_one();
         Poll::Ready(Ok(id))
+    }
+}
+
+/// A stream whose request goes out in pieces while its answer comes in; dropping it before the
+/// answer ended resets it.
+pub struct Stream<'a> {
+    call: Call<'a>,
+    chunk: Vec<u8>,
+}
+
+impl Stream<'_> {
+    /// Queues `piece` of the request body, ending the request after it when `ends`. A stream the
+    /// server already ended (or that failed) takes nothing: its answer tells why.
+    pub fn send(&self, piece: Bytes, ends: bool) {
+        {
+            let mut guard = self.call.shared.lock();
+            let st = &mut *guard;
+            let Some(slot) = st.streams.get_mut(&self.call.id).filter(|s| !s.finished() && !s.request_ends) else {
+                return;
+            };
+            let idle = slot.body_at == slot.body.len() && slot.queued.is_empty();
+            if !piece.is_empty() {
+                slot.queued.push_back(piece);
+            }
+            slot.request_ends = ends;
+            if idle && (ends || !slot.queued.is_empty()) {
+                st.sending.push_back(self.call.id);
+            }
+            st.pump();
+        }
+        self.call.shared.flush.notify_one();
+    }
+
+    /// The answer's head (`:status` and headers) once it came, before the answer ends.
+    pub fn head(&self) -> Option<HeaderList> {
+        self.call.shared.lock().streams.get(&self.call.id).and_then(|slot| slot.head.clone())
+    }
+
+    /// Waits for the next piece of the answer: gives its data to `on_data` and returns None, or
+    /// returns the answer once it ended (or failed).
+    pub async fn next(&mut self, on_data: &mut impl FnMut(&[u8])) -> Option<Result<Answer, H2Error>> {
+        let step = poll_fn(|cx| self.call.poll(cx, &mut self.chunk)).await;
+        if !self.chunk.is_empty() {
+            on_data(&self.chunk);
+            self.chunk.clear();
+        }
+        if step.is_some() {
+            self.call.done = true;
+        }
+        step
     }
 }
 
@@ -443,28 +525,47 @@ impl State {
         false
     }
 
-    /// Sends as much request body as the flow-control windows allow.
+    /// Sends as much request body as the flow-control windows allow, and the END_STREAM of
+    /// requests whose body is all sent.
     fn pump(&mut self) {
         let mut i = 0;
-        while i < self.sending.len() && self.send_window > 0 {
+        while i < self.sending.len() {
             let id = self.sending[i];
             let Some(slot) = self.streams.get_mut(&id) else {
                 self.sending.remove(i);
                 continue;
             };
+            if slot.body_at == slot.body.len() {
+                if let Some(next) = slot.queued.pop_front() {
+                    slot.body = next;
+                    slot.body_at = 0;
+                    continue;
+                }
+                if slot.request_ends {
+                    frame::put_data(&mut self.out, id, &[], true); // the request ends after its last piece
+                }
+                slot.body = Bytes::new();
+                slot.body_at = 0;
+                self.sending.remove(i); // sent all: back when more is queued
+                continue;
+            }
+            if self.send_window <= 0 {
+                break;
+            }
             let left = slot.body.len() - slot.body_at;
             let n = left.min(self.peer_max_frame).min(self.send_window.min(slot.send_window).max(0) as usize);
-            if n == 0 && left > 0 {
+            if n == 0 {
                 i += 1; // this stream's window is closed; others may go on
                 continue;
             }
-            let end = slot.body_at + n == slot.body.len();
+            let end = slot.body_at + n == slot.body.len() && slot.queued.is_empty() && slot.request_ends;
             frame::put_data(&mut self.out, id, &slot.body[slot.body_at..slot.body_at + n], end);
             slot.body_at += n;
             slot.send_window -= n as i64;
             self.send_window -= n as i64;
             if end {
                 slot.body = Bytes::new();
+                slot.body_at = 0;
                 self.sending.remove(i);
             }
         }
@@ -476,7 +577,7 @@ impl State {
         if self.closed.is_none() || e == H2Error::Broken {
             self.closed = Some(e);
         }
-        for w in self.waiting.drain(..) {
+        for w in self.waiting.drain(..).chain(self.settling.drain(..)) {
             w.wake();
         }
     }

@@ -13,8 +13,8 @@ use std::sync::Arc;
 #[derive(Parser, Debug)]
 #[command(after_help = "TARGETS
   http://HOST:PORT/PATH, https://…         HTTP/1.1, or HTTP/2 with --http2 (h2c prior knowledge, or ALPN h2 over TLS)
-  grpc://HOST:PORT/package.Service/Method  gRPC (grpcs:// over TLS); unary and server-streaming methods (a call is the
-                                           whole stream); client- and bidi-streaming are not supported
+  grpc://HOST:PORT/package.Service/Method  gRPC (grpcs:// over TLS); every kind of method: unary, server, client and
+                                           bidi streaming (a call is the whole stream; -d gives a stream's messages)
   inproc:WORKLOAD                          a built-in workload called in this process: the baseline with no boundary
 
 Only loopback targets (127.0.0.0/8, ::1) are allowed unless --allow-remote is given.

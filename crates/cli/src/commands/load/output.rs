@@ -205,6 +205,23 @@ pub fn text(r: &LoadReport) -> String {
             bytes(s.payload_bytes_per_call.received)
         );
     }
+    if let Some(stream) = &s.stream {
+        let first = stream
+            .first_answer_us
+            .map_or("none".into(), |f| format!("p50 {} p99 {}", micros(f.p50 as f64), micros(f.p99 as f64)));
+        let _ = writeln!(
+            out,
+            "Streams      {} (latency is a whole stream's): {:.1} messages sent, {:.1} received per stream; \
+             {:.0}/s sent, {:.0}/s received; {} / {} payload per message; first answer {first}",
+            stream.calls,
+            stream.messages_per_call.sent,
+            stream.messages_per_call.received,
+            stream.messages_per_s.sent,
+            stream.messages_per_s.received,
+            bytes(stream.payload_bytes_per_message.sent),
+            bytes(stream.payload_bytes_per_message.received),
+        );
+    }
     let _ = writeln!(out, "Client CPU   {:.2} µs per call", s.client_cpu_us_per_call);
     if !s.errors.is_empty() {
         let list: Vec<String> = s.errors.iter().map(|(k, n)| format!("{k} {n}")).collect();

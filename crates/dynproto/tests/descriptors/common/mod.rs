@@ -98,39 +98,26 @@ impl Drop for TonicServer {
     }
 }
 
-/// One unary call with an h2c connection of its own: (grpc-status, response message bytes).
+/// One unary call with an h2c connection of its own (the engine's client): (grpc-status,
+/// response message bytes).
 pub async fn unary_call(addr: SocketAddr, path: &str, message: &[u8]) -> (String, Bytes) {
+    use callbench_engine::h2pool::{request_block, Connection};
     let tcp = tokio::net::TcpStream::connect(addr).await.expect("connects");
-    let (send, connection) = h2::client::handshake(tcp).await.expect("h2 handshake");
-    tokio::spawn(async move {
-        let _ = connection.await;
-    });
-    let request = http::Request::builder()
-        .method("POST")
-        .uri(format!("http://{addr}{path}"))
-        .header("content-type", "application/grpc")
-        .header("te", "trailers")
-        .body(())
-        .expect("a request");
-    let mut send = send.ready().await.expect("ready");
-    let (response, mut stream) = send.send_request(request, false).expect("stream opens");
+    let connection = Connection::start(tcp);
+    let headers = [("content-type".to_string(), "application/grpc".to_string()), ("te".into(), "trailers".into())];
+    let blocks = request_block("POST", false, &addr.to_string(), path, &headers);
     let mut frame = vec![0u8];
     frame.extend_from_slice(&(message.len() as u32).to_be_bytes());
     frame.extend_from_slice(message);
-    stream.send_data(Bytes::from(frame), true).expect("sent");
-    let response = response.await.expect("answer");
-    let (parts, mut body) = response.into_parts();
     let mut data = BytesMut::new();
-    while let Some(chunk) = body.data().await {
-        let chunk = chunk.expect("body");
-        let _ = body.flow_control().release_capacity(chunk.len());
-        data.extend_from_slice(&chunk);
-    }
-    let trailers = body.trailers().await.expect("trailers").unwrap_or_default();
-    let status = trailers
-        .get("grpc-status")
-        .or_else(|| parts.headers.get("grpc-status"))
-        .map(|v| v.to_str().unwrap_or("?").to_string())
+    let answer =
+        connection.exchange(&blocks, &Bytes::from(frame), |chunk| data.extend_from_slice(chunk)).await.expect("answer");
+    let status = answer
+        .trailers
+        .as_ref()
+        .and_then(|t| t.get("grpc-status"))
+        .or_else(|| answer.headers.get("grpc-status"))
+        .map(|v| String::from_utf8_lossy(v).into_owned())
         .unwrap_or_default();
     if data.len() < 5 {
         return (status, Bytes::new());

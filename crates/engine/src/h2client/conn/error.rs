@@ -43,3 +43,16 @@ impl H2Error {
         matches!(self, H2Error::GoAway | H2Error::Closed | H2Error::Reset(frame::REFUSED_STREAM))
     }
 }
+
+impl std::fmt::Display for H2Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            H2Error::Reset(code) => write!(f, "the server reset the stream (HTTP/2 error code {code})"),
+            H2Error::GoAway => f.write_str("the server is going away (GOAWAY)"),
+            H2Error::Broken => f.write_str("the connection closed"),
+            H2Error::Protocol => f.write_str("the server broke the HTTP/2 protocol"),
+            H2Error::Closed => f.write_str("the connection had already ended"),
+            H2Error::Malformed => f.write_str("the server sent a malformed answer"),
+        }
+    }
+}

@@ -218,6 +218,10 @@ impl State {
             }
         }
         frame::put_settings_ack(&mut self.out);
+        self.settled = true;
+        for w in self.settling.drain(..) {
+            w.wake();
+        }
         self.pump();
         Ok(())
     }
@@ -345,10 +349,12 @@ impl State {
         slot.ended = true;
         slot.wake();
         self.ended.record(id, Ended::ByServer);
-        if slot.body_at < slot.body.len() {
+        if slot.body_at < slot.body.len() || !slot.queued.is_empty() || !slot.request_ends {
             // Answered before reading all of the request: stop sending it (RFC 9113 §8.1).
             slot.body = Bytes::new();
             slot.body_at = 0;
+            slot.queued.clear();
+            slot.request_ends = true;
             self.sending.retain(|&s| s != id);
             frame::put_rst_stream(&mut self.out, id, frame::CANCEL);
         }

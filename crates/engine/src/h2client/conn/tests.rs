@@ -476,3 +476,51 @@ fn data_beyond_the_windows_we_advertised_is_a_flow_control_error() {
 }
 
 mod rules;
+
+#[tokio::test]
+async fn a_request_sent_in_pieces_ends_with_its_last_and_settles_first() {
+    let server = serve(server::Builder::new(), Arc::new(|_, body, respond| answer(respond, body, Some("0")))).await;
+    let conn = connect(server.addr).await;
+    conn.settled().await.expect("the server's SETTINGS");
+    let blocks = block("/pieces");
+    // Larger than the default stream window: later pieces wait for WINDOW_UPDATEs.
+    let pieces: Vec<Bytes> = (0..4u8).map(|i| Bytes::from(vec![i; 40_000])).collect();
+    let mut stream = conn.open(&blocks, &pieces[0], false).await.expect("a stream");
+    for piece in &pieces[1..] {
+        stream.send(piece.clone(), false);
+    }
+    stream.send(Bytes::new(), true);
+    stream.send(Bytes::from_static(b"after the end"), true); // taken by nothing
+    let mut got = Vec::new();
+    let answer = loop {
+        if let Some(answer) = stream.next(&mut |chunk: &[u8]| got.extend_from_slice(chunk)).await {
+            break answer.expect("answered");
+        }
+    };
+    assert_eq!(got, pieces.concat(), "the server read every piece, in order, and no more");
+    assert_eq!(answer.trailers.unwrap().get("grpc-status"), Some(&b"0"[..]));
+    // An empty stream: HEADERS, then an empty DATA frame that ends it.
+    let mut stream = conn.open(&blocks, &Bytes::new(), false).await.expect("a stream");
+    stream.send(Bytes::new(), true);
+    let answer = loop {
+        if let Some(answer) = stream.next(&mut |_: &[u8]| {}).await {
+            break answer.expect("answered");
+        }
+    };
+    assert_eq!(answer.status, 200);
+    assert_eq!(*server.bodies.lock().unwrap(), [160_000, 0]);
+}
+
+#[tokio::test]
+async fn settling_fails_when_the_peer_is_no_http2_server() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let (mut tcp, _) = listener.accept().await.unwrap();
+        use tokio::io::AsyncWriteExt;
+        let _ = tcp.write_all(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n").await;
+    });
+    let conn = connect(addr).await;
+    let e = tokio::time::timeout(Duration::from_secs(10), conn.settled()).await.expect("settles or fails");
+    assert!(e.is_err(), "{e:?}");
+}
