@@ -8,6 +8,7 @@ use crate::record::{ErrorKind, Handshake};
 use crate::target::Connected;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 pub use crate::h2client::{request_block, Answer, Connection, H2Error, HeaderList, RequestBlocks, Stream};
 
@@ -56,17 +57,24 @@ impl H2Pool {
     }
 }
 
-/// Opens one HTTP/2 connection outside any run (probes, reflection) and waits for the server's
-/// SETTINGS, with the reason if it fails.
-pub async fn probe(endpoint: &Endpoint) -> Result<Connection, String> {
+/// Opens one HTTP/2 connection outside any run (probes, reflection) and waits up to `wait` for the
+/// server's SETTINGS. A peer that closes or answers with something other than HTTP/2 is an error
+/// with the reason; one that stays silent past `wait` is not: the run's calls then time out and
+/// are counted as such.
+pub async fn probe(endpoint: &Endpoint, wait: Duration) -> Result<Connection, String> {
     let (stream, _) = endpoint.connect_uncounted().await?;
     if endpoint.is_tls() && stream.alpn() != Some(b"h2") {
         return Err(format!("{} did not accept HTTP/2 (ALPN h2) over TLS", endpoint.authority()));
     }
     let connection = Connection::start(stream);
-    connection.settled().await.map_err(|e| {
-        let how = if endpoint.is_tls() { "TLS" } else { "plaintext (h2c, prior knowledge)" };
-        format!("HTTP/2 handshake with {} failed: {e}: is it an HTTP/2 server, over {how}?", endpoint.authority())
-    })?;
-    Ok(connection)
+    match tokio::time::timeout(wait, connection.settled()).await {
+        Ok(Err(e)) => {
+            let how = if endpoint.is_tls() { "TLS" } else { "plaintext (h2c, prior knowledge)" };
+            Err(format!(
+                "HTTP/2 handshake with {} failed: {e}: is it an HTTP/2 server, over {how}?",
+                endpoint.authority()
+            ))
+        }
+        Ok(Ok(())) | Err(_) => Ok(connection),
+    }
 }

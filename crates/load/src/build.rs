@@ -223,7 +223,7 @@ async fn build_http(
     if spec.http2 {
         let (concurrency, connections) = multiplexed(spec)?;
         let endpoint = endpoint(spec, connections, tls, host, port, &[b"h2"]).await?;
-        callbench_engine::h2pool::probe(&endpoint).await?;
+        callbench_engine::h2pool::probe(&endpoint, probe_wait(spec)).await?;
         let io = endpoint.io();
         let target = Http2::new(endpoint, connections, spec.new_connection_per_call, &request, expect)?;
         Ok(Built {
@@ -266,7 +266,7 @@ async fn build_grpc(
     }
     let (concurrency, connections) = multiplexed(spec)?;
     let endpoint = endpoint(spec, connections, tls, host, port, &[b"h2"]).await?;
-    let probe = callbench_engine::h2pool::probe(&endpoint).await?;
+    let probe = callbench_engine::h2pool::probe(&endpoint, probe_wait(spec)).await?;
     let (descriptor, messages, preset_check) = match (&preset, &method) {
         (Some(_), Some(m)) => return Err(format!("--workload names the method: leave {m} out of the target URL")),
         (Some(p), None) => {
@@ -346,6 +346,12 @@ fn request_messages(method: &MethodDescriptor, json: &str) -> Result<Vec<Vec<u8>
                 .map_err(|e| format!("request message {}: {e}", i + 1))
         })
         .collect()
+}
+
+/// How long the probe before a run waits for the server's HTTP/2 SETTINGS: the call timeout, at
+/// most ten seconds.
+fn probe_wait(spec: &LoadSpec) -> Duration {
+    spec.timeout().unwrap_or(Duration::MAX).min(Duration::from_secs(10))
 }
 
 async fn resolve_method(

@@ -126,7 +126,7 @@ async fn an_http2_probe_left_on_the_ring_ends_when_its_endpoint_drops() {
         }
     });
     let endpoint = crate::net::Endpoint::new("127.0.0.1", addr.port(), vec![addr], None).unwrap().with_io_uring(true);
-    let send = crate::h2pool::probe(&endpoint).await.unwrap();
+    let send = crate::h2pool::probe(&endpoint, std::time::Duration::from_secs(10)).await.unwrap();
     handshaken.await.unwrap();
     let owner = endpoint.ring.get().unwrap().as_ref().unwrap();
     let freed = Arc::downgrade(&owner.ring);
