@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from vectorgen.build import *  # noqa: E402,F401,F403 (vector builders)
 from vectorgen.echo import echo_file  # noqa: E402
 from vectorgen.life import life_file  # noqa: E402
+from vectorgen.records import records_file  # noqa: E402
 from vectorgen.reference import *  # noqa: E402,F401,F403 (the reference workloads)
 
 VECTOR_DIR = Path(__file__).resolve().parent / "vectors"
@@ -383,6 +384,7 @@ def build() -> dict[str, str]:
         "cars.json": cars_file(),
         "life.json": life_file(),
         "echo.json": echo_file(),
+        "records.json": records_file(),
         "health.json": health_file(),
         "protocol.json": protocol_file(),
     }

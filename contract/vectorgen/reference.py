@@ -203,3 +203,39 @@ def echo(message: dict) -> dict:
         if r.get("kind", KINDS[0]) not in KINDS:
             raise Refused(INVALID, "unknown kind")
     return message
+
+
+MAX_DOWNLOAD = 100_000
+
+
+def upload_summary(records: list) -> dict:
+    """Records/Upload's answer for these records (each valid as in echo)."""
+    echo({"records": records})
+    ids = [r.get("id", 0) for r in records]
+    return {
+        "count": len(records),
+        "activeCount": sum(1 for r in records if r.get("active", False)),
+        "firstId": ids[0] if ids else 0,
+        "lastId": ids[-1] if ids else 0,
+        "sampleCount": sum(len(r.get("samples", [])) for r in records),
+    }
+
+
+def download_record(i: int) -> dict:
+    """Record i (from 0) of Records/Download."""
+    return {
+        "id": i + 1,
+        "name": f"record-{i:06}",
+        "score": i / 2,
+        "active": i % 2 == 0,
+        "kind": KINDS[1 + i % 3],
+        "location": {"city": "Springfield", "latitude": 39.78, "longitude": -89.65},
+        "tags": ["alpha", "beta"],
+        "samples": [i, i + 1, i + 2],
+    }
+
+
+def download(count: int) -> list:
+    if not 0 <= count <= MAX_DOWNLOAD:
+        raise Refused(INVALID, f"count must be in 0..{MAX_DOWNLOAD}")
+    return [download_record(i) for i in range(count)]

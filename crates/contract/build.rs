@@ -7,7 +7,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Read when the script runs, not baked in when it compiles: a target directory shared by two
     // clones reuses the compiled script, and must not read the other clone's files.
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR")?).join("../../proto");
-    let files: Vec<PathBuf> = ["auth", "students", "cars", "life", "echo"]
+    let files: Vec<PathBuf> = ["auth", "students", "cars", "life", "echo", "records"]
         .iter()
         .map(|name| root.join(format!("callbench/v1/{name}.proto")))
         .collect();

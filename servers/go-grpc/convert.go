@@ -73,3 +73,19 @@ func boardToPB(board *workloads.Board) *pb.Board {
 	}
 	return out
 }
+
+func recordToPB(r *workloads.Record) *pb.Record {
+	out := &pb.Record{
+		Id:      r.ID,
+		Name:    r.Name,
+		Score:   r.Score,
+		Active:  r.Active,
+		Kind:    pb.Kind(r.Kind),
+		Tags:    r.Tags,
+		Samples: r.Samples,
+	}
+	if l := r.Location; l != nil {
+		out.Location = &pb.Location{City: l.City, Latitude: l.Latitude, Longitude: l.Longitude}
+	}
+	return out
+}

@@ -49,6 +49,7 @@ func newServer(users *workloads.UserStore, tlsConfig *tls.Config, maxAge time.Du
 	pb.RegisterCarsServer(server, carsService{})
 	pb.RegisterLifeServer(server, lifeService{})
 	pb.RegisterEchoServer(server, echoService{})
+	pb.RegisterRecordsServer(server, recordsService{})
 
 	// "" (the whole server) is SERVING from the start; every callbench.v1
 	// service too, named from what was registered rather than from a list.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -97,28 +98,42 @@ func TestVectors(t *testing.T) {
 }
 
 func checkVector(t *testing.T, conn *grpc.ClientConn, c *vectors.GRPCCase) {
-	service, method, _ := strings.Cut(c.Method, "/")
-	var input, output protoreflect.FullName
+	service, name, _ := strings.Cut(c.Method, "/")
+	var method protoreflect.MethodDescriptor
 	if d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(service)); err == nil {
-		if m := d.(protoreflect.ServiceDescriptor).Methods().ByName(protoreflect.Name(method)); m != nil {
-			input, output = m.Input().FullName(), m.Output().FullName()
+		method = d.(protoreflect.ServiceDescriptor).Methods().ByName(protoreflect.Name(name))
+	}
+	bodies := []vectors.Body{c.Request}
+	if c.Streams() {
+		bodies = c.Requests
+	}
+	requests := make([]*raw, len(bodies))
+	for i, body := range bodies {
+		requests[i] = &raw{}
+		if body.JSON != nil {
+			message := messageType(t, method.Input().FullName()).New().Interface()
+			if err := protojson.Unmarshal(body.JSON, message); err != nil {
+				t.Fatal(err)
+			}
+			requests[i].data, _ = proto.Marshal(message)
+		} else {
+			var err error
+			if requests[i].data, err = body.Raw(); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
-	var request raw
-	if c.Request.JSON != nil {
-		message := messageType(t, input).New().Interface()
-		if err := protojson.Unmarshal(c.Request.JSON, message); err != nil {
-			t.Fatal(err)
-		}
-		request.data, _ = proto.Marshal(message)
+	var replies []*raw
+	var err error
+	if method != nil && (method.IsStreamingClient() || method.IsStreamingServer()) {
+		replies, err = streamCall(conn, c.Method, method, requests)
 	} else {
-		var err error
-		if request.data, err = c.Request.Raw(); err != nil {
-			t.Fatal(err)
+		reply := &raw{}
+		err = conn.Invoke(context.Background(), "/"+c.Method, requests[0], reply, grpc.ForceCodec(rawCodec{}))
+		if err == nil {
+			replies = append(replies, reply)
 		}
 	}
-	var reply raw
-	err := conn.Invoke(context.Background(), "/"+c.Method, &request, &reply, grpc.ForceCodec(rawCodec{}))
 	code := status.Code(err)
 	if c.Expect.Code == "ANY_ERROR" {
 		if code == codes.OK {
@@ -133,19 +148,60 @@ func checkVector(t *testing.T, conn *grpc.ClientConn, c *vectors.GRPCCase) {
 	if code != want {
 		t.Fatalf("%v, expected %s", err, c.Expect.Code)
 	}
-	if c.Expect.JSON == nil {
-		return
+	expected := c.Expect.Messages
+	if expected == nil {
+		if c.Expect.JSON == nil {
+			return
+		}
+		expected, replies = []json.RawMessage{c.Expect.JSON}, replies[:min(len(replies), 1)]
 	}
-	mt := messageType(t, output)
-	got, expected := mt.New().Interface(), mt.New().Interface()
-	if err := proto.Unmarshal(reply.data, got); err != nil {
-		t.Fatal(err)
+	if len(replies) != len(expected) {
+		t.Fatalf("%d answers, expected %d", len(replies), len(expected))
 	}
-	if err := protojson.Unmarshal(c.Expect.JSON, expected); err != nil {
-		t.Fatal(err)
+	mt := messageType(t, method.Output().FullName())
+	for i, reply := range replies {
+		got, want := mt.New().Interface(), mt.New().Interface()
+		if err := proto.Unmarshal(reply.data, got); err != nil {
+			t.Fatal(err)
+		}
+		if err := protojson.Unmarshal(expected[i], want); err != nil {
+			t.Fatal(err)
+		}
+		if !proto.Equal(got, want) {
+			t.Fatalf("answer %d: got %v, expected %v", i, got, want)
+		}
 	}
-	if !proto.Equal(got, expected) {
-		t.Fatalf("got %v, expected %v", got, expected)
+}
+
+// streamCall sends the requests in order, half-closes, and reads every answer
+// until the call ends; the error is the call's status.
+func streamCall(conn *grpc.ClientConn, name string, method protoreflect.MethodDescriptor, requests []*raw) ([]*raw, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	desc := &grpc.StreamDesc{ClientStreams: method.IsStreamingClient(), ServerStreams: method.IsStreamingServer()}
+	stream, err := conn.NewStream(ctx, desc, "/"+name, grpc.ForceCodec(rawCodec{}))
+	if err != nil {
+		return nil, err
+	}
+	for _, request := range requests {
+		if stream.SendMsg(request) != nil {
+			break // the call ended early: RecvMsg tells how
+		}
+	}
+	_ = stream.CloseSend()
+	var replies []*raw
+	for {
+		reply := &raw{}
+		if err := stream.RecvMsg(reply); err != nil {
+			if errors.Is(err, io.EOF) {
+				err = nil
+			}
+			return replies, err
+		}
+		replies = append(replies, reply)
+		if !desc.ServerStreams { // one answer; grpc-go checks the end of the call itself
+			return replies, nil
+		}
 	}
 }
 
@@ -265,7 +321,7 @@ func TestHealthAndReflectionNameEveryService(t *testing.T) {
 	}
 	health := healthpb.NewHealthClient(conn)
 	for _, want := range []string{"callbench.v1.Auth", "callbench.v1.Students", "callbench.v1.Cars", "callbench.v1.Life",
-		"callbench.v1.Echo", "grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection"} {
+		"callbench.v1.Echo", "callbench.v1.Records", "grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection"} {
 		if !strings.Contains(strings.Join(names, " ")+" ", want+" ") {
 			t.Errorf("reflection lists %v, not %s", names, want)
 		}

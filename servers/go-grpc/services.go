@@ -71,14 +71,22 @@ type echoService struct {
 // Echo checks the message and answers it unchanged. Protobuf enums are open,
 // so an unknown kind number arrives here and is refused by the check.
 func (echoService) Echo(_ context.Context, m *pb.EchoMessage) (*pb.EchoMessage, error) {
+	if err := checkEcho(m); err != nil {
+		return nil, toStatus(err)
+	}
+	return m, nil
+}
+
+// checkEcho is echo's check of every record (Records/Converse checks its messages with it too).
+func checkEcho(m *pb.EchoMessage) error {
 	for i, r := range m.GetRecords() {
 		loc := r.GetLocation() // nil-safe getters: an absent location reads as 0, 0
 		err := workloads.CheckRecord(i, workloads.Kind(r.GetKind()), r.GetScore(), loc.GetLatitude(), loc.GetLongitude())
 		if err != nil {
-			return nil, toStatus(err)
+			return err
 		}
 	}
-	return m, nil
+	return nil
 }
 
 // toStatus is a workload error as a gRPC status, its code from the workload's kind.

@@ -20,7 +20,7 @@ import (
 // inflated (else 413), valid UTF-8, and JSON of the right types (else 400);
 // unknown fields are ignored. On bad input it answers itself and returns false.
 func decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
-	if !isJSON(r.Header.Get("Content-Type")) {
+	if !isMediaType(r.Header.Get("Content-Type"), "application/json") {
 		writeError(w, r, http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json")
 		return false
 	}
@@ -29,23 +29,27 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 		writeError(w, r, fail.status, fail.code, fail.message)
 		return false
 	}
-	// encoding/json would quietly turn invalid UTF-8 into U+FFFD.
-	if !utf8.Valid(body) {
-		badRequest(w, r, "the body is not valid UTF-8")
-		return false
-	}
-	// Unmarshal, not a Decoder: it refuses anything after the JSON value.
-	if err := json.Unmarshal(body, v); err != nil {
+	if err := parseJSON(body, v); err != nil {
 		badRequest(w, r, err.Error())
 		return false
 	}
 	return true
 }
 
-// isJSON: application/json, parameters such as charset allowed.
-func isJSON(contentType string) bool {
+// parseJSON decodes one JSON value strictly: valid UTF-8 (encoding/json would
+// quietly turn invalid bytes into U+FFFD), the right types, nothing after the
+// value (Unmarshal, not a Decoder, refuses it).
+func parseJSON(data []byte, v any) error {
+	if !utf8.Valid(data) {
+		return errors.New("the body is not valid UTF-8")
+	}
+	return json.Unmarshal(data, v)
+}
+
+// isMediaType: the Content-Type's media type is want, parameters such as charset allowed.
+func isMediaType(contentType, want string) bool {
 	mediaType, _, err := mime.ParseMediaType(contentType)
-	return err == nil && mediaType == "application/json"
+	return err == nil && mediaType == want
 }
 
 type requestError struct {

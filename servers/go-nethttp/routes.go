@@ -17,6 +17,9 @@ func routes(users *workloads.UserStore) http.Handler {
 	route(mux, http.MethodGet, "/life/setup", h.lifeSetup)
 	route(mux, http.MethodPost, "/life/step", h.lifeStep)
 	route(mux, http.MethodPost, "/echo", h.echo)
+	route(mux, http.MethodPost, "/records/batch", h.recordsBatch)
+	route(mux, http.MethodPost, "/records/upload", h.recordsUpload)
+	route(mux, http.MethodGet, "/records", h.recordsDownload)
 	route(mux, http.MethodGet, "/health", h.health)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusNotFound, "NOT_FOUND", "no such route")

@@ -82,6 +82,10 @@ func checkVector(t *testing.T, base string, c *vectors.RESTCase) {
 		}
 	}
 	request, _ := http.NewRequest(c.Method, base+c.Path, bytes.NewReader(body))
+	if c.Body != nil && c.Body.NDJSON != nil {
+		header.Set("Content-Type", "application/x-ndjson")
+		request.ContentLength = -1 // chunked, as the contract sends NDJSON bodies
+	}
 	request.Header = header
 	response, err := http.DefaultClient.Do(request)
 	if err != nil {
@@ -92,11 +96,30 @@ func checkVector(t *testing.T, base string, c *vectors.RESTCase) {
 	if response.StatusCode != c.Expect.Status {
 		t.Fatalf("status %d, expected %d: %s", response.StatusCode, c.Expect.Status, got)
 	}
-	if !strings.HasPrefix(response.Header.Get("Content-Type"), "application/json") {
-		t.Errorf("content-type %q", response.Header.Get("Content-Type"))
+	contentType := "application/json"
+	if c.Expect.NDJSON != nil {
+		contentType = "application/x-ndjson"
+	}
+	if !strings.HasPrefix(response.Header.Get("Content-Type"), contentType) {
+		t.Errorf("content-type %q, expected %s", response.Header.Get("Content-Type"), contentType)
 	}
 	if c.Expect.JSON != nil && !sameMessage(t, got, c.Expect.JSON) {
 		t.Fatalf("got %s, expected %s", got, c.Expect.JSON)
+	}
+	if c.Expect.NDJSON != nil {
+		lines := strings.SplitAfter(string(got), "\n")
+		if last := lines[len(lines)-1]; last != "" {
+			t.Fatalf("the answer does not end in a newline: %q", last)
+		}
+		lines = lines[:len(lines)-1]
+		if len(lines) != len(c.Expect.NDJSON) {
+			t.Fatalf("%d lines, expected %d", len(lines), len(c.Expect.NDJSON))
+		}
+		for i, line := range lines {
+			if !sameMessage(t, []byte(line), c.Expect.NDJSON[i]) {
+				t.Fatalf("line %d: got %s, expected %s", i, line, c.Expect.NDJSON[i])
+			}
+		}
 	}
 }
 

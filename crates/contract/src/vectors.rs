@@ -13,6 +13,7 @@ pub const FILES: &[(&str, &str)] = &[
     ("cars.json", include_str!("../../../contract/vectors/cars.json")),
     ("life.json", include_str!("../../../contract/vectors/life.json")),
     ("echo.json", include_str!("../../../contract/vectors/echo.json")),
+    ("records.json", include_str!("../../../contract/vectors/records.json")),
     ("health.json", include_str!("../../../contract/vectors/health.json")),
     ("protocol.json", include_str!("../../../contract/vectors/protocol.json")),
 ];
@@ -64,6 +65,9 @@ pub struct RestExpect {
     /// The expected body, in REST JSON.
     #[serde(default)]
     pub json: Option<Value>,
+    /// A streamed answer (`application/x-ndjson`): every line in order, each a `message` in REST JSON.
+    #[serde(default)]
+    pub ndjson: Option<Vec<Value>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -74,8 +78,29 @@ pub struct GrpcCase {
     /// Overrides `application/grpc`.
     #[serde(default)]
     pub content_type: Option<String>,
-    pub request: Body,
+    /// The one request message of a unary or server-streaming call.
+    #[serde(default)]
+    pub request: Option<Body>,
+    /// The request messages of a client- or bidi-streaming call: sent in order, then half-closed.
+    #[serde(default)]
+    pub requests: Option<Vec<Body>>,
     pub expect: GrpcExpect,
+}
+
+impl GrpcCase {
+    /// The request messages, in order (one for `request`).
+    pub fn bodies(&self) -> Vec<&Body> {
+        match (&self.request, &self.requests) {
+            (Some(one), _) => vec![one],
+            (None, Some(many)) => many.iter().collect(),
+            (None, None) => Vec::new(),
+        }
+    }
+
+    /// Whether the request is a stream of messages (`requests`).
+    pub fn streams_requests(&self) -> bool {
+        self.requests.is_some()
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -84,9 +109,12 @@ pub struct GrpcExpect {
     /// A gRPC code name (`OK`, `NOT_FOUND`, ...), or `ANY_ERROR`: anything but OK,
     /// including an HTTP-level rejection.
     pub code: String,
-    /// The expected reply, in proto3 JSON.
+    /// The expected reply, in proto3 JSON (of a streamed answer: its first message).
     #[serde(default)]
     pub json: Option<Value>,
+    /// A streamed answer: every message in order, in proto3 JSON (before the status, when it is an error).
+    #[serde(default)]
+    pub messages: Option<Vec<Value>>,
 }
 
 /// A request body (REST) or message (gRPC).
@@ -95,6 +123,8 @@ pub struct GrpcExpect {
 pub enum Body {
     /// JSON; for gRPC it is proto3 JSON of the method's input type, encoded to protobuf.
     Json(Value),
+    /// JSON values sent as compact lines, each ending in a newline (`application/x-ndjson`, chunked).
+    Ndjson(Vec<Value>),
     /// Raw UTF-8 text, sent as is.
     Text(String),
     /// Raw bytes (base64), sent as is.
@@ -134,6 +164,9 @@ mod tests {
             for v in &file.vectors {
                 assert!(names.insert(v.name.clone()), "duplicate vector {}", v.name);
                 assert!(v.rest.is_some() != v.grpc.is_some(), "{}: exactly one of rest/grpc", v.name);
+                if let Some(grpc) = &v.grpc {
+                    assert!(grpc.request.is_some() != grpc.requests.is_some(), "{}: request or requests", v.name);
+                }
             }
         }
     }
@@ -144,18 +177,27 @@ mod tests {
         for file in all() {
             for v in &file.vectors {
                 if let Some(rest) = &v.rest {
-                    if let (Some(name), Some(json)) = (&rest.expect.message, &rest.expect.json) {
+                    if let Some(name) = &rest.expect.message {
                         let desc = pool.get_message_by_name(name).unwrap_or_else(|| panic!("{}: no {name}", v.name));
-                        rest_json::message_from_rest(&desc, json).unwrap_or_else(|e| panic!("{}: {e}", v.name));
+                        let lines = rest.expect.ndjson.iter().flatten();
+                        for json in rest.expect.json.iter().chain(lines) {
+                            rest_json::message_from_rest(&desc, json).unwrap_or_else(|e| panic!("{}: {e}", v.name));
+                        }
                     }
                 }
                 if let Some(grpc) = &v.grpc {
                     let (service, method) = grpc.method.split_once('/').unwrap();
                     let known =
                         pool.get_service_by_name(service).and_then(|s| s.methods().find(|m| m.name() == method));
-                    if let (Some(m), Some(json)) = (known, &grpc.expect.json) {
+                    let Some(m) = known else { continue };
+                    let streamed = grpc.expect.messages.iter().flatten();
+                    for json in grpc.expect.json.iter().chain(streamed) {
                         rest_json::message_from_proto_json(&m.output(), json)
                             .unwrap_or_else(|e| panic!("{}: {e}", v.name));
+                    }
+                    assert_eq!(m.is_client_streaming(), grpc.streams_requests(), "{}: requests or request", v.name);
+                    if grpc.expect.messages.is_some() {
+                        assert!(m.is_server_streaming(), "{}: messages of a unary answer", v.name);
                     }
                 }
             }

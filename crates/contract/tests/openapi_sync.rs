@@ -1,7 +1,10 @@
 //! Keeps `proto/openapi.yaml` (the REST side of the contract) in step with the proto: (a) every schema tagged
 //! `x-proto-message` has exactly the message's fields (JSON names) with agreeing types; (b) every message a method
 //! reaches has a schema; (c) every operation's `x-grpc-method` exists and takes and returns the messages of its
-//! request body and 200 response; (d) every method has an operation.
+//! request body and 200 response; (d) every method has an operation, or is listed in `x-grpc-only` with why.
+//! Streams: a client-streaming method's body is NDJSON of its input message (one a line), or a JSON batch of
+//! them (an object whose one array property holds them); a server-streaming method answers NDJSON of its output
+//! message. A GET's input fields are its path and query parameters.
 
 use callbench_contract::descriptor_pool;
 use prost_reflect::{FieldDescriptor, Kind, MessageDescriptor, MethodDescriptor};
@@ -12,6 +15,8 @@ const CELL: &str = "callbench.v1.Cell";
 /// `grpc.health.v1` has no proto in this repository: its operation and schema are not checked.
 const SKIPPED: &str = "grpc.health.";
 const SCHEMA_REF: &str = "#/components/schemas/";
+const JSON: &str = "application/json";
+const NDJSON: &str = "application/x-ndjson";
 const VERBS: [&str; 5] = ["get", "put", "post", "patch", "delete"];
 static NULL: Value = Value::Null;
 
@@ -27,7 +32,19 @@ fn check(doc: &Value) -> Vec<String> {
     let mut checker = Checker { schemas, errors: Vec::new() };
     checker.check_schemas();
     checker.check_reachable();
-    checker.check_operations(doc["paths"].as_object().expect("paths is a map"));
+    let grpc_only: Vec<&str> = doc["x-grpc-only"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| match (entry["method"].as_str(), entry["reason"].as_str()) {
+            (Some(method), Some(reason)) if !reason.is_empty() => Some(method),
+            _ => None,
+        })
+        .collect();
+    if grpc_only.len() != doc["x-grpc-only"].as_array().map_or(0, Vec::len) {
+        checker.errors.push("x-grpc-only: every entry names its method and a reason".into());
+    }
+    checker.check_operations(doc["paths"].as_object().expect("paths is a map"), &grpc_only);
     checker.errors
 }
 
@@ -156,8 +173,8 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// (c) Operations match their methods; (d) every method has an operation.
-    fn check_operations(&mut self, paths: &'a Map<String, Value>) {
+    /// (c) Operations match their methods; (d) every method has an operation, but those listed as gRPC only.
+    fn check_operations(&mut self, paths: &'a Map<String, Value>, grpc_only: &[&str]) {
         let mut covered = BTreeSet::new();
         for (path, item) in paths {
             for verb in VERBS.into_iter().filter(|v| item.get(*v).is_some()) {
@@ -174,9 +191,16 @@ impl<'a> Checker<'a> {
                 covered.insert(name.to_string());
             }
         }
+        for name in grpc_only {
+            if find_method(name).is_none() {
+                self.errors.push(format!("x-grpc-only: {name} is not a method of the proto"));
+            } else if covered.contains(*name) {
+                self.errors.push(format!("x-grpc-only: {name} has a REST operation"));
+            }
+        }
         for method in contract_methods() {
             let name = format!("{}/{}", method.parent_service().full_name(), method.name());
-            if !covered.contains(&name) {
+            if !covered.contains(&name) && !grpc_only.contains(&name.as_str()) {
                 self.errors.push(format!("method {name} has no REST operation (x-grpc-method)"));
             }
         }
@@ -184,28 +208,56 @@ impl<'a> Checker<'a> {
 
     fn check_operation(&mut self, at: &str, verb: &str, op: &'a Value, method: &MethodDescriptor) {
         let (input, output) = (method.input(), method.output());
-        let body = &op["requestBody"]["content"]["application/json"]["schema"];
-        if !body.is_null() {
-            self.expect_message(at, "request body", body, &input);
+        let body = &op["requestBody"]["content"];
+        if !body[JSON]["schema"].is_null() {
+            match method.is_client_streaming() {
+                false => self.expect_message(at, "request body", &body[JSON]["schema"], &input),
+                true => self.expect_batch(at, &body[JSON]["schema"], &input),
+            }
         }
-        self.expect_message(
-            at,
-            "200 response",
-            &op["responses"]["200"]["content"]["application/json"]["schema"],
-            &output,
-        );
-        if verb == "get" && input.fields().len() > 0 {
-            self.errors.push(format!("{at}: a GET has no body, but {} has fields", input.full_name()));
+        if !body[NDJSON]["schema"].is_null() {
+            if !method.is_client_streaming() {
+                self.errors.push(format!("{at}: an NDJSON request body, but the method takes one message"));
+            }
+            self.expect_message(at, "NDJSON request line", &body[NDJSON]["schema"], &input);
         }
-        for param in op["parameters"].as_array().into_iter().flatten().filter(|p| p["in"] == "path") {
+        let answer = &op["responses"]["200"]["content"];
+        match method.is_server_streaming() {
+            false => self.expect_message(at, "200 response", &answer[JSON]["schema"], &output),
+            true => self.expect_message(at, "200 response's NDJSON line", &answer[NDJSON]["schema"], &output),
+        }
+        let parameters: Vec<&Value> = op["parameters"].as_array().into_iter().flatten().collect();
+        if verb == "get" {
+            let named: BTreeSet<&str> = parameters.iter().filter_map(|p| p["name"].as_str()).collect();
+            if let Some(field) = input.fields().find(|f| !named.contains(f.json_name())) {
+                self.errors.push(format!(
+                    "{at}: a GET has no body, but {} has the field {}",
+                    input.full_name(),
+                    field.json_name()
+                ));
+            }
+        }
+        for param in parameters.into_iter().filter(|p| p["in"] == "path" || p["in"] == "query") {
             let name = param["name"].as_str().unwrap_or_default();
             let result = match input.get_field_by_json_name(name) {
                 Some(field) => self.check_field(&field, &param["schema"]),
                 None => Err(format!("not a field of {}", input.full_name())),
             };
             if let Err(e) = result {
-                self.errors.push(format!("{at}: path parameter {name}: {e}"));
+                self.errors.push(format!("{at}: {} parameter {name}: {e}", param["in"].as_str().unwrap_or_default()));
             }
+        }
+    }
+
+    /// A JSON batch of a client stream's messages: an object whose one property is an array of them.
+    fn expect_batch(&mut self, at: &str, schema: &'a Value, desc: &MessageDescriptor) {
+        let schema = self.resolve(schema);
+        let props: Vec<&Value> = schema["properties"].as_object().into_iter().flat_map(|p| p.values()).collect();
+        let batch = matches!(props.as_slice(), [only] if only["type"] == "array"
+            && self.message_of(&only["items"]) == Some(desc.full_name()));
+        if !batch {
+            self.errors
+                .push(format!("{at}: the request body of a stream of {} is not a batch of them", desc.full_name()));
         }
     }
 

@@ -3,6 +3,7 @@
 
 pub mod answered;
 mod fail;
+pub mod records;
 pub mod stall;
 pub mod tls;
 

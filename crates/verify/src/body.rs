@@ -30,11 +30,28 @@ pub fn message(name: &str) -> Result<MessageDescriptor> {
     pool().get_message_by_name(name).ok_or_else(|| anyhow!("the contract has no message {name}"))
 }
 
-/// A REST body: JSON compact, the rest raw.
+/// A REST body: JSON compact, NDJSON as its lines together, the rest raw.
 pub fn rest_bytes(body: &Body) -> Result<Bytes> {
     match body {
         Body::Json(value) => Ok(Bytes::from(serde_json::to_vec(value)?)),
+        Body::Ndjson(_) => Ok(rest_pieces(body)?.concat().into()),
         other => raw_bytes(other),
+    }
+}
+
+/// A REST body as the pieces a streamed upload sends: an NDJSON body line by line (each compact,
+/// ending in a newline), any other whole.
+pub fn rest_pieces(body: &Body) -> Result<Vec<Bytes>> {
+    match body {
+        Body::Ndjson(values) => values
+            .iter()
+            .map(|v| {
+                let mut line = serde_json::to_vec(v)?;
+                line.push(b'\n');
+                Ok(Bytes::from(line))
+            })
+            .collect(),
+        other => Ok(vec![rest_bytes(other)?]),
     }
 }
 
@@ -54,6 +71,7 @@ fn raw_bytes(body: &Body) -> Result<Bytes> {
     let b64 = |s: &str| base64::engine::general_purpose::STANDARD.decode(s).context("bad base64 in a vector");
     match body {
         Body::Json(_) => unreachable!("handled by the callers"),
+        Body::Ndjson(_) => anyhow::bail!("an NDJSON body is for REST calls, not a gRPC message"),
         Body::Text(text) => Ok(Bytes::from(text.clone())),
         Body::Base64(data) => Ok(Bytes::from(b64(data)?)),
         Body::Fill(Fill { byte, size, prefix_base64, suffix_base64 }) => {

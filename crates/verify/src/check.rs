@@ -1,12 +1,12 @@
 //! Runs one vector against a server and judges the answer.
 
-use super::body::{grpc_bytes, message, method, rest_bytes};
+use super::body::{grpc_bytes, message, method, rest_bytes, rest_pieces};
 use super::grpc::{code_name, GrpcConn};
-use super::http1::Http1Conn;
+use super::http1::{Http1Conn, Pieces};
 use anyhow::{anyhow, bail, Result};
 use bytes::Bytes;
 use callbench_contract::rest_json::{message_from_proto_json, message_from_rest, message_to_rest, same_message};
-use callbench_contract::vectors::{GrpcCase, RestCase};
+use callbench_contract::vectors::{Body, GrpcCase, RestCase};
 use prost_reflect::DynamicMessage;
 use std::net::SocketAddr;
 
@@ -14,7 +14,11 @@ use std::net::SocketAddr;
 pub async fn check_rest(addr: SocketAddr, case: &RestCase) -> Result<()> {
     let mut conn = Http1Conn::connect(addr).await?;
     let (headers, body) = rest_request(case)?;
-    let reply = conn.send(&case.method, &case.path, &headers, body).await?;
+    let body = match &case.body {
+        Some(ndjson @ Body::Ndjson(_)) => Pieces::chunked(rest_pieces(ndjson)?),
+        _ => Pieces::whole(body),
+    };
+    let reply = conn.send_body(&case.method, &case.path, &headers, body).await?;
     judge_rest(case, reply.status, &reply.content_type, &reply.body)
 }
 
@@ -26,11 +30,17 @@ pub fn judge_rest(case: &RestCase, status: u16, content_type: &str, body: &[u8])
     if case.expect.json.is_some() && !content_type.starts_with("application/json") {
         bail!("content-type '{content_type}' (expected application/json)");
     }
+    if case.expect.ndjson.is_some() && !content_type.starts_with("application/x-ndjson") {
+        bail!("content-type '{content_type}' (expected application/x-ndjson)");
+    }
     judge_rest_body(case, body)
 }
 
 /// Judges a REST answer's body (its status and content type aside).
 pub fn judge_rest_body(case: &RestCase, body: &[u8]) -> Result<()> {
+    if let Some(lines) = &case.expect.ndjson {
+        return judge_ndjson(case, lines, body);
+    }
     let Some(expected) = &case.expect.json else { return Ok(()) };
     let got: serde_json::Value =
         serde_json::from_slice(body).map_err(|e| anyhow!("body is not JSON ({e}): {}", snippet(body)))?;
@@ -46,14 +56,40 @@ pub fn judge_rest_body(case: &RestCase, body: &[u8]) -> Result<()> {
     }
 }
 
+/// A streamed answer: one JSON value a line, every line ending in a newline, each the expected
+/// line's message.
+fn judge_ndjson(case: &RestCase, expected: &[serde_json::Value], body: &[u8]) -> Result<()> {
+    if !body.is_empty() && !body.ends_with(b"\n") {
+        bail!("the last line does not end in a newline: ...{}", snippet(&body[body.len().saturating_sub(200)..]));
+    }
+    let lines: Vec<&[u8]> = body.split(|b| *b == b'\n').filter(|l| !l.is_empty()).collect();
+    if lines.len() != expected.len() {
+        bail!("{} lines (expected {}): {}", lines.len(), expected.len(), snippet(body));
+    }
+    let name = case.expect.message.as_deref().ok_or_else(|| anyhow!("vector: ndjson without a message type"))?;
+    let desc = message(name)?;
+    for (i, (line, want)) in lines.iter().zip(expected).enumerate() {
+        let got: serde_json::Value =
+            serde_json::from_slice(line).map_err(|e| anyhow!("line {} is not JSON ({e}): {}", i + 1, snippet(line)))?;
+        let want = message_from_rest(&desc, want).map_err(|e| anyhow!("vector: {e}"))?;
+        let got = message_from_rest(&desc, &got).map_err(|e| anyhow!("line {} is not a {name}: {e}", i + 1))?;
+        compare(&want, &got).map_err(|e| anyhow!("line {}: {e}", i + 1))?;
+    }
+    Ok(())
+}
+
 /// Headers and body of a REST vector; JSON bodies get `Content-Type: application/json` unless overridden.
 pub fn rest_request(case: &RestCase) -> Result<(Vec<(String, String)>, Bytes)> {
     let mut headers: Vec<(String, String)> = case.headers.iter().map(|(k, v)| (k.to_lowercase(), v.clone())).collect();
     let body = match &case.body {
         Some(body) => {
-            let is_json = matches!(body, callbench_contract::vectors::Body::Json(_));
-            if is_json && !headers.iter().any(|(k, _)| k == "content-type") {
-                headers.push(("content-type".into(), "application/json".into()));
+            let default_type = match body {
+                Body::Json(_) => Some("application/json"),
+                Body::Ndjson(_) => Some("application/x-ndjson"),
+                _ => None,
+            };
+            if let Some(default_type) = default_type.filter(|_| !headers.iter().any(|(k, _)| k == "content-type")) {
+                headers.push(("content-type".into(), default_type.into()));
             }
             rest_bytes(body)?
         }
@@ -64,15 +100,50 @@ pub fn rest_request(case: &RestCase) -> Result<(Vec<(String, String)>, Bytes)> {
 
 pub async fn check_grpc(addr: SocketAddr, case: &GrpcCase) -> Result<()> {
     let mut conn = GrpcConn::connect(addr).await?;
-    let (path, content_type, message_bytes) = grpc_request(case)?;
-    let reply = conn.call(&path, &content_type, &message_bytes).await?;
+    let (path, content_type, messages) = grpc_request(case)?;
+    let reply = conn.call_stream(&path, &content_type, &messages).await?;
     let code = if reply.http_status == 200 { reply.code } else { None };
     if !judge_grpc_status(case, code, &format!("HTTP {} {}", reply.http_status, reply.message))? {
+        return Ok(());
+    }
+    if let Some(expected) = &case.expect.messages {
+        judge_grpc_messages(case, expected, &reply.messages)?;
+    }
+    if case.expect.json.is_none() {
         return Ok(());
     }
     let body = reply.body.ok_or_else(|| anyhow!("OK without a (decodable, uncompressed) reply message"))?;
     let got = DynamicMessage::decode(output(case)?, body).map_err(|e| anyhow!("reply does not decode: {e}"))?;
     judge_grpc_reply(case, &got)
+}
+
+/// Decodes every message of a streamed answer and judges them against the vector's.
+fn judge_grpc_messages(case: &GrpcCase, expected: &[serde_json::Value], got: &[(bool, Bytes)]) -> Result<()> {
+    let output = output(case)?;
+    let mut decoded = Vec::with_capacity(got.len());
+    for (i, (compressed, bytes)) in got.iter().enumerate() {
+        if *compressed {
+            bail!("answer message {} is compressed, though the call did not accept it", i + 1);
+        }
+        let message = DynamicMessage::decode(output.clone(), bytes.clone())
+            .map_err(|e| anyhow!("answer message {} does not decode: {e}", i + 1))?;
+        decoded.push(message);
+    }
+    judge_grpc_stream(case, expected, &decoded)
+}
+
+/// Judges the messages of a streamed answer, however they were obtained: as many as expected, each
+/// the expected one, in order.
+pub fn judge_grpc_stream(case: &GrpcCase, expected: &[serde_json::Value], got: &[DynamicMessage]) -> Result<()> {
+    if got.len() != expected.len() {
+        bail!("{} answer messages (expected {})", got.len(), expected.len());
+    }
+    let output = output(case)?;
+    for (i, (got, want)) in got.iter().zip(expected).enumerate() {
+        let want = message_from_proto_json(&output, want).map_err(|e| anyhow!("vector: {e}"))?;
+        compare(&want, got).map_err(|e| anyhow!("answer message {}: {e}", i + 1))?;
+    }
+    Ok(())
 }
 
 /// Judges a gRPC status (`None`: no grpc-status, e.g. an HTTP-level refusal). Ok(true) when
@@ -90,7 +161,7 @@ pub fn judge_grpc_status(case: &GrpcCase, code: Option<i32>, detail: &str) -> Re
         let got = code.map(code_name).unwrap_or("no grpc-status");
         bail!("{got} (expected {}); {detail}", case.expect.code);
     }
-    Ok(case.expect.json.is_some())
+    Ok(case.expect.json.is_some() || case.expect.messages.is_some())
 }
 
 /// Judges a gRPC reply message against the vector's expected JSON.
@@ -112,12 +183,12 @@ fn compare(want: &DynamicMessage, got: &DynamicMessage) -> Result<()> {
     Ok(())
 }
 
-/// Path, content type and message bytes of a gRPC vector.
-pub fn grpc_request(case: &GrpcCase) -> Result<(String, String, Bytes)> {
+/// Path, content type and request messages of a gRPC vector.
+pub fn grpc_request(case: &GrpcCase) -> Result<(String, String, Vec<Bytes>)> {
     let input = method(&case.method).map(|m| m.input());
-    let bytes = grpc_bytes(&case.request, input.as_ref())?;
+    let messages = case.bodies().into_iter().map(|b| grpc_bytes(b, input.as_ref())).collect::<Result<_>>()?;
     let content_type = case.content_type.clone().unwrap_or_else(|| "application/grpc".into());
-    Ok((format!("/{}", case.method), content_type, bytes))
+    Ok((format!("/{}", case.method), content_type, messages))
 }
 
 fn snippet(body: &[u8]) -> String {

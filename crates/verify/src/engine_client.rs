@@ -7,7 +7,7 @@
 use crate::check::{grpc_request, judge_grpc_reply, judge_grpc_status, judge_rest_body, output, rest_request};
 use anyhow::{anyhow, bail, Result};
 use callbench_contract::vectors::{GrpcCase, RestCase};
-use callbench_engine::grpc::{Grpc, GrpcCall};
+use callbench_engine::grpc::{Grpc, GrpcCall, Pace, Shape};
 use callbench_engine::http1::Http1;
 use callbench_engine::net::Endpoint;
 use callbench_engine::request::{BodyCheck, Expect, HttpRequest};
@@ -37,7 +37,11 @@ impl Why {
         *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(format!("{e:#}"));
     }
     fn take(&self) -> String {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).take().unwrap_or_else(|| "the answer did not decode".into())
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+            .unwrap_or_else(|| "the answer did not decode, or its messages were not as many as expected".into())
     }
 }
 
@@ -89,11 +93,20 @@ pub async fn check_grpc(addr: SocketAddr, case: &GrpcCase) -> Sent {
     Sent::Judged(grpc(addr, case).await)
 }
 
+/// A streaming vector goes as the engine sends a stream: a bidirectional one in ping-pong, each
+/// message after the answer to the one before, so a server that waits for more input before it
+/// answers fails; the engine checks the first answer message and counts them all.
 async fn grpc(addr: SocketAddr, case: &GrpcCase) -> Result<()> {
-    let (path, _, message) = grpc_request(case)?;
+    let (path, _, messages) = grpc_request(case)?;
+    // A method the contract does not define (an unknown-route vector) is called as a unary one.
+    let shape = crate::body::method(&case.method)
+        .map_or(Shape::Unary, |m| Shape::of(m.is_client_streaming(), m.is_server_streaming()));
+    let ok_messages = case.expect.messages.as_ref().filter(|_| case.expect.code == "OK");
+    let first = case.expect.json.clone().or_else(|| ok_messages.and_then(|m| m.first().cloned()));
     let why = Why::default();
-    let check: Option<BodyCheck> = case.expect.json.is_some().then(|| {
-        let (case, why) = (case.clone(), why.clone());
+    let check: Option<BodyCheck> = first.map(|first| {
+        let (mut case, why) = (case.clone(), why.clone());
+        case.expect.json = Some(first);
         Box::new(move |bytes: &[u8]| {
             let judged = output(&case)
                 .and_then(|d| DynamicMessage::decode(d, bytes).map_err(|e| anyhow!("reply does not decode: {e}")))
@@ -101,7 +114,14 @@ async fn grpc(addr: SocketAddr, case: &GrpcCase) -> Result<()> {
             judged.map_err(|e| why.set(e)).is_ok()
         }) as BodyCheck
     });
-    let call = GrpcCall { check, ..GrpcCall::unary(path, message.to_vec()) };
+    let call = GrpcCall {
+        messages: messages.iter().map(|m| m.to_vec()).collect(),
+        check,
+        shape,
+        pace: if shape == Shape::Bidi { Pace::PingPong } else { Pace::Burst },
+        expect_messages: ok_messages.map(|m| m.len() as u64),
+        ..GrpcCall::unary(path, Vec::new())
+    };
     let target = Grpc::new(endpoint(addr, b"h2")?, 1, false, call).map_err(|e| anyhow!(e))?;
     let code = match call_once(&target).await? {
         Outcome::Ok => Some(0),

@@ -26,7 +26,7 @@ pub struct FloodStats {
 /// One bad request, ready to send.
 enum BadRequest {
     Rest { method: String, path: String, headers: Vec<(String, String)>, body: Bytes },
-    Grpc { path: String, content_type: String, message: Bytes },
+    Grpc { path: String, content_type: String, messages: Vec<Bytes> },
 }
 
 /// Oversized bodies and heavy vectors (refused after the workload ran: a Python server takes half a
@@ -111,8 +111,8 @@ impl Conn {
             (Conn::Rest(c), BadRequest::Rest { method, path, headers, body }) => {
                 c.send(method, path, headers, body.clone()).await.map(|_| ())
             }
-            (Conn::Grpc(c), BadRequest::Grpc { path, content_type, message }) => {
-                c.call(path, content_type, message).await.map(|_| ())
+            (Conn::Grpc(c), BadRequest::Grpc { path, content_type, messages }) => {
+                c.call_stream(path, content_type, messages).await.map(|_| ())
             }
             _ => unreachable!("requests are built for the connection's protocol"),
         }
@@ -132,8 +132,9 @@ fn bad_requests(protocol: Protocol) -> Result<(Vec<BadRequest>, Vec<BadRequest>)
                     (request, matches!(rest.body, Some(Body::Fill(_))))
                 }
                 (Protocol::Grpc, _, Some(grpc)) => {
-                    let (path, content_type, message) = grpc_request(grpc)?;
-                    (BadRequest::Grpc { path, content_type, message }, matches!(grpc.request, Body::Fill(_)))
+                    let (path, content_type, messages) = grpc_request(grpc)?;
+                    let is_fill = grpc.bodies().iter().any(|b| matches!(b, Body::Fill(_)));
+                    (BadRequest::Grpc { path, content_type, messages }, is_fill)
                 }
                 _ => continue,
             };
@@ -159,7 +160,9 @@ mod tests {
             let (small, rare) = bad_requests(protocol).unwrap();
             let heavy = |r: &BadRequest| match r {
                 BadRequest::Rest { body, .. } => body.starts_with(b"{\"ntimes\":32,"),
-                BadRequest::Grpc { path, message, .. } => path.ends_with("Life/Step") && message.starts_with(&[8, 32]),
+                BadRequest::Grpc { path, messages, .. } => {
+                    path.ends_with("Life/Step") && messages[0].starts_with(&[8, 32])
+                }
             };
             assert_eq!(rare.iter().filter(|r| heavy(r)).count(), 1, "{protocol}");
             assert!(!small.iter().any(heavy), "{protocol}");

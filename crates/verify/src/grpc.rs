@@ -24,6 +24,8 @@ pub struct GrpcReply {
     pub message: String,
     /// The first reply message, without its 5-byte prefix (uncompressed replies only).
     pub body: Option<Bytes>,
+    /// Every reply message in order, as sent: (compressed flag, payload); a cut-off one is left out.
+    pub messages: Vec<(bool, Bytes)>,
     /// The reply's `grpc-encoding` and its first message as sent: (compressed flag, payload).
     pub encoding: String,
     pub raw_message: Option<(bool, Bytes)>,
@@ -59,6 +61,17 @@ impl GrpcConn {
         self.call_with(path, content_type, message, false, &[]).await
     }
 
+    /// One call whose request is `messages` in order (a client or bidi stream), then half-closed.
+    pub async fn call_stream(&mut self, path: &str, content_type: &str, messages: &[Bytes]) -> Result<GrpcReply> {
+        let mut frames = BytesMut::new();
+        for message in messages {
+            frames.put_u8(0);
+            frames.put_u32(message.len() as u32);
+            frames.put_slice(message);
+        }
+        self.send(path, content_type, frames.freeze(), &[]).await
+    }
+
     /// A unary call whose message is sent with the compressed flag set as given (the bytes as
     /// they are), with extra headers (`grpc-encoding`, `grpc-accept-encoding`...).
     pub async fn call_with(
@@ -73,6 +86,17 @@ impl GrpcConn {
         frame.put_u8(compressed as u8);
         frame.put_u32(message.len() as u32);
         frame.put_slice(message);
+        self.send(path, content_type, frame.freeze(), headers).await
+    }
+
+    /// Sends `frames` (length-prefixed messages) as the request body and reads the whole answer.
+    async fn send(
+        &mut self,
+        path: &str,
+        content_type: &str,
+        frames: Bytes,
+        headers: &[(&str, &str)],
+    ) -> Result<GrpcReply> {
         let mut request = hyper::Request::builder()
             .method("POST")
             .uri(format!("{}://{}{path}", if crate::dial::is_tls(self.addr) { "https" } else { "http" }, self.addr))
@@ -81,7 +105,7 @@ impl GrpcConn {
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
-        let request = request.body(Full::new(frame.freeze())).context("cannot build the request")?;
+        let request = request.body(Full::new(frames)).context("cannot build the request")?;
         self.sender.ready().await.context("connection closed")?;
         tokio::time::timeout(Duration::from_secs(30), async {
             let response = self.sender.send_request(request).await?;
@@ -101,6 +125,7 @@ impl GrpcConn {
                 code: code.parse().ok(),
                 message,
                 body: first_message(&data),
+                messages: all_messages(&data),
                 encoding,
                 raw_message: raw_first_message(&data),
             })
@@ -117,6 +142,21 @@ fn first_message(data: &Bytes) -> Option<Bytes> {
     }
     let len = u32::from_be_bytes([data[1], data[2], data[3], data[4]]) as usize;
     (data.len() >= 5 + len).then(|| data.slice(5..5 + len))
+}
+
+/// Every whole length-prefixed message in `data`: (compressed flag, payload).
+fn all_messages(data: &Bytes) -> Vec<(bool, Bytes)> {
+    let mut messages = Vec::new();
+    let mut at = 0;
+    while data.len() >= at + 5 {
+        let len = u32::from_be_bytes([data[at + 1], data[at + 2], data[at + 3], data[at + 4]]) as usize;
+        if data.len() < at + 5 + len {
+            break;
+        }
+        messages.push((data[at] == 1, data.slice(at + 5..at + 5 + len)));
+        at += 5 + len;
+    }
+    messages
 }
 
 /// The first length-prefixed message in `data`: its compressed flag and payload.
@@ -139,5 +179,8 @@ mod tests {
         assert!(first_message(&Bytes::from_static(&[0, 0, 0, 0, 9, 1])).is_none());
         assert_eq!(code_name(8), "RESOURCE_EXHAUSTED");
         assert_eq!(code_name(99), "UNKNOWN_CODE");
+        let two = Bytes::from_static(&[0, 0, 0, 0, 1, 7, 1, 0, 0, 0, 0, 0, 0, 0, 0, 9]);
+        let got = all_messages(&two);
+        assert_eq!(got, vec![(false, Bytes::from_static(&[7])), (true, Bytes::new())]);
     }
 }

@@ -4,9 +4,12 @@
 use anyhow::{Context, Result};
 use bytes::Bytes;
 use callbench_engine::net::Stream;
-use http_body_util::{BodyExt, Full};
+use http_body::{Body, Frame, SizeHint};
+use http_body_util::BodyExt;
 use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
+use std::collections::VecDeque;
+use std::convert::Infallible;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -16,7 +19,44 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 pub struct Http1Conn {
     addr: SocketAddr,
-    sender: SendRequest<Full<Bytes>>,
+    sender: SendRequest<Pieces>,
+}
+
+/// A request body: one piece sent with its `Content-Length`, or pieces sent as they come with
+/// `Transfer-Encoding: chunked` (a streamed upload), one chunk each.
+pub struct Pieces {
+    pieces: VecDeque<Bytes>,
+    chunked: bool,
+}
+
+impl Pieces {
+    pub fn whole(body: Bytes) -> Pieces {
+        Pieces { pieces: VecDeque::from([body]), chunked: false }
+    }
+
+    pub fn chunked(pieces: Vec<Bytes>) -> Pieces {
+        Pieces { pieces: pieces.into_iter().filter(|p| !p.is_empty()).collect(), chunked: true }
+    }
+}
+
+impl Body for Pieces {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(mut self: Pin<&mut Self>, _: &mut TaskContext<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        Poll::Ready(self.pieces.pop_front().map(|piece| Ok(Frame::data(piece))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.pieces.iter().all(Bytes::is_empty) && !self.chunked
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match self.chunked {
+            true => SizeHint::default(),
+            false => SizeHint::with_exact(self.pieces.iter().map(|p| p.len() as u64).sum()),
+        }
+    }
 }
 
 /// A TCP stream whose writes the server refused by closing (EPIPE, reset) count as written. A
@@ -86,11 +126,22 @@ impl Http1Conn {
         headers: &[(String, String)],
         body: Bytes,
     ) -> Result<HttpReply> {
+        self.send_body(method, path, headers, Pieces::whole(body)).await
+    }
+
+    /// Sends one request whose body is `body`, whole or in chunks.
+    pub async fn send_body(
+        &mut self,
+        method: &str,
+        path: &str,
+        headers: &[(String, String)],
+        body: Pieces,
+    ) -> Result<HttpReply> {
         let mut request = hyper::Request::builder().method(method).uri(path).header("host", self.addr.to_string());
         for (name, value) in headers.iter().filter(|(_, v)| !v.is_empty()) {
             request = request.header(name.as_str(), value.as_str());
         }
-        let request = request.body(Full::new(body)).context("cannot build the request")?;
+        let request = request.body(body).context("cannot build the request")?;
         self.sender.ready().await.context("connection closed")?;
         let response = tokio::time::timeout(Duration::from_secs(30), async {
             let response = self.sender.send_request(request).await?;

@@ -107,8 +107,9 @@ fn curl_agrees_with_rust_axum() {
     curl_agrees("rust-axum");
 }
 
-/// grpcurl exits with 64 + the status code when a call fails.
-fn grpcurl(addr: &str, case: &GrpcCase, json: &serde_json::Value) -> (Option<i32>, String, String) {
+/// grpcurl exits with 64 + the status code when a call fails. `json` is the request message, or
+/// a stream's messages one after another.
+fn grpcurl(addr: &str, case: &GrpcCase, json: &str) -> (Option<i32>, String, String) {
     let mut child = Command::new(tool("grpcurl"))
         .args(["-plaintext", "-format", "json", "-d", "@", addr, &case.method])
         .stdin(Stdio::piped())
@@ -116,7 +117,7 @@ fn grpcurl(addr: &str, case: &GrpcCase, json: &serde_json::Value) -> (Option<i32
         .stderr(Stdio::piped())
         .spawn()
         .expect("grpcurl runs");
-    child.stdin.take().unwrap().write_all(json.to_string().as_bytes()).unwrap();
+    child.stdin.take().unwrap().write_all(json.as_bytes()).unwrap();
     let output = child.wait_with_output().unwrap();
     let code = match output.status.code() {
         Some(0) => Some(0),
@@ -136,21 +137,39 @@ fn grpcurl_agrees_with_rust_tonic() {
     for v in vectors::all().into_iter().flat_map(|f| f.vectors) {
         // grpcurl sends JSON through reflection; raw-byte vectors and content-type tricks are callbench's own.
         let Some(case) = v.grpc else { continue };
-        let (Body::Json(json), None) = (&case.request, &case.content_type) else { continue };
+        let jsons: Option<Vec<String>> = case
+            .bodies()
+            .into_iter()
+            .map(|b| match b {
+                Body::Json(json) => Some(json.to_string()),
+                _ => None,
+            })
+            .collect();
+        let (Some(jsons), None) = (jsons, &case.content_type) else { continue };
         if body::method(&case.method).is_none() {
             continue;
         }
         checked += 1;
-        let (code, stdout, stderr) = grpcurl(&addr, &case, json);
+        let (code, stdout, stderr) = grpcurl(&addr, &case, &jsons.join("\n"));
         let judged = check::judge_grpc_status(&case, code, &stderr).and_then(|judge_reply| {
             if !judge_reply {
                 return Ok(());
             }
-            let reply: serde_json::Value = serde_json::from_str(&stdout)?;
             let desc = check::output(&case)?;
-            let got =
-                callbench_contract::rest_json::message_from_proto_json(&desc, &reply).map_err(anyhow::Error::msg)?;
-            check::judge_grpc_reply(&case, &got)
+            let got = serde_json::Deserializer::from_str(&stdout)
+                .into_iter::<serde_json::Value>()
+                .map(|reply| {
+                    callbench_contract::rest_json::message_from_proto_json(&desc, &reply?).map_err(anyhow::Error::msg)
+                })
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            if let Some(expected) = &case.expect.messages {
+                check::judge_grpc_stream(&case, expected, &got)?;
+            }
+            match (&case.expect.json, got.first()) {
+                (Some(_), Some(first)) => check::judge_grpc_reply(&case, first),
+                (Some(_), None) => anyhow::bail!("no reply message"),
+                (None, _) => Ok(()),
+            }
         });
         if let Err(e) = judged {
             failures.push(format!("{}: {e}", v.name));

@@ -26,9 +26,10 @@ type RESTCase struct {
 	Headers map[string]string `json:"headers"` // "" means: do not send this header
 	Body    *Body             `json:"body"`
 	Expect  struct {
-		Status  int             `json:"status"`
-		Message string          `json:"message"`
-		JSON    json.RawMessage `json:"json"`
+		Status  int               `json:"status"`
+		Message string            `json:"message"`
+		JSON    json.RawMessage   `json:"json"`
+		NDJSON  []json.RawMessage `json:"ndjson"` // a streamed answer: every line, in order
 	} `json:"expect"`
 }
 
@@ -36,17 +37,23 @@ type GRPCCase struct {
 	Method      string `json:"method"` // package.Service/Method
 	ContentType string `json:"content_type"`
 	Request     Body   `json:"request"`
+	Requests    []Body `json:"requests"` // a client- or bidi-streaming call: sent in order, then half-closed
 	Expect      struct {
-		Code string          `json:"code"` // a status name, or ANY_ERROR
-		JSON json.RawMessage `json:"json"`
+		Code     string            `json:"code"` // a status name, or ANY_ERROR
+		JSON     json.RawMessage   `json:"json"`
+		Messages []json.RawMessage `json:"messages"` // a server- or bidi-streaming call: every answer, in order
 	} `json:"expect"`
 }
 
-// Body is exactly one of JSON, Text, Base64, Fill.
+// Streams tells whether the call sends a stream of requests.
+func (c *GRPCCase) Streams() bool { return c.Requests != nil }
+
+// Body is exactly one of JSON, NDJSON, Text, Base64, Fill.
 type Body struct {
-	JSON   json.RawMessage `json:"json"`
-	Text   *string         `json:"text"`
-	Base64 *string         `json:"base64"`
+	JSON   json.RawMessage   `json:"json"`
+	NDJSON []json.RawMessage `json:"ndjson"` // compact JSON lines, sent as application/x-ndjson, chunked
+	Text   *string           `json:"text"`
+	Base64 *string           `json:"base64"`
 	Fill   *struct {
 		Byte   byte   `json:"byte"`
 		Size   int    `json:"size"`
@@ -55,9 +62,19 @@ type Body struct {
 	} `json:"fill"`
 }
 
-// Raw is the bytes of a non-JSON body (JSON bodies are the caller's to encode).
+// Raw is the bytes of a non-JSON body (JSON bodies are the caller's to encode);
+// NDJSON is its values compacted, each line ending in a newline.
 func (b *Body) Raw() ([]byte, error) {
 	switch {
+	case b.NDJSON != nil:
+		var out bytes.Buffer
+		for _, line := range b.NDJSON {
+			if err := json.Compact(&out, line); err != nil {
+				return nil, err
+			}
+			out.WriteByte('\n')
+		}
+		return out.Bytes(), nil
 	case b.Text != nil:
 		return []byte(*b.Text), nil
 	case b.Base64 != nil:

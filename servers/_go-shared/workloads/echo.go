@@ -46,6 +46,14 @@ type Location struct {
 	Longitude float64 `json:"longitude"`
 }
 
+// coordinates are the latitude and longitude; 0, 0 for an absent location.
+func (l *Location) coordinates() (latitude, longitude float64) {
+	if l == nil {
+		return 0, 0
+	}
+	return l.Latitude, l.Longitude
+}
+
 // Record is one echo record: mixed field types, like grpc_bench's complex_proto.
 type Record struct {
 	ID       int64     `json:"id"`
@@ -81,10 +89,7 @@ func CheckRecord(i int, kind Kind, numbers ...float64) error {
 func Echo(m *EchoMessage) error {
 	for i := range m.Records {
 		r := &m.Records[i]
-		var lat, lon float64
-		if r.Location != nil {
-			lat, lon = r.Location.Latitude, r.Location.Longitude
-		}
+		lat, lon := r.Location.coordinates()
 		if err := CheckRecord(i, r.Kind, r.Score, lat, lon); err != nil {
 			return err
 		}

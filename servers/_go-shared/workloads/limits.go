@@ -1,5 +1,5 @@
 // Package workloads holds the callbench workloads (auth, students, cars, life,
-// echo) as plain functions shared by the Go reference servers: a port of
+// echo, records) as plain functions shared by the Go reference servers: a port of
 // crates/workloads/src. The types are the contract's REST JSON shapes; the gRPC
 // server converts its protobuf messages to them where a workload needs it.
 package workloads
@@ -25,4 +25,10 @@ const (
 	MaxCoordinate = 1_000_000_000
 	// MaxPopulation bounds a step's cost: it fails once the population grows past it.
 	MaxPopulation = 50_000
+
+	// MaxDownload is the most records one download may ask for.
+	MaxDownload = 100_000
+	// MaxUploadBytes bounds a streamed (NDJSON) upload as a whole; each of its
+	// lines is bounded by MaxBodyBytes.
+	MaxUploadBytes = 64 * 1024 * 1024
 )

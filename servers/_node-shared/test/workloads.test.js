@@ -6,7 +6,7 @@ const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { test } = require('node:test');
-const { auth, cars, echo, life, limits } = require('../workloads');
+const { auth, cars, echo, life, limits, records } = require('../workloads');
 
 const sortCells = (cells) => cells.slice().sort((a, b) => a[0] - b[0] || a[1] - b[1]);
 const code = (fn) => {
@@ -112,4 +112,35 @@ test('life: limits', () => {
   assert.equal(code(() => life.step(big, 1)), 'INVALID_ARGUMENT');
   const line = Array.from({ length: 5000 }, (_, i) => [i, 0]);
   assert.equal(code(() => life.step(line, 32)), 'INVALID_ARGUMENT');
+});
+
+test('records: a summary counts and remembers the ends, refusing what echo refuses', () => {
+  const summary = records.UploadSummary.of(Array.from({ length: 5 }, (_, i) => records.downloaded(i)));
+  assert.deepEqual({ ...summary }, { count: 5, activeCount: 3, firstId: 1, lastId: 5, sampleCount: 15 });
+  assert.deepEqual({ ...records.UploadSummary.of([]) }, { count: 0, activeCount: 0, firstId: 0, lastId: 0, sampleCount: 0 });
+  assert.deepEqual({ ...records.UploadSummary.of([{}]) }, { count: 1, activeCount: 0, firstId: 0, lastId: 0, sampleCount: 0 });
+  for (const bad of [{ score: Infinity }, { location: { latitude: NaN } }, { kind: 9 }, { kind: 'KIND_HUGE' }]) {
+    assert.throws(() => records.UploadSummary.of([{ id: 1 }, bad]), { code: 'INVALID_ARGUMENT', message: /^record 1: / });
+  }
+});
+
+test('records: downloads follow the contract\'s rule and range', () => {
+  assert.deepEqual(records.downloaded(3), {
+    id: 4,
+    name: 'record-000003',
+    score: 1.5,
+    active: false,
+    kind: 'KIND_SMALL',
+    location: { city: 'Springfield', latitude: 39.78, longitude: -89.65 },
+    tags: ['alpha', 'beta'],
+    samples: [3, 4, 5],
+  });
+  assert.equal(records.downloaded(0).kind, 'KIND_SMALL');
+  assert.equal(records.downloaded(1).kind, 'KIND_MEDIUM');
+  assert.equal(records.downloaded(1_000_000).name, 'record-1000000');
+  assert.equal(records.downloadCount(0), 0);
+  assert.equal(records.downloadCount(limits.MAX_DOWNLOAD), 100_000);
+  for (const count of [-1, limits.MAX_DOWNLOAD + 1, 1.5, NaN, undefined]) {
+    assert.equal(code(() => records.downloadCount(count)), 'INVALID_ARGUMENT', String(count));
+  }
 });

@@ -10,19 +10,23 @@ const KINDS = new Set(['KIND_UNSPECIFIED', 'KIND_SMALL', 'KIND_MEDIUM', 'KIND_LA
 function echo(message) {
   const records = message.records ?? [];
   for (let i = 0; i < records.length; i++) {
-    const r = records[i];
-    if (r.kind !== undefined && !KINDS.has(r.kind)) {
-      throw invalid(`records[${i}]: unknown kind ${r.kind}`);
-    }
-    const location = r.location;
-    const finite =
-      Number.isFinite(r.score ?? 0) &&
-      (location == null || (Number.isFinite(location.latitude ?? 0) && Number.isFinite(location.longitude ?? 0)));
-    if (!finite) {
-      throw invalid(`records[${i}]: numbers must be finite`);
-    }
+    checkRecord(records[i], `records[${i}]`);
   }
   return message;
 }
 
-module.exports = { echo, KINDS };
+/** Echo's check of one record (numbers finite, kind known); `where` names the record in the error. */
+function checkRecord(r, where) {
+  if (r.kind !== undefined && !KINDS.has(r.kind)) {
+    throw invalid(`${where}: unknown kind ${r.kind}`);
+  }
+  const location = r.location;
+  const finite =
+    Number.isFinite(r.score ?? 0) &&
+    (location == null || (Number.isFinite(location.latitude ?? 0) && Number.isFinite(location.longitude ?? 0)));
+  if (!finite) {
+    throw invalid(`${where}: numbers must be finite`);
+  }
+}
+
+module.exports = { echo, checkRecord, KINDS };

@@ -8,5 +8,6 @@ module.exports = {
   errors: require('./errors'),
   life: require('./life'),
   limits: require('./limits'),
+  records: require('./records'),
   students: require('./students'),
 };

@@ -16,4 +16,8 @@ module.exports = Object.freeze({
   MAX_COORDINATE: 1_000_000_000,
   /** A step fails once the population grows past this, which bounds its cost. */
   MAX_POPULATION: 50_000,
+  /** The most records one download may ask for. */
+  MAX_DOWNLOAD: 100_000,
+  /** A streamed (NDJSON) upload as a whole; each of its lines is bounded by MAX_BODY_BYTES. */
+  MAX_UPLOAD_BYTES: 64 * 1024 * 1024,
 });

@@ -32,6 +32,10 @@ class WorkloadError(Exception):
         return cls(ErrorKind.NOT_FOUND, message)
 
     @classmethod
+    def too_large(cls, message: str) -> "WorkloadError":
+        return cls(ErrorKind.RESOURCE_EXHAUSTED, message)
+
+    @classmethod
     def internal(cls, message: str) -> "WorkloadError":
         return cls(ErrorKind.INTERNAL, message)
 

@@ -125,15 +125,23 @@ class LifeTest(unittest.TestCase):
 
 
 class EchoAndStudentsTest(unittest.TestCase):
-    def record(self, score=0.5, latitude=39.78, location=True):
+    def record(self, score=0.5, latitude=39.78, location=True, kind=1):
         place = SimpleNamespace(city="Springfield", latitude=latitude, longitude=-89.65) if location else None
-        return SimpleNamespace(score=score, location=place)
+        return SimpleNamespace(score=score, location=place, kind=kind)
 
     def test_echo_wants_finite_numbers(self):
         echo.validate([self.record(), self.record(location=False)])
         for bad in (self.record(score=float("nan")), self.record(latitude=float("inf"))):
             with self.assertRaises(WorkloadError):
                 echo.validate([self.record(), bad])
+
+    def test_echo_wants_a_known_kind(self):
+        # A protobuf record holds the number (open enum); a REST model holds the name, checked by its parser.
+        echo.validate([self.record(kind=0), self.record(kind=3), self.record(kind="KIND_LARGE")])
+        for kind in (4, 9, -1):
+            with self.assertRaises(WorkloadError) as e:
+                echo.validate([self.record(), self.record(kind=kind)])
+            self.assertEqual(e.exception.message, f"records[1].kind: unknown value {kind}")
 
     def test_two_fresh_students_per_call(self):
         first, second = students.list_students(), students.list_students()

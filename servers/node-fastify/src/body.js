@@ -1,5 +1,6 @@
 'use strict';
-// Request bodies: application/json only (parameters such as charset allowed), strict UTF-8.
+// Request bodies: application/json only (parameters such as charset allowed), strict UTF-8; the streamed
+// upload takes application/x-ndjson only.
 
 const { isUtf8 } = require('node:buffer');
 
@@ -29,17 +30,37 @@ function strictJsonBodies(fastify) {
 }
 
 /**
+ * The body parser of POST /records/upload, in a context of its own: application/x-ndjson only (parameters
+ * allowed; else 415), handed on unread as a stream (inflated when the request is compressed), which the handler
+ * reads line by line (ndjson.js). An upload announced over the upload limit is 413 before any of it is read.
+ */
+function ndjsonBodies(fastify, maxBytes) {
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('application/x-ndjson', (request, payload, done) => {
+    if (Number(request.headers['content-length']) > maxBytes) {
+      const err = new Error(`an upload is limited to ${maxBytes} bytes`);
+      err.statusCode = 413;
+      done(err, undefined); // fastify closes the connection: the client may still be sending
+      return;
+    }
+    done(null, payload);
+  });
+}
+
+/**
  * preValidation hook of the routes with a body: fastify skips parsing a PUT/POST without Content-Type and
  * body, so the missing media type would show up as a validation error (400); the contract wants 415.
  */
-function requireContentType(request, reply, done) {
-  if (request.headers['content-type'] === undefined) {
-    const err = new Error('Content-Type must be application/json');
-    err.statusCode = 415;
-    done(err);
-    return;
-  }
-  done();
+function requireContentType(mediaType) {
+  return (request, reply, done) => {
+    if (request.headers['content-type'] === undefined) {
+      const err = new Error(`Content-Type must be ${mediaType}`);
+      err.statusCode = 415;
+      done(err);
+      return;
+    }
+    done();
+  };
 }
 
-module.exports = { strictJsonBodies, requireContentType };
+module.exports = { strictJsonBodies, ndjsonBodies, requireContentType };

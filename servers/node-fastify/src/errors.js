@@ -22,6 +22,11 @@ function errorHandler(err, request, reply) {
     // a body that was read to its end but is not valid JSON leaves nothing unread.
     reply.removeHeader('connection');
   }
+  if (err.bodyUnread) {
+    // A streamed upload refused before its end (a limit, a broken stream): the rest is not read, so the
+    // connection cannot be kept.
+    reply.header('connection', 'close');
+  }
   if (err instanceof WorkloadError) {
     reply.code(err.httpStatus).send(errorBody(err.code, err.message));
     return;

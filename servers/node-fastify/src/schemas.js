@@ -76,6 +76,17 @@ const record = {
 const echoMessage = { type: 'object', properties: { records: { type: 'array', items: record } } };
 const echoRequest = { ...echoMessage, required: ['records'] };
 
+const uploadSummary = {
+  type: 'object',
+  properties: { count: int64, activeCount: int64, firstId: int64, lastId: int64, sampleCount: int64 },
+};
+// A query value stays a string (no type coercion): a decimal integer, else 400; its range is the workload's.
+const downloadQuery = {
+  type: 'object',
+  required: ['count'],
+  properties: { count: { type: 'string', pattern: '^[+-]?[0-9]+$' } },
+};
+
 const health = { type: 'object', properties: { status: string } };
 
 module.exports = {
@@ -88,5 +99,8 @@ module.exports = {
   stepRequest,
   echoMessage,
   echoRequest,
+  record,
+  uploadSummary,
+  downloadQuery,
   health,
 };

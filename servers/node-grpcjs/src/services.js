@@ -1,8 +1,10 @@
 'use strict';
-// The contract's gRPC services: convert the request, call the shared workload, convert the reply.
+// The contract's gRPC services: convert the request, call the shared workload, convert the reply
+// (the streaming calls of callbench.v1.Records are in records.js).
 
-const { status } = require('@grpc/grpc-js');
-const { cars, echo, errors, life, students } = require('../../_node-shared/workloads');
+const { cars, echo, life, students } = require('../../_node-shared/workloads');
+const { toBoard, toNumber, toStatus } = require('./convert');
+const records = require('./records');
 
 /** Handlers of every callbench.v1 service, by full service name. */
 function contractServices(users) {
@@ -21,6 +23,7 @@ function contractServices(users) {
       Step: unary(({ ntimes, board = [] }) => toBoard(life.step(board.map(({ x, y }) => [toNumber(x), toNumber(y)]), ntimes))),
     },
     'callbench.v1.Echo': { Echo: unary((request) => echo.echo(request)) },
+    'callbench.v1.Records': { Upload: records.upload, Converse: records.converse, Download: records.download },
   };
 }
 
@@ -36,27 +39,6 @@ function unary(fn) {
     }
     callback(null, reply);
   };
-}
-
-/** int64 fields are Long objects (absent: undefined); ids and coordinates beyond 2^53 are refused anyway. */
-function toNumber(value) {
-  if (value == null) {
-    return 0;
-  }
-  return typeof value === 'number' ? value : value.toNumber();
-}
-
-/** The workloads' [x, y] pairs as callbench.v1.Cell messages. */
-function toBoard({ board }) {
-  return { board: board.map(([x, y]) => ({ x, y })) };
-}
-
-function toStatus(err) {
-  if (err instanceof errors.WorkloadError) {
-    return { code: err.grpcCode, details: err.message };
-  }
-  process.stderr.write(`error: ${err.stack ?? err}\n`);
-  return { code: status.INTERNAL, details: 'internal error' };
 }
 
 module.exports = { contractServices };

@@ -4,9 +4,9 @@ from fastapi import FastAPI
 from starlette.middleware.gzip import GZipMiddleware
 
 from callbench_shared.auth import Mode, UserStore
-from callbench_shared.limits import MAX_BODY_BYTES
+from callbench_shared.limits import MAX_BODY_BYTES, MAX_UPLOAD_BYTES
 
-from . import errors, routes
+from . import errors, records, routes
 from .gzip_request import GzipRequestMiddleware
 from .unread_body import DrainBody
 
@@ -26,8 +26,11 @@ def create_app(users_path: str, mode: Mode) -> DrainBody:
     app.state.users = UserStore(users_path, mode)
     errors.install(app)
     app.include_router(routes.router)
+    app.include_router(records.router)
     # The last added middleware is the outermost: responses are compressed after everything else ran.
-    app.add_middleware(GzipRequestMiddleware, max_size=MAX_BODY_BYTES)
+    app.add_middleware(
+        GzipRequestMiddleware, max_size=MAX_BODY_BYTES, path_max_sizes={records.UPLOAD_PATH: MAX_UPLOAD_BYTES}
+    )
     # Compress every reply when the client accepts gzip (Starlette's default skips replies under 500 bytes),
     # at zlib's default level 6 (as grpc core and tonic compress) rather than Starlette's 9.
     app.add_middleware(GZipMiddleware, minimum_size=0, compresslevel=6)

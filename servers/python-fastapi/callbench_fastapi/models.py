@@ -119,5 +119,14 @@ class EchoMessage(Message):
     records: list[Record]  # required in REST requests
 
 
+# records.proto (the upload's answer; its requests are EchoMessage and Record lines)
+class UploadSummary(Message):
+    count: int = 0
+    active_count: int = 0
+    first_id: int = 0
+    last_id: int = 0
+    sample_count: int = 0
+
+
 class HealthCheckResponse(Message):
     status: str

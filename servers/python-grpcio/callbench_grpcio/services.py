@@ -1,7 +1,5 @@
 """The contract's services (proto/callbench/v1): convert, call the workload, convert back."""
 
-import functools
-
 import grpc
 
 from callbench.v1 import (
@@ -13,32 +11,23 @@ from callbench.v1 import (
     echo_pb2_grpc,
     life_pb2,
     life_pb2_grpc,
+    records_pb2,
+    records_pb2_grpc,
     students_pb2,
     students_pb2_grpc,
 )
 from callbench_shared import cars, echo, life, students
 from callbench_shared.auth import UserStore
-from callbench_shared.errors import WorkloadError
+
+from .errors import workload_errors
+from .records import Records
 
 # Every callbench.v1 service's full name, for health and reflection.
 SERVICE_NAMES = tuple(
     service.full_name
-    for module in (auth_pb2, students_pb2, cars_pb2, life_pb2, echo_pb2)
+    for module in (auth_pb2, students_pb2, cars_pb2, life_pb2, echo_pb2, records_pb2)
     for service in module.DESCRIPTOR.services_by_name.values()
 )
-
-
-def workload_errors(method):
-    """A workload's error ends the call with its status (the names are grpc.StatusCode's)."""
-
-    @functools.wraps(method)
-    async def call(self, request, context: grpc.aio.ServicerContext):
-        try:
-            return method(self, request)
-        except WorkloadError as e:
-            await context.abort(grpc.StatusCode[e.kind.name], e.message)
-
-    return call
 
 
 class Auth(auth_pb2_grpc.AuthServicer):
@@ -79,10 +68,7 @@ class Life(life_pb2_grpc.LifeServicer):
 class Echo(echo_pb2_grpc.EchoServicer):
     @workload_errors
     def Echo(self, request):
-        # proto3 enums are open: an unknown number decodes, the contract refuses it.
-        for i, record in enumerate(request.records):
-            if not 0 <= record.kind < len(echo.KINDS):
-                raise WorkloadError.invalid(f"records[{i}].kind: unknown value {record.kind}")
+        # Finite numbers and a known kind (proto3 enums are open: an unknown number decodes, echo refuses it).
         echo.validate(request.records)
         return request
 
@@ -97,3 +83,4 @@ def add_services(server: grpc.aio.Server, users: UserStore) -> None:
     cars_pb2_grpc.add_CarsServicer_to_server(Cars(), server)
     life_pb2_grpc.add_LifeServicer_to_server(Life(), server)
     echo_pb2_grpc.add_EchoServicer_to_server(Echo(), server)
+    records_pb2_grpc.add_RecordsServicer_to_server(Records(), server)

@@ -26,6 +26,20 @@ impl ApiError {
         Self::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json")
     }
 
+    /// 415 for a streamed upload that is not `application/x-ndjson`.
+    pub fn not_ndjson() -> Self {
+        Self::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "UNSUPPORTED_MEDIA_TYPE",
+            "Content-Type must be application/x-ndjson",
+        )
+    }
+
+    /// 400 for a payload that broke off or would not inflate.
+    pub fn unreadable_body(message: &str) -> Self {
+        Self::bad_request(&format!("cannot read the body: {message}"))
+    }
+
     fn too_large(message: &str) -> Self {
         Self::new(StatusCode::PAYLOAD_TOO_LARGE, "RESOURCE_EXHAUSTED", message)
     }

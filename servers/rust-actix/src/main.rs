@@ -2,6 +2,7 @@
 
 mod errors;
 mod extract;
+mod records;
 mod routes;
 
 use actix_web::dev::Service;

@@ -2,6 +2,7 @@
 
 use crate::errors::{self, ApiError};
 use crate::extract::StrictJson;
+use crate::records;
 use actix_web::http::header::ContentType;
 use actix_web::http::Method;
 use actix_web::{web, FromRequest, Handler, HttpResponse, Resource, Responder};
@@ -19,6 +20,9 @@ pub fn config(cfg: &mut web::ServiceConfig) {
         .service(resource("/life/setup", Method::GET, life_setup))
         .service(resource("/life/step", Method::POST, life_step))
         .service(resource("/echo", Method::POST, echo))
+        .service(resource("/records/batch", Method::POST, records::batch))
+        .service(resource("/records/upload", Method::POST, records::upload))
+        .service(resource("/records", Method::GET, records::download))
         .service(resource("/health", Method::GET, health))
         .default_service(web::to(|| async { errors::not_found() }));
 }

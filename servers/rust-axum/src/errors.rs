@@ -22,6 +22,20 @@ impl ApiError {
     pub fn unsupported_media_type() -> Self {
         Self::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json")
     }
+
+    /// 415 for a streamed upload that is not `application/x-ndjson`.
+    pub fn not_ndjson() -> Self {
+        Self::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "UNSUPPORTED_MEDIA_TYPE",
+            "Content-Type must be application/x-ndjson",
+        )
+    }
+
+    /// 400 for a body that broke off or would not inflate.
+    pub fn unreadable_body(message: &str) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, "INVALID_ARGUMENT", &format!("cannot read the body: {message}"))
+    }
 }
 
 impl IntoResponse for ApiError {

@@ -2,6 +2,7 @@
 
 mod errors;
 mod extract;
+mod records;
 mod routes;
 mod tls;
 mod whole_body;

@@ -2,6 +2,7 @@
 
 use crate::errors::{self, ApiError};
 use crate::extract::{Path, StrictJson};
+use crate::records;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::header;
 use axum::response::IntoResponse;
@@ -25,6 +26,9 @@ pub fn router(users: Arc<UserStore>) -> Router {
         .route("/life/setup", get(life_setup))
         .route("/life/step", post(life_step))
         .route("/echo", post(echo))
+        .route("/records/batch", post(records::batch))
+        .route(records::UPLOAD_PATH, post(records::upload))
+        .route("/records", get(records::download))
         .route("/health", get(health))
         // Applies to the routes above, so it comes after them.
         .method_not_allowed_fallback(errors::method_not_allowed)
@@ -44,7 +48,8 @@ pub fn router(users: Arc<UserStore>) -> Router {
             callbench_serverkit::answered::count();
             answer
         }))
-        // Outermost: the body is read whole before any of the above can answer.
+        // Outermost: the body is read whole before any of the above can answer (but for the
+        // streamed upload's).
         .layer(axum::middleware::from_fn(crate::whole_body::read_whole_body))
         .with_state(users)
 }

@@ -9,6 +9,10 @@
 //!   tonic would say OUT_OF_RANGE. Only the 5-byte frame headers are read, as
 //!   the body streams by: the body is never buffered, and the rest of an
 //!   over-limit body is never read (h2 resets the stream once we answer).
+//!   A call whose requests stream (client-streaming and bidirectional methods)
+//!   is handed on at once instead: its client may wait for the answer's headers
+//!   before it sends. Every header of it is checked as it passes, the first one
+//!   too, and an over-limit one ends the call with RESOURCE_EXHAUSTED.
 
 use bytes::{Buf, Bytes};
 use http::header::CONTENT_TYPE;
@@ -18,6 +22,7 @@ use http_body_util::BodyExt;
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{ready, Context, Poll};
 use tonic::Status;
 use tower::BoxError;
@@ -27,22 +32,29 @@ use tower::{Layer, Service};
 const HEADER_LEN: usize = 5;
 const GRPC_CONTENT_TYPE: &[u8] = b"application/grpc";
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct GuardLayer {
     max_message_bytes: usize,
+    streaming_requests: Arc<[String]>,
 }
 
 impl GuardLayer {
     /// Refuses messages declared longer than `max_message_bytes` (exactly that many pass).
     pub fn new(max_message_bytes: usize) -> Self {
-        GuardLayer { max_message_bytes }
+        GuardLayer { max_message_bytes, streaming_requests: Arc::new([]) }
+    }
+
+    /// The paths (`/package.Service/Method`) of the methods whose requests stream: their calls
+    /// are handed on before the first message comes.
+    pub fn streaming_requests(self, paths: Vec<String>) -> Self {
+        GuardLayer { streaming_requests: paths.into(), ..self }
     }
 }
 
 impl<S> Layer<S> for GuardLayer {
     type Service = Guard<S>;
     fn layer(&self, inner: S) -> Guard<S> {
-        Guard { inner, max_message_bytes: self.max_message_bytes }
+        Guard { inner, max_message_bytes: self.max_message_bytes, streaming_requests: self.streaming_requests.clone() }
     }
 }
 
@@ -50,6 +62,7 @@ impl<S> Layer<S> for GuardLayer {
 pub struct Guard<S> {
     inner: S,
     max_message_bytes: usize,
+    streaming_requests: Arc<[String]>,
 }
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
@@ -79,13 +92,16 @@ where
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
         let limit = self.max_message_bytes;
+        let streaming = self.streaming_requests.iter().any(|path| path == request.uri().path());
         Box::pin(async move {
             let (parts, body) = request.into_parts();
             let mut body = GuardedBody::new(body, limit);
             // Unary and server-streaming calls cannot answer before the first
             // message anyway, so waiting for its header costs nothing.
-            if let Err(too_large) = body.read_first_header().await {
-                return Ok(too_large.into_status().into_http());
+            if !streaming {
+                if let Err(too_large) = body.read_first_header().await {
+                    return Ok(too_large.into_status().into_http());
+                }
             }
             inner.call(Request::from_parts(parts, body)).await
         })
@@ -148,7 +164,14 @@ impl FrameScanner {
         FrameScanner { limit, header: [0; HEADER_LEN], header_filled: 0, message_left: 0, headers_seen: 0 }
     }
 
-    fn scan(&mut self, mut chunk: &[u8]) -> Result<(), TooLarge> {
+    fn scan(&mut self, chunk: &[u8]) -> Result<(), TooLarge> {
+        self.scan_at(chunk).map_err(|(_, too_large)| too_large)
+    }
+
+    /// As `scan`, and on failure also says how many bytes of `chunk` came before the header
+    /// (whole messages, handed on before the failure).
+    fn scan_at(&mut self, mut chunk: &[u8]) -> Result<(), (usize, TooLarge)> {
+        let len = chunk.len();
         while !chunk.is_empty() {
             if self.message_left > 0 {
                 let skip = self.message_left.min(chunk.len());
@@ -156,6 +179,8 @@ impl FrameScanner {
                 chunk = &chunk[skip..];
                 continue;
             }
+            // Where this header starts in the chunk (0 when it began in an earlier one).
+            let header_start = if self.header_filled == 0 { len - chunk.len() } else { 0 };
             let take = (HEADER_LEN - self.header_filled).min(chunk.len());
             self.header[self.header_filled..self.header_filled + take].copy_from_slice(&chunk[..take]);
             self.header_filled += take;
@@ -166,7 +191,7 @@ impl FrameScanner {
                 let [_flag, length @ ..] = self.header;
                 let declared = u32::from_be_bytes(length);
                 if declared as usize > self.limit {
-                    return Err(TooLarge { declared, limit: self.limit });
+                    return Err((header_start, TooLarge { declared, limit: self.limit }));
                 }
                 self.message_left = declared as usize;
             }
@@ -240,10 +265,17 @@ where
         Poll::Ready(match polled {
             Some(Ok(frame)) => {
                 if let Some(data) = frame.data_ref() {
-                    if let Err(too_large) = this.scanner.scan(data.chunk()) {
-                        // A later message of a stream: tonic passes this status on as it is.
+                    if let Err((before, too_large)) = this.scanner.scan_at(data.chunk()) {
+                        // A later message of a stream: tonic passes this status on as it is,
+                        // after the whole messages before it in the chunk (a conversation
+                        // answers them first).
                         this.inner_done = true;
-                        return Poll::Ready(Some(Err(too_large.into_status().into())));
+                        let status = Err(too_large.into_status().into());
+                        if before == 0 {
+                            return Poll::Ready(Some(status));
+                        }
+                        this.read_ahead.push_back(status);
+                        return Poll::Ready(Some(Ok(Frame::data(data.slice(..before)))));
                     }
                 }
                 Some(Ok(frame))
@@ -303,8 +335,14 @@ mod tests {
         StreamBody::new(frames.chain(tail))
     }
 
+    const STREAMING: &str = "/callbench.v1.Records/Converse";
+
     fn request<B>(content_type: Option<&str>, body: B) -> Request<B> {
-        let mut builder = Request::builder().method("POST").uri("/callbench.v1.Echo/Echo");
+        streaming_request(content_type, body, "/callbench.v1.Echo/Echo")
+    }
+
+    fn streaming_request<B>(content_type: Option<&str>, body: B, path: &str) -> Request<B> {
+        let mut builder = Request::builder().method("POST").uri(path);
         if let Some(ct) = content_type {
             builder = builder.header(CONTENT_TYPE, ct);
         }
@@ -329,7 +367,21 @@ mod tests {
         B: Body<Data = Bytes> + Unpin + Send + 'static,
         B::Error: Into<BoxError>,
     {
-        let service = GuardLayer::new(LIMIT).layer(tower::service_fn(inner::<B>));
+        call_with(request, tower::service_fn(inner::<B>)).await
+    }
+
+    /// The answer of `service` behind the guard (with STREAMING as its one streaming method).
+    async fn call_with<B, S>(request: Request<B>, service: S) -> Response<Full<Bytes>>
+    where
+        B: Body<Data = Bytes> + Unpin + Send + 'static,
+        B::Error: Into<BoxError>,
+        S: Service<Request<GuardedBody<B>>, Response = Response<Full<Bytes>>, Error = Infallible>
+            + Clone
+            + Send
+            + 'static,
+        S::Future: Send,
+    {
+        let service = GuardLayer::new(LIMIT).streaming_requests(vec![STREAMING.into()]).layer(service);
         let answer = tokio::time::timeout(std::time::Duration::from_secs(5), service.oneshot(request));
         answer.await.expect("the guard answers without waiting for the whole body").expect("infallible")
     }
@@ -416,6 +468,27 @@ mod tests {
         }
     }
 
+    #[tokio::test]
+    async fn a_streaming_call_is_handed_on_before_its_first_message() {
+        // The body never sends a byte; the inner service answers at once (its headers).
+        let answer_at_once = tower::service_fn(|_: Request<GuardedBody<_>>| async {
+            Ok::<_, Infallible>(Response::new(Full::new(Bytes::from_static(b"headers"))))
+        });
+        let response =
+            call_with(streaming_request(Some("application/grpc"), body(vec![], true), STREAMING), answer_at_once);
+        assert_eq!(body_bytes(response.await).await, b"headers");
+    }
+
+    #[tokio::test]
+    async fn a_streaming_calls_first_over_limit_message_fails_its_body() {
+        let chunks = vec![header(LIMIT as u32 + 1), vec![0; 4]];
+        let response = call(streaming_request(Some("application/grpc"), body(chunks, true), STREAMING)).await;
+        assert_eq!(grpc_status(&response), Some("8"));
+        // Its content type is still checked first.
+        let response = call(streaming_request(Some("text/plain"), body(vec![], true), STREAMING)).await;
+        assert_eq!(response.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    }
+
     #[test]
     fn the_scanner_follows_several_messages_in_one_chunk() {
         let mut scanner = FrameScanner::new(LIMIT);
@@ -427,5 +500,33 @@ mod tests {
         assert_eq!(scanner.headers_seen, 3);
         assert_eq!(scanner.scan(&[0; LIMIT]), Ok(()));
         assert_eq!(scanner.scan(&header(LIMIT as u32 + 1)), Err(TooLarge { declared: LIMIT as u32 + 1, limit: LIMIT }));
+    }
+
+    #[test]
+    fn the_scanner_says_where_an_over_limit_header_starts() {
+        let too_large = TooLarge { declared: LIMIT as u32 + 1, limit: LIMIT };
+        let mut chunk = header(2);
+        chunk.extend([1, 2]);
+        chunk.extend(header(LIMIT as u32 + 1));
+        assert_eq!(FrameScanner::new(LIMIT).scan_at(&chunk), Err((7, too_large)));
+        // A header begun in an earlier chunk: nothing of this one comes before it.
+        let mut scanner = FrameScanner::new(LIMIT);
+        let (first, second) = chunk.split_at(9);
+        assert_eq!(scanner.scan_at(first), Ok(()));
+        assert_eq!(scanner.scan_at(second), Err((0, too_large)));
+    }
+
+    #[tokio::test]
+    async fn the_messages_before_an_over_limit_one_are_handed_on_first() {
+        let mut first = header(2);
+        first.extend([1, 2]);
+        let mut chunk = first.clone();
+        chunk.extend(header(LIMIT as u32 + 1));
+        let mut body = GuardedBody::new(body(vec![chunk], true), LIMIT);
+        let frame = body.frame().await.expect("a frame").expect("data");
+        assert_eq!(frame.into_data().expect("data"), first);
+        let error = body.frame().await.expect("a frame").expect_err("then the failure");
+        assert_eq!(Status::from_error(error).code(), tonic::Code::ResourceExhausted);
+        assert!(body.frame().await.is_none());
     }
 }

@@ -1,8 +1,9 @@
 //! callbench's reference gRPC server on tonic: start-up and shutdown.
-//! The services are in `services.rs` and `standard.rs`, their settings in
+//! The services are in `services.rs`, `records.rs` and `standard.rs`, their settings in
 //! `routes.rs`, the content-type and size checks in `guard.rs`.
 
 mod guard;
+mod records;
 mod routes;
 mod services;
 mod standard;
@@ -79,7 +80,8 @@ async fn serve(args: &ServeArgs, guarded: bool, users: UserStore) {
         answer
     }));
     let server: Pin<Box<dyn Future<Output = Result<(), tonic::transport::Error>> + Send>> = if guarded {
-        let mut builder = builder.layer(guard::GuardLayer::new(MAX_BODY_BYTES));
+        let guard = guard::GuardLayer::new(MAX_BODY_BYTES).streaming_requests(routes::streaming_request_paths());
+        let mut builder = builder.layer(guard);
         Box::pin(builder.add_routes(routes).serve_with_incoming_shutdown(incoming, shutdown))
     } else {
         Box::pin(builder.add_routes(routes).serve_with_incoming_shutdown(incoming, shutdown))

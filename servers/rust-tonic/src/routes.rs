@@ -1,10 +1,11 @@
 //! Every service the server answers, each with the same gzip and size settings.
 
+use crate::records::RecordsService;
 use crate::services::{AuthService, CarsService, EchoService, LifeService, StudentsService};
 use crate::standard;
 use callbench_contract::pb::{
     auth_server::AuthServer, cars_server::CarsServer, echo_server::EchoServer, life_server::LifeServer,
-    students_server::StudentsServer,
+    records_server::RecordsServer, students_server::StudentsServer,
 };
 use callbench_workloads::auth::UserStore;
 use callbench_workloads::limits::MAX_BODY_BYTES;
@@ -42,8 +43,19 @@ pub async fn routes(users: UserStore) -> Result<Routes, tonic_reflection::server
         .add_service(configured!(CarsServer::new(CarsService)))
         .add_service(configured!(LifeServer::new(LifeService)))
         .add_service(configured!(EchoServer::new(EchoService)))
+        .add_service(configured!(RecordsServer::new(RecordsService)))
         .add_service(configured!(standard::health().await))
         .add_service(configured!(standard::reflection_v1()?))
         .add_service(configured!(standard::reflection_v1alpha()?));
     Ok(routes.routes())
+}
+
+/// `/package.Service/Method` of every contract method whose requests stream (for the guard).
+pub fn streaming_request_paths() -> Vec<String> {
+    let services = callbench_contract::descriptor_pool().services();
+    let methods = services.flat_map(|service| service.methods().collect::<Vec<_>>());
+    methods
+        .filter(|m| m.is_client_streaming())
+        .map(|m| format!("/{}/{}", m.parent_service().full_name(), m.name()))
+        .collect()
 }

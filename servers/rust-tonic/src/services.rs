@@ -63,9 +63,13 @@ pub struct EchoService;
 #[tonic::async_trait]
 impl pb::echo_server::Echo for EchoService {
     async fn echo(&self, request: Request<pb::EchoMessage>) -> Result<Response<pb::EchoMessage>, Status> {
-        // An unknown enum number fails the conversion: INVALID_ARGUMENT, as the contract says.
-        let message = echo::EchoMessage::try_from(request.into_inner()).map_err(from_workload)?;
-        let message = echo::echo(message).map_err(from_workload)?;
-        Ok(Response::new(message.into()))
+        Ok(Response::new(echo_message(request.into_inner())?))
     }
+}
+
+/// Echo's check of one message, also the answer to each message of a `Records/Converse` call.
+pub fn echo_message(message: pb::EchoMessage) -> Result<pb::EchoMessage, Status> {
+    // An unknown enum number fails the conversion: INVALID_ARGUMENT, as the contract says.
+    let message = echo::EchoMessage::try_from(message).map_err(from_workload)?;
+    Ok(echo::echo(message).map_err(from_workload)?.into())
 }

@@ -107,7 +107,7 @@ async fn lookup_errors_list_what_exists() {
     assert_eq!(
         err,
         "service callbench.v1.Nope not found (services: callbench.v1.Auth, callbench.v1.Cars, \
-         callbench.v1.Echo, callbench.v1.Life, callbench.v1.Students)"
+         callbench.v1.Echo, callbench.v1.Life, callbench.v1.Records, callbench.v1.Students)"
     );
     let err = resolve(&contract(), "callbench.v1.Life/Jump", None).await.unwrap_err();
     assert_eq!(err, "method Jump not found in callbench.v1.Life (methods: Setup, Step)");

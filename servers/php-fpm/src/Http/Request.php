@@ -1,5 +1,6 @@
 <?php
-// The request as php-fpm gives it ($_SERVER, php://input), and its JSON body read the contract's way.
+// The request as php-fpm gives it ($_SERVER, $_GET, php://input), and its body read the contract's way: one
+// JSON object, or the lines of an NDJSON upload.
 declare(strict_types=1);
 
 namespace Callbench\Http;
@@ -15,6 +16,8 @@ final class Request
     private function __construct(
         public readonly string $method,
         public readonly string $path,
+        /** @var array<string, string|array> the query parameters, as PHP parses them */
+        public readonly array $query,
         private readonly string $contentType,
         private readonly string $contentEncoding,
     ) {
@@ -27,6 +30,7 @@ final class Request
         return new self(
             $_SERVER['REQUEST_METHOD'] ?? 'GET',
             $query === false ? $uri : substr($uri, 0, $query),
+            $_GET,
             $_SERVER['CONTENT_TYPE'] ?? '',
             $_SERVER['HTTP_CONTENT_ENCODING'] ?? '',
         );
@@ -35,10 +39,7 @@ final class Request
     /** The body as a JSON object: 415 unless application/json, 413 over 4 MiB once inflated, 400 if not JSON. */
     public function json(): stdClass
     {
-        $mediaType = strtolower(trim(explode(';', $this->contentType, 2)[0]));
-        if ($mediaType !== 'application/json') {
-            throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
-        }
+        $this->requireMediaType('application/json');
         $body = $this->inflate((string) file_get_contents('php://input'));
         try {
             $value = json_decode($body, false, 512, JSON_THROW_ON_ERROR);
@@ -51,15 +52,41 @@ final class Request
         return $value;
     }
 
+    /** The lines of an NDJSON body, read as it comes in: 415 unless application/x-ndjson, plain or gzip. */
+    public function ndjson(): NdjsonLines
+    {
+        $this->requireMediaType('application/x-ndjson');
+        return new NdjsonLines(fopen('php://input', 'rb'), $this->gzipped());
+    }
+
+    /** 415 unless the Content-Type is $mediaType (parameters such as charset allowed). */
+    private function requireMediaType(string $mediaType): void
+    {
+        if (strtolower(trim(explode(';', $this->contentType, 2)[0])) !== $mediaType) {
+            throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', "Content-Type must be $mediaType");
+        }
+    }
+
+    /** Whether the body is gzip; 415 for an encoding other than gzip or identity. */
+    private function gzipped(): bool
+    {
+        $encoding = strtolower(trim($this->contentEncoding));
+        return match ($encoding) {
+            '', 'identity' => false,
+            'gzip', 'x-gzip' => true,
+            default => throw new HttpError(
+                415,
+                'UNSUPPORTED_MEDIA_TYPE',
+                "Content-Encoding $encoding is not supported (gzip is)",
+            ),
+        };
+    }
+
     /** Undoes Content-Encoding: gzip, stopping at the 4 MiB limit (a small bomb must not fill the memory). */
     private function inflate(string $body): string
     {
-        $encoding = strtolower(trim($this->contentEncoding));
-        if ($encoding === '' || $encoding === 'identity') {
+        if (!$this->gzipped()) {
             return $body;
-        }
-        if ($encoding !== 'gzip' && $encoding !== 'x-gzip') {
-            throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', "Content-Encoding $encoding is not supported (gzip is)");
         }
         $inflated = @gzdecode($body, self::MAX_BODY_BYTES + 1);
         if ($inflated === false) {

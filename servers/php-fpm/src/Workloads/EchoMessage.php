@@ -18,17 +18,20 @@ final class EchoMessage
     {
         $records = [];
         foreach (F::list($request->json(), 'records', required: true) as $i => $record) {
-            if (!$record instanceof stdClass) {
-                throw HttpError::badRequest("records[$i] must be an object");
-            }
             $records[] = self::record($record, $i);
         }
         return ['records' => $records];
     }
 
-    /** One record read into its typed fields (unknown fields dropped) and checked. */
-    private static function record(stdClass $r, int $i): array
+    /**
+     * One record (a decoded JSON value, `$i` its index for the messages) read into its typed fields (unknown
+     * fields dropped) and checked: the records workload checks its records with it too.
+     */
+    public static function record(mixed $r, int $i): array
     {
+        if (!$r instanceof stdClass) {
+            throw HttpError::badRequest("records[$i] must be an object");
+        }
         $kind = $r->kind ?? 'KIND_UNSPECIFIED';
         if (!is_string($kind) || !isset(self::KINDS[$kind])) {
             throw HttpError::badRequest("records[$i].kind must be one of " . implode(', ', array_keys(self::KINDS)));

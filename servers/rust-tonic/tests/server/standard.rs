@@ -12,7 +12,7 @@ async fn the_server_and_every_contract_service_are_serving() {
     let server = Server::start();
     let mut client = HealthClient::new(server.channel().await);
     let services = callbench_contract::service_names();
-    assert_eq!(services.len(), 5);
+    assert_eq!(services.len(), 6);
     for service in std::iter::once(String::new()).chain(services) {
         let reply = client.check(HealthCheckRequest { service: service.clone() }).await.expect("OK").into_inner();
         assert_eq!(reply.status(), ServingStatus::Serving, "{service:?}");

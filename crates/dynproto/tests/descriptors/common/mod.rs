@@ -18,7 +18,7 @@ pub fn repo_root() -> PathBuf {
 
 /// The contract's .proto files and their import path.
 pub fn contract_protos() -> (Vec<PathBuf>, Vec<PathBuf>) {
-    let files = ["auth", "students", "cars", "life", "echo"]
+    let files = ["auth", "students", "cars", "life", "echo", "records"]
         .iter()
         .map(|name| PathBuf::from(format!("callbench/v1/{name}.proto")))
         .collect();

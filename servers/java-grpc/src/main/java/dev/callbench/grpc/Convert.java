@@ -2,14 +2,16 @@ package dev.callbench.grpc;
 
 import callbench.v1.CarsOuterClass.CarMessage;
 import callbench.v1.EchoOuterClass.EchoMessage;
+import callbench.v1.EchoOuterClass.Location;
 import callbench.v1.EchoOuterClass.Record;
 import callbench.v1.LifeOuterClass;
+import callbench.v1.RecordsOuterClass.UploadSummary;
 import callbench.v1.StudentsOuterClass;
 import dev.callbench.workloads.Cars;
 import dev.callbench.workloads.Echo;
 import dev.callbench.workloads.Life;
+import dev.callbench.workloads.Records;
 import dev.callbench.workloads.Students;
-import dev.callbench.workloads.WorkloadException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -73,11 +75,45 @@ final class Convert {
     static void checkEcho(EchoMessage message) {
         for (int i = 0; i < message.getRecordsCount(); i++) {
             Record r = message.getRecords(i);
-            if (Echo.Kind.fromNumber(r.getKindValue()) == null) {
-                throw WorkloadException.invalid("records[" + i + "]: unknown kind " + r.getKindValue());
-            }
             // An absent location reads as the default one: coordinates 0.
-            Echo.checkNumbers(i, r.getScore(), r.getLocation().getLatitude(), r.getLocation().getLongitude());
+            Echo.checkRecord(i, r.getKindValue(), r.getScore(), r.getLocation().getLatitude(),
+                    r.getLocation().getLongitude());
         }
+    }
+
+    /** Counts an uploaded record, after echo's checks. */
+    static void add(Records.Upload upload, Record r) {
+        upload.add(r.getId(), r.getActive(), r.getSamplesCount(), r.getKindValue(), r.getScore(),
+                r.getLocation().getLatitude(), r.getLocation().getLongitude());
+    }
+
+    static UploadSummary summary(Records.UploadSummary s) {
+        return UploadSummary.newBuilder()
+                .setCount(s.count())
+                .setActiveCount(s.activeCount())
+                .setFirstId(s.firstId())
+                .setLastId(s.lastId())
+                .setSampleCount(s.sampleCount())
+                .build();
+    }
+
+    /** A workload record (a download's: location present) as its protobuf message. */
+    static Record record(Echo.Record r) {
+        Record.Builder out = Record.newBuilder()
+                .setId(r.id())
+                .setName(r.name())
+                .setScore(r.score())
+                .setActive(r.active())
+                .setKindValue(r.kind().number())
+                .addAllTags(r.tags());
+        if (r.location() != null) {
+            Echo.Location l = r.location();
+            out.setLocation(Location.newBuilder().setCity(l.city()).setLatitude(l.latitude())
+                    .setLongitude(l.longitude()));
+        }
+        for (long sample : r.samples()) {
+            out.addSamples(sample);
+        }
+        return out.build();
     }
 }

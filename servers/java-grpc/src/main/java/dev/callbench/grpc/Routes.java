@@ -16,7 +16,8 @@ final class Routes {
     /** The contract's services, by the names health reports on. */
     static final List<String> SERVICE_NAMES = List.of(callbench.v1.AuthGrpc.SERVICE_NAME,
             callbench.v1.StudentsGrpc.SERVICE_NAME, callbench.v1.CarsGrpc.SERVICE_NAME,
-            callbench.v1.LifeGrpc.SERVICE_NAME, callbench.v1.EchoGrpc.SERVICE_NAME);
+            callbench.v1.LifeGrpc.SERVICE_NAME, callbench.v1.EchoGrpc.SERVICE_NAME,
+            callbench.v1.RecordsGrpc.SERVICE_NAME);
 
     static <T extends ServerBuilder<T>> T build(T builder, UserStore users) {
         // "" (the whole server) is SERVING from the start; nothing ever turns a service off.
@@ -34,6 +35,7 @@ final class Routes {
                 .addService(new Services.CarsService())
                 .addService(new Services.LifeService())
                 .addService(new Services.EchoService())
+                .addService(new RecordsService())
                 .addService(health.getHealthService())
                 // Both reflection versions, so any grpcurl lists everything.
                 .addService(ProtoReflectionServiceV1.newInstance())

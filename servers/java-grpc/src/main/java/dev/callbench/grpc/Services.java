@@ -20,6 +20,7 @@ import dev.callbench.workloads.Students;
 import dev.callbench.workloads.UserStore;
 import dev.callbench.workloads.WorkloadException;
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import java.util.function.Supplier;
 
@@ -33,12 +34,16 @@ final class Services {
         try {
             message = call.get();
         } catch (WorkloadException e) {
-            reply.onError(Status.fromCodeValue(e.kind().grpcCode()).withDescription(e.getMessage())
-                    .asRuntimeException());
+            reply.onError(status(e));
             return;
         }
         reply.onNext(message);
         reply.onCompleted();
+    }
+
+    /** The workload's refusal as its gRPC status. */
+    static StatusRuntimeException status(WorkloadException e) {
+        return Status.fromCodeValue(e.kind().grpcCode()).withDescription(e.getMessage()).asRuntimeException();
     }
 
     static final class AuthService extends AuthGrpc.AuthImplBase {

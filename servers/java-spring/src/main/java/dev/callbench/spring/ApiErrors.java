@@ -55,10 +55,17 @@ class ApiErrors {
         return error(HttpStatus.BAD_REQUEST, "INVALID_ARGUMENT", "'" + e.getName() + "' must be an integer");
     }
 
+    /** A body the handler reads itself (a streamed upload) past its limit, or one of its lines past 4 MiB. */
+    @ExceptionHandler(BodyTooLargeException.class)
+    ResponseEntity<ErrorBody> tooLarge(BodyTooLargeException e) {
+        return error(HttpStatus.PAYLOAD_TOO_LARGE, "RESOURCE_EXHAUSTED", e.getMessage());
+    }
+
     @ExceptionHandler(HttpMediaTypeNotSupportedException.class)
     ResponseEntity<ErrorBody> mediaType(HttpMediaTypeNotSupportedException e) {
-        return error(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE",
-                "Content-Type must be application/json");
+        String expected = e.getSupportedMediaTypes().isEmpty() ? MediaType.APPLICATION_JSON_VALUE
+                : e.getSupportedMediaTypes().get(0).toString();
+        return error(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE", "Content-Type must be " + expected);
     }
 
     @ExceptionHandler(HttpRequestMethodNotSupportedException.class)

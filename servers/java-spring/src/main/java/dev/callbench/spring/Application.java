@@ -48,12 +48,16 @@ public class Application {
         // --workers N: N Tomcat request threads, all started at once. Tomcat's NIO connector parks idle
         // keep-alive connections in its poller, so a thread is busy only while it serves a call; the calls
         // are CPU-bound, and more threads than cores measured no faster here (see README.md).
+        // The same N for Spring's task executor, whose threads write the streamed downloads
+        // (StreamingResponseBody) once their request thread has returned (Boot's default is 8).
         String threads = Integer.toString(args.workers());
         Map<String, Object> flags = new HashMap<>(Map.of(
                 "server.address", host.getHostAddress(),
                 "server.port", Integer.toString(args.port()),
                 "server.tomcat.threads.max", threads,
-                "server.tomcat.threads.min-spare", threads));
+                "server.tomcat.threads.min-spare", threads,
+                "spring.task.execution.pool.core-size", threads,
+                "spring.task.execution.pool.max-size", threads));
         if (args.tls()) {
             flags.putAll(tlsProperties(Tls.selfSigned()));
         }

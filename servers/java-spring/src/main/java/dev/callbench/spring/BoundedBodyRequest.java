@@ -1,6 +1,5 @@
 package dev.callbench.spring;
 
-import dev.callbench.workloads.Limits;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServletRequest;
@@ -12,23 +11,28 @@ import java.util.Enumeration;
 import java.util.zip.GZIPInputStream;
 import org.springframework.http.HttpHeaders;
 
-/** A request whose body stream stops at 4 MiB, inflated first if it came gzip-encoded. */
+/**
+ * A request whose body stream stops at its limit (4 MiB, or 64 MiB for a streamed upload), inflated first if it
+ * came gzip-encoded, with the same limit on the inflated bytes.
+ */
 final class BoundedBodyRequest extends HttpServletRequestWrapper {
     private final boolean gzip;
+    private final long limit;
     private ServletInputStream body;
 
-    BoundedBodyRequest(HttpServletRequest request, boolean gzip) {
+    BoundedBodyRequest(HttpServletRequest request, boolean gzip, long limit) {
         super(request);
         this.gzip = gzip;
+        this.limit = limit;
     }
 
     @Override
     public ServletInputStream getInputStream() throws IOException {
         if (body == null) {
             ServletInputStream raw = super.getInputStream();
-            InputStream in = new BoundedInputStream(raw, Limits.MAX_BODY_BYTES, "the body");
+            InputStream in = new BoundedInputStream(raw, limit, "the body");
             if (gzip) {
-                in = new BoundedInputStream(new GZIPInputStream(in, 8192), Limits.MAX_BODY_BYTES, "the inflated body");
+                in = new BoundedInputStream(new GZIPInputStream(in, 8192), limit, "the inflated body");
             }
             body = new Stream(in, raw);
         }

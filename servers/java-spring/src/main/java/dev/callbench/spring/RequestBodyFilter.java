@@ -14,7 +14,8 @@ import org.springframework.stereotype.Component;
 /**
  * The request body as the contract wants it, before anything reads it: at most 4 MiB (declared or not:
  * chunked bodies are counted as they are read), and a {@code Content-Encoding: gzip} body inflated, at most
- * 4 MiB inflated. Neither Tomcat nor Spring MVC limits or inflates request bodies.
+ * 4 MiB inflated. A streamed upload ({@code POST /records/upload}) may have 64 MiB, its lines 4 MiB each
+ * ({@link RecordsController}). Neither Tomcat nor Spring MVC limits or inflates request bodies.
  */
 @Component
 @Order(Ordered.HIGHEST_PRECEDENCE)
@@ -23,9 +24,11 @@ class RequestBodyFilter extends org.springframework.web.filter.OncePerRequestFil
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
-        if (request.getContentLengthLong() > Limits.MAX_BODY_BYTES) {
+        long limit = RecordsController.UPLOAD_PATH.equals(request.getRequestURI())
+                ? Limits.MAX_UPLOAD_BYTES : Limits.MAX_BODY_BYTES;
+        if (request.getContentLengthLong() > limit) {
             // Refused before reading: Tomcat then swallows (or, past its max-swallow-size, drops) the body.
-            reject(response, 413, "RESOURCE_EXHAUSTED", "the body is larger than " + Limits.MAX_BODY_BYTES + " bytes");
+            reject(response, 413, "RESOURCE_EXHAUSTED", "the body is larger than " + limit + " bytes");
             return;
         }
         String encoding = request.getHeader(HttpHeaders.CONTENT_ENCODING);
@@ -35,7 +38,7 @@ class RequestBodyFilter extends org.springframework.web.filter.OncePerRequestFil
             return;
         }
         boolean hasBody = request.getContentLengthLong() > 0 || request.getHeader(HttpHeaders.TRANSFER_ENCODING) != null;
-        chain.doFilter(hasBody ? new BoundedBodyRequest(request, gzip) : request, response);
+        chain.doFilter(hasBody ? new BoundedBodyRequest(request, gzip, limit) : request, response);
     }
 
     private static void reject(HttpServletResponse response, int status, String code, String message)

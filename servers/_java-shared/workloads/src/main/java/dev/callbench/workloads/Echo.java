@@ -60,6 +60,17 @@ public final class Echo {
         return message;
     }
 
+    /**
+     * Record i's checks as a protobuf message gives them: its kind number known, its numbers finite (an absent
+     * location has coordinates 0). A REST record's kind is known once it parsed.
+     */
+    public static void checkRecord(int i, int kindNumber, double score, double latitude, double longitude) {
+        if (Kind.fromNumber(kindNumber) == null) {
+            throw WorkloadException.invalid("records[" + i + "]: unknown kind " + kindNumber);
+        }
+        checkNumbers(i, score, latitude, longitude);
+    }
+
     /** Numbers must be finite: records[i]'s score and its location's coordinates. */
     public static void checkNumbers(int i, double score, double latitude, double longitude) {
         if (!Double.isFinite(score) || !Double.isFinite(latitude) || !Double.isFinite(longitude)) {

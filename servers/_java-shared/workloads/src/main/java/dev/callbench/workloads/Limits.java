@@ -22,4 +22,9 @@ public final class Limits {
     public static final long MAX_COORDINATE = 1_000_000_000;
     /** A step fails once the population grows past this, which bounds its cost. */
     public static final int MAX_POPULATION = 50_000;
+
+    /** The most records one download may ask for. */
+    public static final int MAX_DOWNLOAD = 100_000;
+    /** A streamed (NDJSON) upload as a whole; each of its lines is bounded by {@link #MAX_BODY_BYTES}. */
+    public static final int MAX_UPLOAD_BYTES = 64 * 1024 * 1024;
 }
