@@ -196,6 +196,9 @@ async fn build_http(
     }
     let (request, check) = match &preset {
         Some(p) => {
+            if let Some(why) = p.no_rest() {
+                return Err(format!("--workload {}: {why}; call it over grpc://", p.name));
+            }
             let check = if spec.check { Some(p.http_check(&p.contract_method())?) } else { None };
             (p.http_request(path), check)
         }
@@ -212,7 +215,9 @@ async fn build_http(
         }
     };
     let mut request = request;
-    request.headers = spec.headers.clone();
+    // The user's headers go over a preset's own (its NDJSON content type) by name.
+    request.headers.retain(|(name, _)| !spec.headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(name)));
+    request.headers.extend(spec.headers.iter().cloned());
     request.gzip = spec.gzip;
     let check = match (spec.expected_body()?, check) {
         (Some(expected), _) => Some(Box::new(move |body: &[u8]| body == expected.as_slice()) as BodyCheck),
@@ -272,8 +277,8 @@ async fn build_grpc(
         (Some(p), None) => {
             let d = p.contract_method();
             let check = if spec.check { Some(p.grpc_check(&d)?) } else { None };
-            let message = p.grpc_message(&d)?;
-            (d, vec![message], check)
+            let messages = p.grpc_messages(&d)?;
+            (d, messages, check)
         }
         (None, None) => {
             return Err("name the method: grpc://host:port/package.Service/Method (or use --workload)".into())
@@ -307,6 +312,7 @@ async fn build_grpc(
         check,
         shape,
         pace,
+        expect_messages: preset.as_ref().filter(|_| spec.check).and_then(|p| p.grpc_answer_count()),
         ..GrpcCall::unary(path.clone(), Vec::new())
     };
     let io = endpoint.io();

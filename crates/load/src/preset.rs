@@ -5,13 +5,25 @@ use bytes::Bytes;
 use callbench_contract::rest_json::{message_from_rest, same_message};
 use callbench_engine::inproc::Workload;
 use callbench_engine::request::{BodyCheck, HttpRequest};
-use callbench_workloads::{auth, cars, echo, life, students};
+use callbench_workloads::{auth, cars, echo, life, records, students};
 use prost::Message;
 use prost_reflect::{DynamicMessage, MethodDescriptor};
 use serde_json::{json, Value};
 use std::path::Path;
 
-pub const NAMES: &[&str] = &["auth", "students", "cars", "life", "life-setup", "echo", "noop"];
+pub const NAMES: &[&str] = &[
+    "auth",
+    "students",
+    "cars",
+    "life",
+    "life-setup",
+    "echo",
+    "records-upload",
+    "records-batch",
+    "records-converse",
+    "records-download",
+    "noop",
+];
 
 /// What the built-in workloads' requests are made of (flags of `callbench load`).
 #[derive(Debug, Clone, Copy, clap::Args)]
@@ -25,6 +37,9 @@ pub struct PresetOptions {
     /// auth: the user id to authenticate
     #[arg(long, default_value_t = 4242)]
     pub user_id: i64,
+    /// records-*: records per call (the messages of a stream, the lines of an upload or download)
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(0..=100_000))]
+    pub records: u32,
 }
 
 impl Default for PresetOptions {
@@ -50,6 +65,25 @@ pub struct Preset {
     pub answer: Value,
     pub grpc_method: &'static str,
     pub grpc_request: Value,
+    /// What a streaming workload sends and answers instead (records-*).
+    pub stream: Option<Streams>,
+}
+
+/// A streaming workload's parts that replace a preset's one request or one answer; each `None`
+/// leaves the preset's own.
+#[derive(Debug, Default)]
+pub struct Streams {
+    /// REST: the request body as NDJSON lines (`application/x-ndjson`) instead of `body`.
+    pub body_lines: Option<Vec<Value>>,
+    /// REST: the answer as NDJSON lines instead of `answer`.
+    pub answer_lines: Option<Vec<Value>>,
+    /// gRPC: a client or bidi stream's request messages instead of `grpc_request`.
+    pub grpc_requests: Option<Vec<Value>>,
+    /// gRPC: a server or bidi stream's answer messages instead of `answer` (the first is
+    /// checked, all are counted).
+    pub grpc_answers: Option<Vec<Value>>,
+    /// Why the workload has no REST call.
+    pub no_rest: Option<&'static str>,
 }
 
 pub fn preset(name: &str, o: &PresetOptions) -> Result<Preset, String> {
@@ -66,6 +100,7 @@ pub fn preset(name: &str, o: &PresetOptions) -> Result<Preset, String> {
                 answer: json!({ "hash": hash }),
                 grpc_method: "callbench.v1.Auth/Test",
                 grpc_request: json!({ "id": o.user_id, "password": password }),
+                stream: None,
             }
         }
         "students" => Preset {
@@ -76,6 +111,7 @@ pub fn preset(name: &str, o: &PresetOptions) -> Result<Preset, String> {
             answer: value(&students::list()),
             grpc_method: "callbench.v1.Students/List",
             grpc_request: json!({}),
+            stream: None,
         },
         "cars" => {
             let message = json!({
@@ -92,6 +128,7 @@ pub fn preset(name: &str, o: &PresetOptions) -> Result<Preset, String> {
                 answer,
                 grpc_method: "callbench.v1.Cars/Send",
                 grpc_request: message,
+                stream: None,
             }
         }
         "life" => {
@@ -106,6 +143,7 @@ pub fn preset(name: &str, o: &PresetOptions) -> Result<Preset, String> {
                 answer,
                 grpc_method: "callbench.v1.Life/Step",
                 grpc_request: request,
+                stream: None,
             }
         }
         "life-setup" => Preset {
@@ -116,6 +154,7 @@ pub fn preset(name: &str, o: &PresetOptions) -> Result<Preset, String> {
             answer: value(&life::setup()),
             grpc_method: "callbench.v1.Life/Setup",
             grpc_request: json!({}),
+            stream: None,
         },
         "echo" => {
             let message = value(&echo::payload(echo::records_for_json_bytes(o.payload_size)));
@@ -127,9 +166,66 @@ pub fn preset(name: &str, o: &PresetOptions) -> Result<Preset, String> {
                 answer: message.clone(),
                 grpc_method: "callbench.v1.Echo/Echo",
                 grpc_request: message,
+                stream: None,
             }
         }
+        name if name.starts_with("records-") => return records_preset(name, o),
         "noop" => return Err("workload noop exists only in-process (inproc:noop)".into()),
+        other => return Err(format!("unknown workload {other:?} (workloads: {})", NAMES.join(", "))),
+    })
+}
+
+/// The records workloads: `o.records` records (the contract's download rule makes them) sent in
+/// one call, as a client stream, a batched POST or an NDJSON upload; talked over one by one; or
+/// downloaded.
+fn records_preset(name: &str, o: &PresetOptions) -> Result<Preset, String> {
+    let n = o.records as usize;
+    let list: Vec<Value> = (0..n).map(|i| value(&records::downloaded(i))).collect();
+    let summary = || {
+        let made: Vec<_> = (0..n).map(records::downloaded).collect();
+        value(&records::UploadSummary::of(&made).expect("downloaded records are valid"))
+    };
+    let upload = |method, path: &str, body, body_lines| Preset {
+        name: if path == "/records/batch" { "records-batch" } else { "records-upload" },
+        method,
+        path: path.into(),
+        body,
+        answer: summary(),
+        grpc_method: "callbench.v1.Records/Upload",
+        grpc_request: json!({}),
+        stream: Some(Streams { body_lines, grpc_requests: Some(list.clone()), ..Streams::default() }),
+    };
+    Ok(match name {
+        "records-upload" => upload("POST", "/records/upload", None, Some(list.clone())),
+        "records-batch" => upload("POST", "/records/batch", Some(json!({ "records": list })), None),
+        "records-converse" => {
+            let messages: Vec<Value> = list.iter().map(|r| json!({ "records": [r] })).collect();
+            Preset {
+                name: "records-converse",
+                method: "POST",
+                path: String::new(),
+                body: None,
+                answer: json!({}),
+                grpc_method: "callbench.v1.Records/Converse",
+                grpc_request: json!({}),
+                stream: Some(Streams {
+                    grpc_requests: Some(messages.clone()),
+                    grpc_answers: Some(messages),
+                    no_rest: Some("REST has no counterpart of Records/Converse (HTTP/1.1 has no full-duplex call)"),
+                    ..Streams::default()
+                }),
+            }
+        }
+        "records-download" => Preset {
+            name: "records-download",
+            method: "GET",
+            path: format!("/records?count={n}"),
+            body: None,
+            answer: json!({}),
+            grpc_method: "callbench.v1.Records/Download",
+            grpc_request: json!({ "count": n }),
+            stream: Some(Streams { answer_lines: Some(list.clone()), grpc_answers: Some(list), ..Streams::default() }),
+        },
         other => return Err(format!("unknown workload {other:?} (workloads: {})", NAMES.join(", "))),
     })
 }
@@ -146,11 +242,38 @@ impl Preset {
         if let Some(body) = &self.body {
             request.body = Bytes::from(serde_json::to_vec(body).expect("JSON"));
         }
+        if let Some(lines) = self.stream.as_ref().and_then(|s| s.body_lines.as_ref()) {
+            request.body = Bytes::from(ndjson(lines));
+            request.headers.push(("content-type".into(), "application/x-ndjson".into()));
+        }
         request
+    }
+
+    /// Why this workload has no REST call, if it has none.
+    pub fn no_rest(&self) -> Option<&'static str> {
+        self.stream.as_ref().and_then(|s| s.no_rest)
+    }
+
+    /// The gRPC request messages, encoded: one, or a client or bidi stream's.
+    pub fn grpc_messages(&self, method: &MethodDescriptor) -> Result<Vec<Vec<u8>>, String> {
+        match self.stream.as_ref().and_then(|s| s.grpc_requests.as_ref()) {
+            Some(requests) => {
+                requests.iter().map(|r| Ok(message_from_rest(&method.input(), r)?.encode_to_vec())).collect()
+            }
+            None => Ok(vec![self.grpc_message(method)?]),
+        }
+    }
+
+    /// The answer messages a gRPC call must have, when its answer is a stream.
+    pub fn grpc_answer_count(&self) -> Option<u64> {
+        self.stream.as_ref().and_then(|s| s.grpc_answers.as_ref()).map(|a| a.len() as u64)
     }
 
     /// Checks a REST answer body: the same message as the reference answer.
     pub fn http_check(&self, method: &MethodDescriptor) -> Result<BodyCheck, String> {
+        if let Some(lines) = self.stream.as_ref().and_then(|s| s.answer_lines.as_ref()) {
+            return lines_check(method, lines);
+        }
         let expected = message_from_rest(&method.output(), &self.answer)?;
         let output = method.output();
         Ok(remembering(move |body: &[u8]| {
@@ -166,9 +289,15 @@ impl Preset {
         Ok(message_from_rest(&method.input(), &self.grpc_request)?.encode_to_vec())
     }
 
-    /// Checks a gRPC answer message: the same message as the reference answer.
+    /// Checks a gRPC answer message: the same message as the reference answer (of a stream: its
+    /// first message).
     pub fn grpc_check(&self, method: &MethodDescriptor) -> Result<BodyCheck, String> {
-        let expected = message_from_rest(&method.output(), &self.answer)?;
+        let streamed = self.stream.as_ref().and_then(|s| s.grpc_answers.as_ref());
+        let first = match streamed {
+            Some(answers) => answers.first().unwrap_or(&self.answer),
+            None => &self.answer,
+        };
+        let expected = message_from_rest(&method.output(), first)?;
         let output = method.output();
         Ok(remembering(move |bytes: &[u8]| {
             DynamicMessage::decode(output.clone(), bytes).is_ok_and(|m| same_message(&m, &expected))
@@ -180,6 +309,35 @@ impl Preset {
         callbench_dynproto::find_method(callbench_contract::descriptor_pool(), self.grpc_method)
             .expect("the contract defines every preset's method")
     }
+}
+
+/// `values` as compact JSON lines, each ending in a newline.
+fn ndjson(values: &[Value]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for v in values {
+        serde_json::to_writer(&mut out, v).expect("JSON");
+        out.push(b'\n');
+    }
+    out
+}
+
+/// Checks an NDJSON answer: as many lines as `expected`, each ending in a newline and the same
+/// message as its expected line.
+fn lines_check(method: &MethodDescriptor, expected: &[Value]) -> Result<BodyCheck, String> {
+    let output = method.output();
+    let expected = expected.iter().map(|v| message_from_rest(&output, v)).collect::<Result<Vec<_>, _>>()?;
+    Ok(remembering(move |body: &[u8]| {
+        let whole = body.is_empty() || body.ends_with(b"\n");
+        let lines: Vec<&[u8]> = body.split(|b| *b == b'\n').filter(|l| !l.is_empty()).collect();
+        whole
+            && lines.len() == expected.len()
+            && lines.iter().zip(&expected).all(|(line, want)| {
+                serde_json::from_slice::<Value>(line)
+                    .ok()
+                    .and_then(|v| message_from_rest(&output, &v).ok())
+                    .is_some_and(|m| same_message(&m, want))
+            })
+    }))
 }
 
 /// `check`, except that an answer byte-equal to the first one it accepted is accepted at once:
@@ -213,6 +371,9 @@ pub fn inproc(name: &str, o: &PresetOptions, users_file: &Path) -> Result<Worklo
         "life" => Workload::Life { board: life::setup().board, ntimes: o.ntimes },
         "life-setup" => Workload::LifeSetup,
         "echo" => Workload::echo_of_size(o.payload_size),
+        name if name.starts_with("records-") => {
+            return Err(format!("workload {name} streams over the network only (grpc:// or http://), not in-process"))
+        }
         other => return Err(format!("unknown workload {other:?} (workloads: {})", NAMES.join(", "))),
     })
 }
@@ -223,8 +384,8 @@ mod tests {
 
     #[test]
     fn every_preset_checks_its_own_reference_answer() {
-        let o = PresetOptions { payload_size: 300, ntimes: 3, user_id: 7 };
-        for name in NAMES.iter().filter(|n| **n != "noop") {
+        let o = PresetOptions { payload_size: 300, ntimes: 3, user_id: 7, records: 5 };
+        for name in NAMES.iter().filter(|n| **n != "noop" && !n.starts_with("records-")) {
             let p = preset(name, &o).unwrap();
             let method = p.contract_method();
             let answer_json = serde_json::to_vec(&p.answer).unwrap();
@@ -240,7 +401,7 @@ mod tests {
 
     #[test]
     fn answers_are_compared_as_messages_and_the_first_good_one_remembered() {
-        let o = PresetOptions { payload_size: 300, ntimes: 3, user_id: 7 };
+        let o = PresetOptions { payload_size: 300, ntimes: 3, user_id: 7, records: 5 };
         let p = preset("auth", &o).unwrap();
         let method = p.contract_method();
         let check = p.grpc_check(&method).unwrap();
@@ -260,5 +421,41 @@ mod tests {
         }
         assert!(!rest(format!("{{\"hash\":\"{}\"}}", &hash[1..]).as_bytes()));
         assert!(!rest(b"not json"));
+    }
+
+    #[test]
+    fn the_records_presets_stream_their_records_and_check_what_comes_back() {
+        let o = PresetOptions { records: 3, ..PresetOptions::default() };
+        let upload = preset("records-upload", &o).unwrap();
+        let request = upload.http_request("/api");
+        assert_eq!((request.method.as_str(), request.path.as_str()), ("POST", "/api/records/upload"));
+        assert!(request.has_header("content-type") && request.body.iter().filter(|b| **b == b'\n').count() == 3);
+        let method = upload.contract_method();
+        assert_eq!(upload.grpc_messages(&method).unwrap().len(), 3);
+        let summary = br#"{"count": 3, "activeCount": 2, "firstId": 1, "lastId": 3, "sampleCount": 9}"#;
+        assert!(upload.http_check(&method).unwrap()(summary));
+        assert!(!upload.http_check(&method).unwrap()(br#"{"count": 2}"#));
+        let batch = preset("records-batch", &o).unwrap();
+        assert_eq!(batch.http_request("").body, serde_json::to_vec(batch.body.as_ref().unwrap()).unwrap());
+        assert!(batch.http_check(&batch.contract_method()).unwrap()(summary));
+
+        let download = preset("records-download", &o).unwrap();
+        let method = download.contract_method();
+        assert_eq!(download.http_request("").path, "/records?count=3");
+        let lines: Vec<Value> = (0..3).map(|i| value(&records::downloaded(i))).collect();
+        let body = ndjson(&lines);
+        assert!(download.http_check(&method).unwrap()(&body));
+        assert!(!download.http_check(&method).unwrap()(&body[..body.len() - 1]), "the last newline is missing");
+        assert!(!download.http_check(&method).unwrap()(&ndjson(&lines[..2])), "a line is missing");
+        let first = message_from_rest(&method.output(), &lines[0]).unwrap().encode_to_vec();
+        assert!(download.grpc_check(&method).unwrap()(&first));
+        assert_eq!(download.grpc_answer_count(), Some(3));
+
+        let converse = preset("records-converse", &o).unwrap();
+        assert!(converse.no_rest().is_some());
+        assert_eq!(converse.grpc_messages(&converse.contract_method()).unwrap().len(), 3);
+        assert_eq!(converse.grpc_answer_count(), Some(3));
+        let in_process = inproc("records-upload", &o, Path::new("/nonexistent"));
+        assert!(in_process.is_err_and(|e| e.contains("network only")));
     }
 }

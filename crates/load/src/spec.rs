@@ -88,7 +88,7 @@ pub struct LoadSpec {
     /// gRPC: a compiled FileDescriptorSet (protoc --descriptor_set_out --include_imports, buf build -o)
     #[arg(long)]
     pub protoset: Option<PathBuf>,
-    /// A built-in workload's request for the target's protocol: auth, students, cars, life, life-setup, echo
+    /// A built-in workload's request for the target's protocol: auth, students, cars, life, life-setup, echo, records-upload, records-batch, records-converse, records-download
     #[arg(long)]
     pub workload: Option<String>,
     #[command(flatten)]
@@ -337,6 +337,7 @@ impl LoadSpec {
         add("--payload-size", Some(self.preset.payload_size.to_string()));
         add("--ntimes", Some(self.preset.ntimes.to_string()));
         add("--user-id", Some(self.preset.user_id.to_string()));
+        add("--records", Some(self.preset.records.to_string()));
         add("--cacert", self.ca_file.as_ref().map(|p| p.display().to_string()));
         add("--tls-version", self.tls_version.map(|v| v.to_string()));
         add("--timeout", Some(time(self.timeout)));

@@ -267,6 +267,7 @@ impl CellPlan {
             payload_size: f.payload_size.unwrap_or(defaults.payload_size),
             ntimes: f.ntimes.unwrap_or(defaults.ntimes),
             user_id: f.user_id.unwrap_or(defaults.user_id),
+            records: f.records.unwrap_or(defaults.records),
         };
         if spec.calls.is_none() && spec.duration.is_none() {
             spec.duration = Some(Duration::from_secs(1));
@@ -336,6 +337,7 @@ impl CellPlan {
         put("payload_size", f.payload_size.map(|v| json!(v)));
         put("ntimes", f.ntimes.map(|v| json!(v)));
         put("user_id", f.user_id.map(|v| json!(v)));
+        put("records", f.records.map(|v| json!(v)));
         put("mode", Some(json!(self.mode())));
         put("network", f.network.as_ref().map(|n| json!(n.to_string())));
         put("cluster", self.cluster.as_ref().map(|c| json!(c.to_string())));

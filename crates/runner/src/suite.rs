@@ -238,6 +238,8 @@ pub struct LoadFields {
     pub ntimes: Option<u32>,
     /// `auth`: the user id authenticated.
     pub user_id: Option<i64>,
+    /// `records-*`: records per call (the messages of a stream, the lines of an upload or download).
+    pub records: Option<u32>,
     /// Server mode: `preloaded` or `per-request` (auth reads users.json on every call).
     pub mode: Option<String>,
     /// How long a call may take before it counts as an error (`"10s"`).
@@ -278,6 +280,7 @@ impl LoadFields {
             payload_size,
             ntimes,
             user_id,
+            records,
             mode,
             timeout,
             iterations,
@@ -310,6 +313,7 @@ impl LoadFields {
             "payload_size" => self.payload_size = Some(int()? as usize),
             "ntimes" => self.ntimes = Some(int()? as u32),
             "user_id" => self.user_id = Some(int()?),
+            "records" => self.records = Some(int()? as u32),
             "rate" => self.rate = Some(value.clone()),
             "gzip" => self.gzip = Some(boolean()?),
             "poisson" => self.poisson = Some(boolean()?),

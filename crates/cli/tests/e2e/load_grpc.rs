@@ -152,3 +152,34 @@ fn a_stock_bidi_stream_in_a_burst_and_ping_pong() {
         "ping-pong pacing is for bidi-streaming methods",
     );
 }
+
+/// The contract's streaming workloads, checked: an upload of 20 records answered once, a
+/// conversation of 20 messages each way in a burst and in ping-pong, a download of 20 records; and
+/// their REST counterparts on rust-axum, the NDJSON upload and download and the batched POST.
+#[test]
+fn the_records_workloads_stream_over_grpc_and_rest() {
+    let tonic = start("rust-tonic", &[]);
+    let grpc = format!("grpc://{}", tonic.addr);
+    let records = ["--records", "20", "--check", "-n", "30", "-c", "3"];
+    for (workload, pace, sent, received) in [
+        ("records-upload", "burst", 20.0, 1.0),
+        ("records-converse", "burst", 20.0, 20.0),
+        ("records-converse", "ping-pong", 20.0, 20.0),
+        ("records-download", "burst", 1.0, 20.0),
+    ] {
+        let paced: &[&str] = if pace == "ping-pong" { &["--stream-pace", "ping-pong"] } else { &[] };
+        let run = load_json(&[&records[..], paced, &["--workload", workload, &grpc]].concat());
+        assert_all_ok(&run, 30);
+        assert_eq!(num(&run, "/stream/messages_per_call/sent"), sent, "{workload} {pace}: {run:#}");
+        assert_eq!(num(&run, "/stream/messages_per_call/received"), received, "{workload} {pace}: {run:#}");
+    }
+    let axum = start("rust-axum", &[]);
+    for workload in ["records-upload", "records-batch", "records-download"] {
+        let run = load_json(&[&records[..], &["--workload", workload, &format!("http://{}", axum.addr)]].concat());
+        assert_all_ok(&run, 30);
+    }
+    load_fails(
+        &["-n", "1", "--workload", "records-converse", &format!("http://{}", axum.addr)],
+        "REST has no counterpart of Records/Converse",
+    );
+}

@@ -76,8 +76,12 @@ pub fn load(
         payload_size: f.payload_size.unwrap_or(d.payload_size),
         ntimes: f.ntimes.unwrap_or(d.ntimes),
         user_id: f.user_id.unwrap_or(d.user_id),
+        records: d.records,
     };
     let w = preset(&p.workload, &options)?;
+    if w.stream.is_some() {
+        return Err(format!("workload {}: the peer tools are driven with one request, not a stream", w.name));
+    }
     let call = Call {
         method: w.method.into(),
         path: w.path.clone(),
