@@ -57,7 +57,9 @@ def upload_vectors() -> list:
             )
         )
         requests = raw_grpc or [body_json(r) for r in records]
-        vectors.append(grpc_stream(f"records-upload-{name}", cls, "callbench.v1.Records/Upload", requests, code, summary))
+        vectors.append(
+            grpc_stream(f"records-upload-{name}", cls, "callbench.v1.Records/Upload", requests, code, summary)
+        )
 
     many = [download_record(i) for i in range(100)]
     case("ok-0-records", "ok", [])
