@@ -1,6 +1,7 @@
 //! End-to-end: `callbench load` against servers none of us wrote, installed by scripts/setup:
-//! nginx (HTTP/1.1 and h2c, a static file and a `return 200`) and grpc-go's helloworld
-//! greeter_server (described by a .proto file: it has no reflection).
+//! nginx (HTTP/1.1 and h2c, a static file and a `return 200`), grpc-go's helloworld
+//! greeter_server and its route_guide example server (described by .proto files: they have no
+//! reflection), the latter with a method of each kind, streams both ways included.
 
 use crate::common;
 
@@ -195,5 +196,80 @@ fn grpc_go_greeter_server_by_proto_file() {
         // No --proto: it has no reflection to ask, and says so in one line.
         load_fails(&["-n", "5", "-d", r#"{"name":"x"}"#, &target], "reflection");
         drop(server);
+    });
+}
+
+/// The route_guide proto as grpc-go published it, in the Go module cache scripts/setup filled.
+fn route_guide_proto_dir() -> String {
+    let cache = Command::new("go").args(["env", "GOMODCACHE"]).output().expect("go is not on PATH: run scripts/setup");
+    let dir = format!(
+        "{}/google.golang.org/grpc@v1.29.1/examples/route_guide/routeguide",
+        String::from_utf8_lossy(&cache.stdout).trim()
+    );
+    installed(&format!("{dir}/route_guide.proto"));
+    dir
+}
+
+/// grpc-go's route_guide example server (scripts/setup), by its proto as published: a method of
+/// each kind. Its RouteChat answers each note with every note at that place so far, this one
+/// included: three notes at one place bring 1 + 2 + 3 answers, and three more 4 + 5 + 6.
+#[test]
+fn grpc_go_route_guide_calls_of_every_kind() {
+    let server = installed("~/go/bin/route_guide_server");
+    let proto_dir = route_guide_proto_dir();
+    in_own_network(move |isolated| {
+        let port = match isolated {
+            true => 10000,
+            false => std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port(),
+        };
+        let addr = format!("127.0.0.1:{port}");
+        let _server = Guard::spawn(
+            Command::new(server)
+                .args(["-port", &port.to_string()])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null()),
+        );
+        assert!(common::wait_listening(&addr, Duration::from_secs(10)), "route_guide_server did not listen on {addr}");
+        let proto = format!("{proto_dir}/route_guide.proto");
+        let described = ["--proto", proto.as_str(), "-I", proto_dir.as_str()];
+        let method = |name: &str| format!("grpc://{addr}/routeguide.RouteGuide/{name}");
+        let dir = TempDir::new("route-guide");
+        let ndjson = |name: &str, line: &str| {
+            std::fs::write(dir.path(name), format!("{line}\n{line}\n{line}\n")).unwrap();
+            format!("@{}", dir.str(name))
+        };
+        let patriots_path = r#"{"latitude": 407838351, "longitude": -746143763}"#;
+
+        let feature = format!(r#"{{"name": "Patriots Path, Mendham, NJ 07945, USA", "location": {patriots_path}}}"#);
+        let unary = ["-n", "40", "-c", "2", "-d", patriots_path, "--expect-body", &feature];
+        assert_all_ok(&load_json(&[&described[..], &unary[..], &[&method("GetFeature")]].concat()), 40);
+
+        let rectangle = r#"{"lo": {"latitude": 400000000, "longitude": -750000000},
+                            "hi": {"latitude": 420000000, "longitude": -730000000}}"#;
+        let listed = load_json(&[&described[..], &["-n", "20", "-d", rectangle, &method("ListFeatures")]].concat());
+        assert_all_ok(&listed, 20);
+        assert_eq!(num(&listed, "/stream/messages_per_call/sent"), 1.0, "{listed:#}");
+        assert!(num(&listed, "/stream/messages_per_call/received") > 10.0, "{listed:#}");
+
+        // The same point three times: no distance, three features passed.
+        let route = ndjson("route.ndjson", patriots_path);
+        let summary = r#"{"pointCount": 3, "featureCount": 3}"#;
+        let recorded = load_json(
+            &[&described[..], &["-n", "20", "-c", "2", "-d", &route, "--expect-body", summary, &method("RecordRoute")]]
+                .concat(),
+        );
+        assert_all_ok(&recorded, 20);
+        assert_eq!(num(&recorded, "/stream/messages_per_call/sent"), 3.0, "{recorded:#}");
+        assert_eq!(num(&recorded, "/stream/messages_per_call/received"), 1.0, "{recorded:#}");
+
+        let notes = ndjson("notes.ndjson", r#"{"location": {"latitude": 5, "longitude": 5}, "message": "here"}"#);
+        for (pace, answers) in [("burst", 6.0), ("ping-pong", 15.0)] {
+            let chat = ["-n", "1", "-d", &notes, "--stream-pace", pace, &method("RouteChat")];
+            let chatted = load_json(&[&described[..], &chat[..]].concat());
+            assert_all_ok(&chatted, 1);
+            assert_eq!(num(&chatted, "/stream/messages_per_call/sent"), 3.0, "{pace}: {chatted:#}");
+            assert_eq!(num(&chatted, "/stream/messages_per_call/received"), answers, "{pace}: {chatted:#}");
+        }
     });
 }
