@@ -7,6 +7,7 @@
 //! into the protobuf bytes to send, [`decode_response`] and [`to_json`] read
 //! the answer. Every error is one line of text for the CLI to print.
 
+mod editions;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 mod h2c;

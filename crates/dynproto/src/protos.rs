@@ -1,8 +1,14 @@
-//! `.proto` files compiled at run time with protox (pure Rust, no protoc).
+//! `.proto` files compiled at run time with protox (pure Rust, no protoc); Editions files
+//! (`edition = "2023";`), which protox does not parse yet, are lowered to proto2 first
+//! ([`crate::editions`]).
 
+use crate::editions::{self, Lowered};
 use miette::Diagnostic;
 use prost_reflect::DescriptorPool;
+use protox::file::{File, FileResolver, GoogleFileResolver, IncludeFileResolver};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 /// Compiles `files` and everything they import. Imports are looked up in
 /// `import_paths`; when none are given, in the current directory and then in
@@ -29,15 +35,69 @@ pub fn load_protos(files: &[PathBuf], import_paths: &[PathBuf]) -> Result<Descri
     }
     // A parser bug must not take the CLI down with it: .proto files are user input.
     let compiled = std::panic::catch_unwind(|| {
-        let mut compiler = protox::Compiler::new(&includes)?;
+        let lowered = Arc::new(Mutex::new(HashMap::new()));
+        let mut compiler = protox::Compiler::with_file_resolver(Includes::new(&includes, lowered.clone()));
         compiler.include_imports(true);
         compiler.open_files(files)?;
-        Ok::<_, protox::Error>(compiler.descriptor_pool())
+        let lowered = lowered.lock().unwrap_or_else(|p| p.into_inner());
+        if lowered.is_empty() {
+            return Ok(compiler.descriptor_pool());
+        }
+        let mut set = compiler.file_descriptor_set();
+        for file in &mut set.file {
+            if let Some(l) = lowered.get(file.name()) {
+                l.apply(file);
+            }
+        }
+        Ok::<_, protox::Error>(DescriptorPool::from_file_descriptor_set(set)?)
     });
     match compiled {
         Ok(Ok(pool)) => Ok(pool),
         Ok(Err(e)) => Err(describe(&e, &includes)),
         Err(_) => Err(format!("cannot compile {} (the protox compiler failed)", show(files))),
+    }
+}
+
+/// The include paths, then the well-known files, as `protox::Compiler::new` reads them; a file
+/// protox cannot parse because it is an Editions file is lowered to proto2 and kept in `lowered`.
+struct Includes {
+    dirs: Vec<(PathBuf, IncludeFileResolver)>,
+    google: GoogleFileResolver,
+    lowered: Arc<Mutex<HashMap<String, Lowered>>>,
+}
+
+impl Includes {
+    fn new(dirs: &[PathBuf], lowered: Arc<Mutex<HashMap<String, Lowered>>>) -> Includes {
+        let dirs = dirs.iter().map(|d| (d.clone(), IncludeFileResolver::new(d.clone()))).collect();
+        Includes { dirs, google: GoogleFileResolver::new(), lowered }
+    }
+}
+
+impl FileResolver for Includes {
+    fn resolve_path(&self, path: &Path) -> Option<String> {
+        self.dirs.iter().find_map(|(_, r)| r.resolve_path(path))
+    }
+
+    fn open_file(&self, name: &str) -> Result<File, protox::Error> {
+        for (dir, resolver) in &self.dirs {
+            match resolver.open_file(name) {
+                Err(e) if e.is_file_not_found() => continue,
+                Err(e) => {
+                    let Some(source) =
+                        std::fs::read_to_string(dir.join(name)).ok().filter(|s| editions::declares_edition(s))
+                    else {
+                        return Err(e);
+                    };
+                    let lowered =
+                        editions::lower(&source).map_err(|why| protox::Error::new(format!("{name}:{why}")))?;
+                    let file = File::from_source(name, &lowered.source)?;
+                    self.lowered.lock().unwrap_or_else(|p| p.into_inner()).insert(name.to_string(), lowered);
+                    return Ok(file);
+                }
+                found => return found,
+            }
+        }
+        self.google.open_file(name)
     }
 }
 

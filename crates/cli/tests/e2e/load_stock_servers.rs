@@ -199,24 +199,39 @@ fn grpc_go_greeter_server_by_proto_file() {
     });
 }
 
-/// The route_guide proto as grpc-go published it, in the Go module cache scripts/setup filled.
-fn route_guide_proto_dir() -> String {
+/// The folder of route_guide.proto as grpc-go published it in `module` (Go module cache, filled
+/// by scripts/setup): v1.29.1's is proto3, the examples module's of 2026-08 edition 2023.
+fn route_guide_proto_dir(module: &str) -> String {
     let cache = Command::new("go").args(["env", "GOMODCACHE"]).output().expect("go is not on PATH: run scripts/setup");
-    let dir = format!(
-        "{}/google.golang.org/grpc@v1.29.1/examples/route_guide/routeguide",
-        String::from_utf8_lossy(&cache.stdout).trim()
-    );
+    let cache = String::from_utf8_lossy(&cache.stdout).trim().to_string();
+    let dir = format!("{cache}/{module}/route_guide/routeguide");
     installed(&format!("{dir}/route_guide.proto"));
     dir
 }
+
+const ROUTE_GUIDE_PROTO3: &str = "google.golang.org/grpc@v1.29.1/examples";
+const ROUTE_GUIDE_EDITION_2023: &str = "google.golang.org/grpc/examples@v0.0.0-20260825154716-030ee8becb20";
 
 /// grpc-go's route_guide example server (scripts/setup), by its proto as published: a method of
 /// each kind. Its RouteChat answers each note with every note at that place so far, this one
 /// included: three notes at one place bring 1 + 2 + 3 answers, and three more 4 + 5 + 6.
 #[test]
 fn grpc_go_route_guide_calls_of_every_kind() {
+    route_guide_calls_of_every_kind(route_guide_proto_dir(ROUTE_GUIDE_PROTO3));
+}
+
+/// The same calls described by the route_guide.proto grpc-go's examples publish now, written in
+/// edition 2023 (`option features.field_presence = IMPLICIT;`).
+#[test]
+fn grpc_go_route_guide_by_its_edition_2023_proto() {
+    let proto_dir = route_guide_proto_dir(ROUTE_GUIDE_EDITION_2023);
+    let published = std::fs::read_to_string(format!("{proto_dir}/route_guide.proto")).unwrap();
+    assert!(published.contains("edition = \"2023\";"), "the examples' proto is an Editions file");
+    route_guide_calls_of_every_kind(proto_dir);
+}
+
+fn route_guide_calls_of_every_kind(proto_dir: String) {
     let server = installed("~/go/bin/route_guide_server");
-    let proto_dir = route_guide_proto_dir();
     in_own_network(move |isolated| {
         let port = match isolated {
             true => 10000,
