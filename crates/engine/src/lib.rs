@@ -1,5 +1,7 @@
 //! callbench's load engine: one driver loop for every protocol and load model.
 //!
+//! Protocols: HTTP/1.1, HTTP/2, HTTP/3 (QUIC), gRPC, raw bytes and in-process calls.
+//!
 //! A [`pacer::Pacer`] says when calls should start, a [`stop::Stop`] when the run ends, a
 //! [`target::Target`] makes the calls, [`driver::run`] gives one [`record::CallRecord`] per call to each
 //! worker's [`sink::Sink`] (such as [`stats::Stats`]), merged when the run ends. The engine never formats output.
@@ -13,9 +15,11 @@ pub mod grpc;
 mod guard;
 mod h2client;
 pub mod h2pool;
+pub mod h3pool;
 pub mod histograms;
 pub mod http1;
 pub mod http2;
+pub mod http3;
 pub mod inproc;
 pub mod limits;
 pub mod memory;

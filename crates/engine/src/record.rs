@@ -58,11 +58,31 @@ pub struct StreamCounts {
 }
 
 /// Opening a connection, phase by phase (as curl's `-w` time_connect and time_appconnect): the
-/// TCP handshake, then the TLS handshake on a TLS connection.
+/// TCP handshake, then the TLS handshake on a TLS connection; or, over QUIC, the one handshake
+/// that is both (`tcp` zero).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Handshake {
     pub tcp: Duration,
     pub tls: Option<Duration>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quic: Option<Duration>,
+}
+
+impl Handshake {
+    /// A TCP connection's, TLS or not.
+    pub fn tcp(tcp: Duration, tls: Option<Duration>) -> Self {
+        Handshake { tcp, tls, quic: None }
+    }
+
+    /// A QUIC connection's: transport and TLS 1.3 in one handshake.
+    pub fn quic(quic: Duration) -> Self {
+        Handshake { tcp: Duration::ZERO, tls: None, quic: Some(quic) }
+    }
+
+    /// All of it.
+    pub fn total(&self) -> Duration {
+        self.tcp + self.tls.unwrap_or_default() + self.quic.unwrap_or_default()
+    }
 }
 
 /// A connection opened for a call: all it took (HTTP/2's preface included), and its handshakes.

@@ -48,40 +48,48 @@ pub struct Stats {
 
 /// The calls that opened their own connection, split as curl's `-w` splits a transfer: the TCP
 /// handshake (time_connect), the TLS handshake (time_appconnect − time_connect), and the rest up to
-/// the answer's end (HTTP/2's preface, the request and its answer).
+/// the answer's end (HTTP/2's preface, the request and its answer). Over QUIC the handshake is one
+/// phase, transport and TLS together.
 #[derive(Debug, Clone)]
 pub struct ColdPhases {
     pub tcp_us: Histogram<u64>,
     pub tls_us: Histogram<u64>,
+    pub quic_us: Histogram<u64>,
     pub rest_us: Histogram<u64>,
 }
 
 impl ColdPhases {
     fn new() -> Self {
-        ColdPhases { tcp_us: histogram(), tls_us: histogram(), rest_us: histogram() }
+        ColdPhases { tcp_us: histogram(), tls_us: histogram(), quic_us: histogram(), rest_us: histogram() }
     }
 
     fn add(&mut self, r: &CallRecord, connect: Connect) {
-        let tcp = connect.handshake.tcp;
-        let tls = connect.handshake.tls.unwrap_or_default();
-        self.tcp_us.saturating_record(micros(tcp));
-        if connect.handshake.tls.is_some() {
-            self.tls_us.saturating_record(micros(tls));
+        let handshake = connect.handshake;
+        match (handshake.quic, handshake.tls) {
+            (Some(quic), _) => self.quic_us.saturating_record(micros(quic)),
+            (None, tls) => {
+                self.tcp_us.saturating_record(micros(handshake.tcp));
+                if let Some(tls) = tls {
+                    self.tls_us.saturating_record(micros(tls));
+                }
+            }
         }
-        self.rest_us.saturating_record(micros(r.latency_uncorrected().saturating_sub(tcp + tls)));
+        self.rest_us.saturating_record(micros(r.latency_uncorrected().saturating_sub(handshake.total())));
     }
 
     fn merge(&mut self, other: &ColdPhases) {
         self.tcp_us.add(&other.tcp_us).expect("same bounds");
         self.tls_us.add(&other.tls_us).expect("same bounds");
+        self.quic_us.add(&other.quic_us).expect("same bounds");
         self.rest_us.add(&other.rest_us).expect("same bounds");
     }
 
     fn summary(&self) -> Option<ColdSummary> {
         Some(ColdSummary {
-            calls: self.tcp_us.len(),
-            tcp_connect_us: percentiles(&self.tcp_us)?,
+            calls: self.rest_us.len(),
+            tcp_connect_us: percentiles(&self.tcp_us),
             tls_handshake_us: percentiles(&self.tls_us),
+            quic_handshake_us: percentiles(&self.quic_us),
             rest_us: percentiles(&self.rest_us)?,
         })
     }
@@ -92,8 +100,14 @@ impl ColdPhases {
 pub struct ColdSummary {
     /// Measured calls that opened a connection.
     pub calls: u64,
-    pub tcp_connect_us: Percentiles,
+    /// TCP connections only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tcp_connect_us: Option<Percentiles>,
     pub tls_handshake_us: Option<Percentiles>,
+    /// QUIC connections only: transport and TLS 1.3 in one handshake (near zero with 0-RTT,
+    /// whose request goes before the handshake ends).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quic_handshake_us: Option<Percentiles>,
     /// From the end of the handshakes to the end of the answer.
     pub rest_us: Percentiles,
 }
@@ -389,7 +403,7 @@ mod tests {
     fn warmup_excluded_late_starts_and_rates() {
         let mut s = Stats::new(Stop::after(MS(1000)).with_warmup(MS(100)), MS(1));
         let mut warm = record(50, 50, 60, Outcome::Ok);
-        warm.connect = Some(Connect { total: MS(3), handshake: Handshake { tcp: MS(2), tls: None } });
+        warm.connect = Some(Connect { total: MS(3), handshake: Handshake::tcp(MS(2), None) });
         s.add(&warm);
         s.add(&record(100, 100, 101, Outcome::Ok));
         s.add(&record(200, 205, 206, Outcome::Ok)); // 5 ms late
@@ -410,7 +424,7 @@ mod tests {
     #[test]
     fn cold_calls_split_into_handshakes_and_the_rest() {
         let mut s = Stats::new(Stop::after_calls(10), MS(1));
-        let handshake = |tls| Handshake { tcp: MS(10), tls };
+        let handshake = |tls| Handshake::tcp(MS(10), tls);
         for (tls, end) in [(Some(MS(20)), 40), (Some(MS(22)), 42)] {
             let mut r = record(0, 0, end, Outcome::Ok);
             r.connect = Some(Connect { total: MS(32), handshake: handshake(tls) });
@@ -419,7 +433,8 @@ mod tests {
         s.add(&record(0, 0, 5, Outcome::Ok)); // a call on a kept connection: not cold
         let cold = s.summary(&info(100, None)).cold_calls.unwrap();
         assert_eq!(cold.calls, 2);
-        assert_eq!(cold.tcp_connect_us.p50, s.cold.tcp_us.highest_equivalent(10_000));
+        assert_eq!(cold.tcp_connect_us.unwrap().p50, s.cold.tcp_us.highest_equivalent(10_000));
+        assert_eq!(cold.quic_handshake_us, None);
         assert_eq!(cold.tls_handshake_us.unwrap().max, s.cold.tls_us.highest_equivalent(22_000));
         assert_eq!(cold.rest_us.max, s.cold.rest_us.highest_equivalent(10_000), "40 - 10 - 20 and 42 - 10 - 22");
         let mut plain = Stats::new(Stop::after_calls(10), MS(1));
@@ -428,6 +443,20 @@ mod tests {
         plain.add(&r);
         let cold = plain.summary(&info(100, None)).cold_calls.unwrap();
         assert_eq!((cold.tls_handshake_us, cold.rest_us.max), (None, plain.cold.rest_us.highest_equivalent(5_000)));
+    }
+
+    #[test]
+    fn a_quic_cold_call_has_one_handshake_and_no_tcp_connect() {
+        let mut s = Stats::new(Stop::after_calls(10), MS(1));
+        let mut r = record(0, 0, 80, Outcome::Ok);
+        r.connect = Some(Connect { total: MS(41), handshake: Handshake::quic(MS(40)) });
+        s.add(&r);
+        let cold = s.summary(&info(100, None)).cold_calls.unwrap();
+        assert_eq!((cold.calls, cold.tcp_connect_us, cold.tls_handshake_us), (1, None, None));
+        assert_eq!(cold.quic_handshake_us.unwrap().p50, s.cold.quic_us.highest_equivalent(40_000));
+        assert_eq!(cold.rest_us.p50, s.cold.rest_us.highest_equivalent(40_000), "80 - 40");
+        let json = serde_json::to_value(cold).unwrap();
+        assert!(json.get("tcp_connect_us").is_none() && json.get("quic_handshake_us").is_some(), "{json}");
     }
 
     #[test]

@@ -9,8 +9,10 @@ use crate::spec::{LoadSpec, Plan, DEFAULT_CONCURRENCY};
 use crate::watch::{RunView, Watch};
 use callbench_dynproto::{MethodDescriptor, ReflectionConn, Source};
 use callbench_engine::grpc::{Grpc, GrpcCall, Shape};
+use callbench_engine::h3pool::{H3Options, H3Pool, QuicClient};
 use callbench_engine::http1::Http1;
 use callbench_engine::http2::Http2;
+use callbench_engine::http3::Http3;
 use callbench_engine::inproc::InProc;
 use callbench_engine::net::failures::ConnectFailures;
 use callbench_engine::net::{self, tls, Endpoint};
@@ -24,6 +26,7 @@ use std::time::Duration;
 pub enum AnyTarget {
     Http1(Arc<Http1>),
     Http2(Arc<Http2>),
+    Http3(Arc<Http3>),
     Grpc(Arc<Grpc>),
     InProc(Arc<InProc>),
     Raw(Arc<Raw>),
@@ -31,7 +34,7 @@ pub enum AnyTarget {
 
 pub struct Built {
     pub target: AnyTarget,
-    /// `http/1.1`, `h2`, `grpc`, `raw` or `inproc`.
+    /// `http/1.1`, `h2`, `h3`, `grpc`, `raw` or `inproc`.
     pub protocol: &'static str,
     pub tls: bool,
     pub concurrency: usize,
@@ -73,6 +76,7 @@ impl Built {
         match &self.target {
             AnyTarget::Http1(t) => drive(Shared(t.clone()), plan, watch).await,
             AnyTarget::Http2(t) => drive(Shared(t.clone()), plan, watch).await,
+            AnyTarget::Http3(t) => drive(Shared(t.clone()), plan, watch).await,
             AnyTarget::Grpc(t) => drive(Shared(t.clone()), plan, watch).await,
             AnyTarget::InProc(t) => drive(Shared(t.clone()), plan, watch).await,
             AnyTarget::Raw(t) => drive(Shared(t.clone()), plan, watch).await,
@@ -98,6 +102,15 @@ pub async fn build(spec: &LoadSpec) -> Result<Built, String> {
     let url = parse::target(&spec.target)?;
     if spec.http2 && !matches!(url, TargetUrl::Http { .. }) {
         return Err("--http2 applies to http:// and https:// targets (gRPC is always HTTP/2)".into());
+    }
+    if spec.http3 && !matches!(url, TargetUrl::Http { tls: true, .. }) {
+        return Err("--http3 applies to https:// targets (QUIC always carries TLS)".into());
+    }
+    if spec.zero_rtt && !spec.http3 {
+        return Err("--zero-rtt applies to --http3".into());
+    }
+    if spec.zero_rtt && !spec.tls_resume {
+        return Err("--zero-rtt needs --tls-resume: 0-RTT sends the request under a resumed session's key".into());
     }
     let preset = match (&url, &spec.workload) {
         (TargetUrl::InProc { .. }, Some(_)) => {
@@ -225,6 +238,9 @@ async fn build_http(
     };
     let expect = Expect { status: spec.expect_status.clone(), body: check };
     let call = format!("{} {}", request.method, request.path);
+    if spec.http3 {
+        return build_http3(spec, host, port, &request, expect, call).await;
+    }
     if spec.http2 {
         let (concurrency, connections) = multiplexed(spec)?;
         let endpoint = endpoint(spec, connections, tls, host, port, &[b"h2"]).await?;
@@ -256,6 +272,52 @@ async fn build_http(
             io,
         })
     }
+}
+
+/// REST over HTTP/3: QUIC to the same port over UDP, its connections shared by streams as HTTP/2's.
+async fn build_http3(
+    spec: &LoadSpec,
+    host: &str,
+    port: u16,
+    request: &HttpRequest,
+    expect: Expect,
+    call: String,
+) -> Result<Built, String> {
+    if spec.io == callbench_engine::net::socket::Io::Uring {
+        return Err("--io uring drives TCP sockets; HTTP/3's UDP socket is quinn's (epoll)".into());
+    }
+    if spec.tls_version == Some(tls::TlsVersion::V1_2) {
+        return Err("HTTP/3 runs over TLS 1.3 only (QUIC has no TLS 1.2): leave out --tls-version 1.2".into());
+    }
+    let (concurrency, connections) = multiplexed(spec)?;
+    crate::open_files::ensure(1)?;
+    let addrs = net::resolve(host, port, |ip| callbench_link::route::allowed(ip, spec.allow_remote)).await?;
+    let options = tls::TlsOptions {
+        insecure: spec.insecure,
+        ca_file: spec.ca_file.clone(),
+        version: Some(tls::TlsVersion::V1_3),
+        resume: spec.tls_resume,
+    };
+    let h3 = H3Options { zero_rtt: spec.zero_rtt };
+    let client = QuicClient::new(tls::client_config(&options, &[b"h3"])?, h3)?;
+    let new_pool = || {
+        H3Pool::new(host, addrs.clone(), client.clone(), connections, spec.new_connection_per_call)
+            .with_connect_timeout(Some(spec.connect_timeout().unwrap_or(Duration::MAX).min(Duration::from_secs(10))))
+    };
+    // One connection first, on its own endpoint: a server that does not speak HTTP/3 is one clear error.
+    drop(new_pool().open_uncounted().await?);
+    let pool = new_pool().with_connect_timeout(spec.connect_timeout());
+    let authority = if port == 443 { host.to_string() } else { format!("{host}:{port}") };
+    let target = Http3::new(pool, &authority, request, expect)?;
+    Ok(Built {
+        target: AnyTarget::Http3(Arc::new(target)),
+        protocol: "h3",
+        tls: true,
+        concurrency,
+        connections,
+        call,
+        io: "epoll",
+    })
 }
 
 async fn build_grpc(

@@ -79,6 +79,13 @@ pub struct LoadSpec {
     /// HTTP/2: h2c with prior knowledge on http://, ALPN h2 on https://
     #[arg(long)]
     pub http2: bool,
+    /// HTTP/3 over QUIC (UDP, TLS 1.3 inside the handshake), on https:// only
+    #[arg(long, conflicts_with = "http2")]
+    pub http3: bool,
+    /// HTTP/3: send the request in the first flight (0-RTT) when a session ticket of an earlier connection
+    /// allows it; needs --tls-resume, pays off with --new-connection-per-call. The server may replay it: GETs only
+    #[arg(long)]
+    pub zero_rtt: bool,
     /// gRPC: .proto file describing the method (repeatable); without --proto/--protoset, server reflection
     #[arg(long = "proto")]
     pub protos: Vec<PathBuf>,
@@ -353,6 +360,8 @@ impl LoadSpec {
             (self.coarse_timer, "--coarse-timer"),
             (self.new_connection_per_call, "--new-connection-per-call"),
             (self.http2, "--http2"),
+            (self.http3, "--http3"),
+            (self.zero_rtt, "--zero-rtt"),
             (self.gzip, "--gzip"),
             (self.insecure, "--insecure"),
             (self.tls_resume, "--tls-resume"),

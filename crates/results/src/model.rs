@@ -354,12 +354,18 @@ pub struct PeerRun {
 }
 
 /// Calls that opened their own connection, split as curl's `-w` splits a transfer: medians (µs)
-/// of the TCP handshake, the TLS handshake, and the rest up to the answer's end.
+/// of the TCP handshake, the TLS handshake, and the rest up to the answer's end. Over QUIC
+/// (HTTP/3) the handshake is one phase, transport and TLS together.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct ColdCalls {
     pub calls: u64,
-    pub tcp_connect_p50_us: f64,
+    /// TCP connections only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp_connect_p50_us: Option<f64>,
     pub tls_handshake_p50_us: Option<f64>,
+    /// QUIC connections only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quic_handshake_p50_us: Option<f64>,
     pub rest_p50_us: f64,
 }
 
@@ -479,6 +485,7 @@ pub const METRICS: &[(&str, &str, bool)] = &[
     ("wall_us_per_call", "µs", false),
     ("cold_tcp_connect_p50_us", "µs", false),
     ("cold_tls_handshake_p50_us", "µs", false),
+    ("cold_quic_handshake_p50_us", "µs", false),
     ("cold_rest_p50_us", "µs", false),
     ("link_forwarder_cores", "cores", false),
 ];
@@ -532,8 +539,9 @@ impl RunMetrics {
                 let calls = self.calls_ok + self.calls_errors;
                 (calls > 0).then(|| self.duration_s * 1e6 / calls as f64)
             }
-            "cold_tcp_connect_p50_us" => self.cold.map(|c| c.tcp_connect_p50_us),
+            "cold_tcp_connect_p50_us" => self.cold.and_then(|c| c.tcp_connect_p50_us),
             "cold_tls_handshake_p50_us" => self.cold.and_then(|c| c.tls_handshake_p50_us),
+            "cold_quic_handshake_p50_us" => self.cold.and_then(|c| c.quic_handshake_p50_us),
             "cold_rest_p50_us" => self.cold.map(|c| c.rest_p50_us),
             "link_forwarder_cores" => self.link.map(|l| l.forwarder_cores),
             _ => None,

@@ -33,8 +33,9 @@ pub fn from_summary(s: &Summary, info: &RunInfo, warmup: Duration) -> RunMetrics
         client_cpu_cores: info.client_cpu.as_secs_f64() / wall,
         cold: s.cold_calls.map(|c| ColdCalls {
             calls: c.calls,
-            tcp_connect_p50_us: c.tcp_connect_us.p50 as f64,
+            tcp_connect_p50_us: c.tcp_connect_us.map(|t| t.p50 as f64),
             tls_handshake_p50_us: c.tls_handshake_us.map(|t| t.p50 as f64),
+            quic_handshake_p50_us: c.quic_handshake_us.map(|t| t.p50 as f64),
             rest_p50_us: c.rest_us.p50 as f64,
         }),
         ..RunMetrics::default()

@@ -205,12 +205,12 @@ impl Endpoint {
                     };
                     let counted = Counted::new(socket, counter);
                     return match &self.tls {
-                        None => Ok((Stream::Plain(counted), Handshake { tcp: tcp_time, tls: None })),
+                        None => Ok((Stream::Plain(counted), Handshake::tcp(tcp_time, None))),
                         Some((connector, name)) => connector
                             .connect(name.clone(), counted)
                             .await
                             .map(|tls| {
-                                let handshake = Handshake { tcp: tcp_time, tls: Some(connected.elapsed()) };
+                                let handshake = Handshake::tcp(tcp_time, Some(connected.elapsed()));
                                 (Stream::Tls(Box::new(tls)), handshake)
                             })
                             .map_err(|e| {

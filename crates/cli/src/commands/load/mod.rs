@@ -12,7 +12,8 @@ use std::sync::Arc;
 
 #[derive(Parser, Debug)]
 #[command(after_help = "TARGETS
-  http://HOST:PORT/PATH, https://…         HTTP/1.1, or HTTP/2 with --http2 (h2c prior knowledge, or ALPN h2 over TLS)
+  http://HOST:PORT/PATH, https://…         HTTP/1.1, or HTTP/2 with --http2 (h2c prior knowledge, or ALPN h2 over TLS),
+                                           or HTTP/3 with --http3 (https:// only: QUIC on the same port, over UDP)
   grpc://HOST:PORT/package.Service/Method  gRPC (grpcs:// over TLS); every kind of method: unary, server, client and
                                            bidi streaming (a call is the whole stream; -d gives a stream's messages)
   inproc:WORKLOAD                          a built-in workload called in this process: the baseline with no boundary

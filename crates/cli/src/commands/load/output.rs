@@ -186,13 +186,20 @@ pub fn text(r: &LoadReport) -> String {
         }
         let _ = writeln!(out, "Connections  {} opened{connect}{by}{ended}", s.connections_opened);
         if let Some(cold) = &s.cold_calls {
-            let tls =
-                cold.tls_handshake_us.map_or(String::new(), |t| format!(", TLS handshake {}", micros(t.p50 as f64)));
+            let phase = |name: &str, p: Option<Percentiles>| p.map(|p| format!("{name} {}", micros(p.p50 as f64)));
+            let phases: Vec<String> = [
+                phase("TCP connect", cold.tcp_connect_us),
+                phase("TLS handshake", cold.tls_handshake_us),
+                phase("QUIC handshake", cold.quic_handshake_us),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
             let _ = writeln!(
                 out,
-                "Cold calls   {} opened their connection (p50): TCP connect {}{tls}, then the call {}",
+                "Cold calls   {} opened their connection (p50): {}, then the call {}",
                 cold.calls,
-                micros(cold.tcp_connect_us.p50 as f64),
+                phases.join(", "),
                 micros(cold.rest_us.p50 as f64)
             );
         }
@@ -263,7 +270,7 @@ throughput_per_s,latency_p50_us,latency_p90_us,latency_p95_us,latency_p99_us,lat
 latency_mean_us,latency_uncorrected_p50_us,latency_uncorrected_p99_us,connections_opened,connect_p50_us,\
 wire_sent_per_call,wire_received_per_call,payload_sent_per_call,payload_received_per_call,client_cpu_us_per_call,\
 rate_requested,rate_achieved,late_starts,interrupted,goaways,retries,planned_s,not_started,rate_kept,\
-cold_calls,cold_tcp_connect_p50_us,cold_tls_handshake_p50_us,cold_rest_p50_us";
+cold_calls,cold_tcp_connect_p50_us,cold_tls_handshake_p50_us,cold_rest_p50_us,cold_quic_handshake_p50_us";
 
 fn csv_field(text: &str) -> String {
     if text.contains([',', '"', '\n']) {
@@ -316,9 +323,10 @@ pub fn csv(r: &LoadReport) -> String {
         s.rate.map_or(String::new(), |r| r.not_started.to_string()),
         s.rate.map_or(String::new(), |r| r.kept.to_string()),
         opt(s.cold_calls.map(|c| c.calls)),
-        opt(s.cold_calls.map(|c| c.tcp_connect_us.p50)),
+        opt(s.cold_calls.and_then(|c| c.tcp_connect_us.map(|t| t.p50))),
         opt(s.cold_calls.and_then(|c| c.tls_handshake_us.map(|t| t.p50))),
         opt(s.cold_calls.map(|c| c.rest_us.p50)),
+        opt(s.cold_calls.and_then(|c| c.quic_handshake_us.map(|t| t.p50))),
     ];
     format!("{CSV_COLUMNS}\n{}\n", fields.join(","))
 }

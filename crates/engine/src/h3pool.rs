@@ -1,0 +1,246 @@
+//! HTTP/3 connections over QUIC (quinn, h3), shared by concurrency slots as HTTP/2's are: slot `i`
+//! uses connection `i % N`, opened on first use and again after it dies; in new-connection-per-call
+//! mode every call opens its own. All connections go through one UDP socket (one quinn endpoint).
+//!
+//! QUIC carries TLS 1.3 inside its own handshake, so a connection's handshake is one phase
+//! ([`Handshake::quic`]): one round trip, or none before the request with 0-RTT.
+
+use crate::net::failures::{ConnectFailure, ConnectFailures, FailureTally};
+use crate::record::{ErrorKind, Handshake};
+use crate::target::{Connected, WireTotals};
+use bytes::Bytes;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// A slot's handle on a connection: h3's request sender and the QUIC connection under it.
+#[derive(Clone)]
+pub struct H3Handle {
+    pub send: h3::client::SendRequest<h3_quinn::OpenStreams, Bytes>,
+    pub quic: quinn::Connection,
+    /// Dropped with the last handle: the cold connection's cue to wait for its ticket, then close.
+    _released: Option<Arc<tokio::sync::oneshot::Sender<()>>>,
+}
+
+impl H3Handle {
+    /// False once the connection is closed (by either side, idle timeout included).
+    pub fn is_usable(&self) -> bool {
+        self.quic.close_reason().is_none()
+    }
+}
+
+/// How the pool's connections open.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct H3Options {
+    /// Send the request in the first flight (0-RTT) when a session ticket from an earlier
+    /// connection allows it; the ticket needs TLS resumption on.
+    pub zero_rtt: bool,
+}
+
+pub struct H3Pool {
+    addrs: Vec<SocketAddr>,
+    /// The TLS server name and `:authority` host.
+    pub host: String,
+    client: QuicClient,
+    /// Made on first use, on the runtime that runs the calls (quinn's driver task lives there).
+    endpoint: OnceLock<Result<quinn::Endpoint, String>>,
+    fresh_each_call: bool,
+    connect_timeout: Option<Duration>,
+    slots: Vec<tokio::sync::Mutex<Option<H3Handle>>>,
+    wire: Mutex<WireBook>,
+    failures: FailureTally,
+}
+
+/// Bytes of the closed connections, and the open ones to ask.
+#[derive(Default)]
+struct WireBook {
+    closed: WireTotals,
+    open: Vec<quinn::Connection>,
+}
+
+impl WireBook {
+    fn fold_closed(&mut self) {
+        let mut closed = self.closed;
+        self.open.retain(|c| {
+            let open = c.close_reason().is_none();
+            if !open {
+                closed = add(closed, c);
+            }
+            open
+        });
+        self.closed = closed;
+    }
+
+    fn totals(&self) -> WireTotals {
+        self.open.iter().fold(self.closed, add)
+    }
+}
+
+fn add(total: WireTotals, connection: &quinn::Connection) -> WireTotals {
+    let stats = connection.stats();
+    WireTotals { sent: total.sent + stats.udp_tx.bytes, received: total.received + stats.udp_rx.bytes }
+}
+
+/// How long, at most, a cold connection with 0-RTT stays open after its call for the server's
+/// session ticket. With 0-RTT the answer comes before the server has seen the client's Finished,
+/// and the server sends its tickets after that: a connection closed at the answer leaves none, and
+/// every other cold call would pay a full handshake. Two round trips after the call it has come.
+const TICKET_WAIT: Duration = Duration::from_secs(1);
+
+/// A QUIC client's settings, shared by the pools of a target (its session tickets too).
+#[derive(Clone)]
+pub struct QuicClient {
+    config: quinn::ClientConfig,
+    options: H3Options,
+}
+
+impl QuicClient {
+    /// From a TLS client config: TLS 1.3 only (QUIC has no other), ALPN `h3`, early data when 0-RTT
+    /// is asked for.
+    pub fn new(tls: Arc<rustls::ClientConfig>, options: H3Options) -> Result<Self, String> {
+        let mut tls = Arc::unwrap_or_clone(tls);
+        tls.alpn_protocols = vec![b"h3".to_vec()];
+        tls.enable_early_data = options.zero_rtt;
+        let crypto = quinn::crypto::rustls::QuicClientConfig::try_from(tls)
+            .map_err(|e| format!("cannot use this TLS set-up for QUIC (TLS 1.3 only): {e}"))?;
+        Ok(QuicClient { config: quinn::ClientConfig::new(Arc::new(crypto)), options })
+    }
+}
+
+impl H3Pool {
+    pub fn new(
+        host: &str,
+        addrs: Vec<SocketAddr>,
+        client: QuicClient,
+        connections: usize,
+        fresh_each_call: bool,
+    ) -> Self {
+        let slots = (0..connections.max(1)).map(|_| tokio::sync::Mutex::new(None)).collect();
+        H3Pool {
+            addrs,
+            host: host.trim_start_matches('[').trim_end_matches(']').to_string(),
+            client,
+            endpoint: OnceLock::new(),
+            fresh_each_call,
+            connect_timeout: None,
+            slots,
+            wire: Mutex::default(),
+            failures: FailureTally::default(),
+        }
+    }
+
+    /// Gives up on a connection whose handshake took longer than `limit` (None: never).
+    pub fn with_connect_timeout(mut self, limit: Option<Duration>) -> Self {
+        self.connect_timeout = limit;
+        self
+    }
+
+    pub async fn get(&self, slot: usize) -> Result<Connected<H3Handle>, ErrorKind> {
+        if self.fresh_each_call {
+            let (handle, handshake) = self.open_counted().await?;
+            return Ok(Connected::new(handle, handshake));
+        }
+        let mut shared = self.slots[slot % self.slots.len()].lock().await;
+        if let Some(handle) = shared.as_ref().filter(|h| h.is_usable()) {
+            return Ok(Connected::existing(handle.clone()));
+        }
+        let (handle, handshake) = self.open_counted().await?;
+        *shared = Some(handle.clone());
+        Ok(Connected::new(handle, handshake))
+    }
+
+    /// Bytes in the UDP datagrams of every connection so far (QUIC and TLS included).
+    pub fn wire(&self) -> WireTotals {
+        self.wire.lock().unwrap_or_else(|p| p.into_inner()).totals()
+    }
+
+    pub fn connect_failures(&self) -> ConnectFailures {
+        self.failures.totals()
+    }
+
+    async fn open_counted(&self) -> Result<(H3Handle, Handshake), ErrorKind> {
+        let opened = Box::pin(self.open()).await;
+        opened.map_err(|failure| {
+            self.failures.count(&failure);
+            ErrorKind::Connect
+        })
+    }
+
+    /// Opens one connection outside any run (the probe), with the reason if it fails.
+    pub async fn open_uncounted(&self) -> Result<H3Handle, String> {
+        match self.open().await {
+            Ok((handle, _)) => Ok(handle),
+            Err(ConnectFailure::TimedOut) => Err(format!(
+                "no QUIC connection to {}:{} within the connect timeout: is an HTTP/3 server listening on UDP?",
+                self.host,
+                self.addrs[0].port()
+            )),
+            Err(ConnectFailure::Handshake(m) | ConnectFailure::Other(m)) => Err(m),
+            Err(other) => Err(format!("cannot connect over QUIC: {other:?}")),
+        }
+    }
+
+    async fn open(&self) -> Result<(H3Handle, Handshake), ConnectFailure> {
+        let Some(limit) = self.connect_timeout else { return self.open_unbounded().await };
+        tokio::time::timeout(limit, self.open_unbounded()).await.unwrap_or(Err(ConnectFailure::TimedOut))
+    }
+
+    fn endpoint(&self) -> Result<&quinn::Endpoint, ConnectFailure> {
+        let made = self.endpoint.get_or_init(|| {
+            let any: SocketAddr =
+                if self.addrs[0].is_ipv6() { "[::]:0" } else { "0.0.0.0:0" }.parse().expect("an address");
+            quinn::Endpoint::client(any).map_err(|e| format!("cannot open a UDP socket for QUIC: {e}"))
+        });
+        made.as_ref().map_err(|e| ConnectFailure::Other(e.clone()))
+    }
+
+    async fn open_unbounded(&self) -> Result<(H3Handle, Handshake), ConnectFailure> {
+        let endpoint = self.endpoint()?;
+        let addr = self.addrs[0];
+        let started = Instant::now();
+        let connecting = endpoint
+            .connect_with(self.client.config.clone(), addr, &self.host)
+            .map_err(|e| ConnectFailure::Other(format!("cannot connect to {addr} over QUIC: {e}")))?;
+        // With a ticket, 0-RTT gives the connection at once: the request goes in the first flight.
+        let early = if self.client.options.zero_rtt { connecting.into_0rtt() } else { Err(connecting) };
+        let quic = match early {
+            Ok((quic, _accepted)) => quic,
+            Err(connecting) => connecting.await.map_err(|e| handshake_failure(addr, e))?,
+        };
+        let handshake = Handshake::quic(started.elapsed());
+        {
+            let mut book = self.wire.lock().unwrap_or_else(|p| p.into_inner());
+            book.fold_closed();
+            book.open.push(quic.clone());
+        }
+        let (mut driver, send) = h3::client::new(h3_quinn::Connection::new(quic.clone()))
+            .await
+            .map_err(|e| ConnectFailure::Other(format!("HTTP/3 set-up with {addr} failed: {e}")))?;
+        // The connection's control streams are read by this task until it closes.
+        tokio::spawn(async move { std::future::poll_fn(|cx| driver.poll_close(cx)).await });
+        let mut released = None;
+        if self.fresh_each_call && self.client.options.zero_rtt {
+            // Open a little after its call (h3 closes it when the last sender goes) for the
+            // server's ticket, so the next cold call resumes with 0-RTT, as a returning client's would.
+            let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+            let (keep, rtt) = (send.clone(), quic.clone());
+            tokio::spawn(async move {
+                let _ = rx.await;
+                tokio::time::sleep((rtt.rtt() * 2).min(TICKET_WAIT)).await;
+                drop(keep);
+            });
+            released = Some(Arc::new(tx));
+        }
+        Ok((H3Handle { send, quic, _released: released }, handshake))
+    }
+}
+
+fn handshake_failure(addr: SocketAddr, e: quinn::ConnectionError) -> ConnectFailure {
+    match e {
+        quinn::ConnectionError::TimedOut => ConnectFailure::TimedOut,
+        quinn::ConnectionError::ConnectionClosed(c) if c.error_code == quinn::TransportErrorCode::crypto(120) => {
+            ConnectFailure::Handshake(format!("{addr} did not agree to HTTP/3 (ALPN h3)"))
+        }
+        e => ConnectFailure::Handshake(format!("QUIC handshake with {addr} failed: {e}")),
+    }
+}

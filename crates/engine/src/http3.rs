@@ -1,0 +1,152 @@
+//! The HTTP/3 target (QUIC, always TLS 1.3) for REST calls: every call is a request stream on a
+//! connection of the pool ([`crate::h3pool`]), as HTTP/2's calls are streams.
+
+use crate::h3pool::{H3Handle, H3Pool};
+use crate::http2::{header_name, header_value};
+use crate::net::failures::ConnectFailures;
+use crate::record::{ByteCounts, ErrorKind};
+use crate::request::{gunzip, Expect, HttpRequest};
+use crate::target::{Connected, Reply, Target, WireTotals};
+use bytes::{Buf, Bytes};
+
+pub struct Http3 {
+    pool: H3Pool,
+    /// The request's head, made once (`:authority` from the URI).
+    head: http::Request<()>,
+    body: Bytes,
+    expect: Expect,
+}
+
+impl Http3 {
+    /// `authority`: `host:port` as the request's `:authority`.
+    pub fn new(pool: H3Pool, authority: &str, request: &HttpRequest, expect: Expect) -> Result<Self, String> {
+        let uri: http::Uri = format!("https://{authority}{}", request.path)
+            .parse()
+            .map_err(|e| format!("bad request path {:?}: {e}", request.path))?;
+        let method = http::Method::from_bytes(request.method.as_bytes())
+            .map_err(|_| format!("bad HTTP method {:?}", request.method))?;
+        let body = request.wire_body();
+        let mut head = http::Request::builder().method(method).uri(uri).body(()).map_err(|e| e.to_string())?;
+        let implied = request.implied_headers().into_iter().map(|(n, v)| (n.to_string(), v.to_string()));
+        for (name, value) in request.headers.iter().cloned().chain(implied) {
+            if ["host", "connection", "transfer-encoding"].iter().any(|h| name.eq_ignore_ascii_case(h)) {
+                continue; // :authority replaces Host; HTTP/3 forbids connection headers
+            }
+            head.headers_mut().append(header_name(&name)?, header_value(&name, &value)?);
+        }
+        if !body.is_empty() && !request.has_header("content-length") {
+            head.headers_mut().insert(http::header::CONTENT_LENGTH, body.len().into());
+        }
+        Ok(Http3 { pool, head, body, expect })
+    }
+
+    fn request(&self) -> http::Request<()> {
+        let mut request = http::Request::new(());
+        *request.method_mut() = self.head.method().clone();
+        *request.uri_mut() = self.head.uri().clone();
+        *request.headers_mut() = self.head.headers().clone();
+        request
+    }
+
+    /// The request and its answer on one stream: the status, gzip named or not, and the body's bytes.
+    async fn exchange(
+        &self,
+        conn: &mut H3Handle,
+        bytes: &mut ByteCounts,
+        body: &mut Vec<u8>,
+    ) -> Result<(u16, bool), h3::error::StreamError> {
+        let keep = self.expect.body.is_some();
+        let mut stream = conn.send.send_request(self.request()).await?;
+        let sent = async {
+            if !self.body.is_empty() {
+                stream.send_data(self.body.clone()).await?;
+            }
+            stream.finish().await
+        };
+        // A server that answers before reading all of the request (a 413) may stop it with
+        // H3_NO_ERROR; its answer still comes (RFC 9114 §4.1).
+        if let Err(e) = sent.await {
+            if !stopped_cleanly(&e) {
+                return Err(e);
+            }
+        }
+        let answer = stream.recv_response().await?;
+        let gzip = answer.headers().get(http::header::CONTENT_ENCODING).is_some_and(|v| v == "gzip");
+        while let Some(mut chunk) = stream.recv_data().await? {
+            while chunk.has_remaining() {
+                let piece = chunk.chunk();
+                bytes.received += piece.len() as u64;
+                if keep && body.len() <= crate::limits::MAX_KEPT_BODY {
+                    body.extend_from_slice(piece);
+                }
+                let n = piece.len();
+                chunk.advance(n);
+            }
+        }
+        Ok((answer.status().as_u16(), gzip))
+    }
+}
+
+/// Whether the peer stopped the stream with H3_NO_ERROR (STOP_SENDING or reset): done with it, not failed.
+pub fn stopped_cleanly(e: &h3::error::StreamError) -> bool {
+    match e {
+        h3::error::StreamError::RemoteTerminate { code, .. } => *code == h3::error::Code::H3_NO_ERROR,
+        e => e.is_h3_no_error(),
+    }
+}
+
+/// Whether the server refused the request before processing it (H3_REQUEST_REJECTED, or a stream
+/// after its GOAWAY): safe to send again.
+fn unprocessed(e: &h3::error::StreamError) -> bool {
+    match e {
+        h3::error::StreamError::RemoteTerminate { code, .. } => *code == h3::error::Code::H3_REQUEST_REJECTED,
+        h3::error::StreamError::RemoteClosing { .. } => true,
+        _ => false,
+    }
+}
+
+impl Target for Http3 {
+    type Conn = H3Handle;
+
+    async fn connect(&self, slot: usize) -> Result<Connected<H3Handle>, ErrorKind> {
+        self.pool.get(slot).await
+    }
+
+    async fn call(&self, conn: &mut H3Handle) -> Reply {
+        let mut bytes = ByteCounts { sent: self.body.len() as u64, received: 0 };
+        let mut body = Vec::new();
+        let (status, gzip) = match self.exchange(conn, &mut bytes, &mut body).await {
+            Ok(answer) => answer,
+            Err(e) if unprocessed(&e) => return Reply::unprocessed(bytes, conn.is_usable()),
+            Err(_) if conn.is_usable() => return Reply::error(ErrorKind::Protocol, bytes),
+            Err(_) => return Reply::broken(ErrorKind::Io, bytes),
+        };
+        if !self.expect.status_ok(status) {
+            return Reply::error(ErrorKind::HttpStatus(status), bytes);
+        }
+        if body.len() > crate::limits::MAX_KEPT_BODY {
+            return Reply::error(ErrorKind::Protocol, bytes);
+        }
+        if let Some(check) = &self.expect.body {
+            let body = if gzip { gunzip(&body) } else { Ok(body) };
+            match body {
+                Ok(body) if check(&body) => {}
+                Ok(_) => return Reply::error(ErrorKind::Validation, bytes),
+                Err(e) => return Reply::error(e.error_kind(), bytes),
+            }
+        }
+        Reply::ok(bytes)
+    }
+
+    fn reusable(&self, conn: &mut H3Handle) -> bool {
+        conn.is_usable()
+    }
+
+    fn wire(&self) -> WireTotals {
+        self.pool.wire()
+    }
+
+    fn connect_failures(&self) -> ConnectFailures {
+        self.pool.connect_failures()
+    }
+}
