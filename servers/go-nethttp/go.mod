@@ -1,8 +1,19 @@
 module callbench/go-nethttp
 
-go 1.24
+go 1.26.0
 
-require callbench/goshared v0.0.0
+require (
+	callbench/goshared v0.0.0
+	github.com/quic-go/quic-go v0.65.0
+)
+
+require (
+	github.com/quic-go/qpack v0.6.0 // indirect
+	golang.org/x/crypto v0.54.0 // indirect
+	golang.org/x/net v0.56.0 // indirect
+	golang.org/x/sys v0.47.0 // indirect
+	golang.org/x/text v0.40.0 // indirect
+)
 
 // The workloads and serving flags shared by the Go servers (servers/_go-shared).
 replace callbench/goshared => ../_go-shared

@@ -5,14 +5,24 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
+	"net"
 	"net/http"
 	"time"
 
 	"callbench/goshared/serverkit"
+	"github.com/quic-go/quic-go/http3"
 )
 
 func main() {
-	args := serverkit.ParseArgs("go-nethttp: callbench's REST/JSON server on net/http and encoding/json")
+	var withHTTP3 bool
+	args := serverkit.ParseArgs("go-nethttp: callbench's REST/JSON server on net/http and encoding/json",
+		func(flags *flag.FlagSet) {
+			flags.BoolVar(&withHTTP3, "http3", false, "also serve HTTP/3 (QUIC, quic-go) on UDP at the same port (needs --tls)")
+		})
+	if withHTTP3 && !args.TLS {
+		serverkit.Fail("--http3 needs --tls: QUIC always carries TLS")
+	}
 	users := args.OpenUsers()
 	listener := args.Listen()
 
@@ -44,6 +54,10 @@ func main() {
 			served <- server.Serve(listener)
 		}
 	}()
+	var h3 *http3.Server
+	if withHTTP3 {
+		h3 = serveHTTP3(args.Host, listener.Addr().(*net.TCPAddr).Port, server.Handler, server.TLSConfig, served)
+	}
 	serverkit.Announce(listener.Addr())
 
 	select {
@@ -54,6 +68,9 @@ func main() {
 	// Stop accepting, let open calls finish for a moment, then close what is left.
 	ctx, cancelGrace := context.WithTimeout(context.Background(), serverkit.ShutdownGrace)
 	defer cancelGrace()
+	if h3 != nil {
+		_ = h3.Shutdown(ctx)
+	}
 	if err := server.Shutdown(ctx); errors.Is(err, context.DeadlineExceeded) {
 		_ = server.Close()
 	}

@@ -89,6 +89,9 @@ pub struct TlsSupport {
     /// Arguments that make the server serve TLS (a fresh self-signed certificate, TLS 1.2 and 1.3,
     /// ALPN as its framework does it) instead of plaintext.
     pub args: Vec<String>,
+    /// Whether these arguments also make it serve HTTP/3 (QUIC) on UDP at the same port (`+h3` cells).
+    #[serde(default)]
+    pub http3: bool,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -138,6 +141,14 @@ impl Manifest {
         match &self.tls {
             Some(t) => Ok(&t.args),
             None => Err(format!("{} cannot serve TLS (its server.toml has no [tls])", self.name)),
+        }
+    }
+
+    /// Whether its TLS start also serves HTTP/3, or why not.
+    pub fn http3(&self) -> Result<(), String> {
+        match &self.tls {
+            Some(t) if t.http3 => Ok(()),
+            _ => Err(format!("{} does not serve HTTP/3 (its server.toml's [tls] has no `http3 = true`)", self.name)),
         }
     }
 

@@ -11,6 +11,7 @@ pub mod flood;
 pub mod grpc;
 pub mod gzip;
 pub mod http1;
+pub mod http3;
 pub mod keepalive;
 pub mod probe;
 pub mod reflection;
@@ -84,6 +85,19 @@ pub async fn run_vectors(protocol: Protocol, addr: SocketAddr, workload: Option<
                 _ => continue,
             };
             let failure = result.err().map(|e| format!("{e:#}"));
+            outcomes.push(Outcome { name: v.name.clone(), class: v.class.clone(), failure });
+        }
+    }
+    outcomes
+}
+
+/// Sends every REST vector to the HTTP/3 server on `addr`'s UDP port (verify's own h3 client).
+pub async fn run_vectors_over_http3(addr: SocketAddr) -> Vec<Outcome> {
+    let mut outcomes = Vec::new();
+    for file in vectors::all() {
+        for v in file.vectors.iter().filter(|v| v.rest.is_some()) {
+            let case = v.rest.as_ref().expect("a REST case");
+            let failure = http3::check_rest(addr, case).await.err().map(|e| format!("over HTTP/3: {e:#}"));
             outcomes.push(Outcome { name: v.name.clone(), class: v.class.clone(), failure });
         }
     }
@@ -175,6 +189,12 @@ pub async fn verify_server(repo: &Repo, manifest: &Manifest, options: &VerifyOpt
             report.steps.push(engine_step(manifest.protocol, server.addr, Some(manifest)).await);
             let outcomes = gzip::check_gzip(manifest.protocol, server.addr).await;
             report.steps.push(Step { title: "gzip both ways".into(), outcomes });
+            // A server whose TLS start serves HTTP/3 too gets every REST vector again over QUIC.
+            if options.tls && manifest.http3().is_ok() {
+                let mut outcomes = run_vectors_over_http3(server.addr).await;
+                apply_deviations(manifest, &mut outcomes);
+                report.steps.push(Step { title: "vectors over HTTP/3 (QUIC)".into(), outcomes });
+            }
             // Over plain TCP, as the other steps of `--tls` are over TLS.
             if manifest.protocol == Protocol::Grpc && !options.tls {
                 report.steps.push(reflection_step(server.addr).await);

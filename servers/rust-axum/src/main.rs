@@ -2,6 +2,7 @@
 
 mod errors;
 mod extract;
+mod http3;
 mod records;
 mod routes;
 mod tls;
@@ -23,17 +24,42 @@ use tokio::sync::oneshot;
 struct Cli {
     #[command(flatten)]
     serve: ServeArgs,
+    /// Also serve HTTP/3 (QUIC) on UDP at the same port (needs --tls)
+    #[arg(long, requires = "tls")]
+    http3: bool,
 }
 
 fn main() {
-    let args = Cli::parse().serve;
+    let cli = Cli::parse();
+    let args = cli.serve;
     let users = Arc::new(args.open_users());
     // Bind first (port 0 included) so the announced address is the real one.
     let listener = bind(&args);
+    let udp = cli.http3.then(|| {
+        let port = listener.local_addr().map(|a| a.port()).unwrap_or_else(|e| fail(format!("no local address: {e}")));
+        std::net::UdpSocket::bind((args.host.as_str(), port))
+            .unwrap_or_else(|e| fail(format!("cannot listen for HTTP/3 on UDP port {port}: {e}")))
+    });
     let certificate = args.certificate();
     // Exactly `--workers` tokio worker threads run the connections and handlers.
     let runtime = args.runtime();
-    if let Err(e) = runtime.block_on(serve(listener, routes::router(users), certificate)) {
+    let app = routes::router(users);
+    let quic = match (udp, &certificate) {
+        (Some(udp), Some(cert)) => {
+            let _entered = runtime.enter();
+            let endpoint = http3::endpoint(udp, cert).unwrap_or_else(|e| fail(format!("cannot serve HTTP/3: {e}")));
+            runtime.spawn(http3::serve(endpoint.clone(), app.clone()));
+            Some(endpoint)
+        }
+        _ => None,
+    };
+    let served = runtime.block_on(serve(listener, app, certificate));
+    if let Some(endpoint) = quic {
+        // Tells the HTTP/3 clients the server is gone, instead of leaving them to time out.
+        endpoint.close(0u32.into(), b"server stopping");
+        let _ = runtime.block_on(async { tokio::time::timeout(GRACE, endpoint.wait_idle()).await });
+    }
+    if let Err(e) = served {
         fail(format!("server error: {e}"));
     }
 }

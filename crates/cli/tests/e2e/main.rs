@@ -11,6 +11,7 @@ mod load_grpc;
 mod load_hostile_h2;
 mod load_hostile_http1;
 mod load_http;
+mod load_http3;
 mod load_inproc;
 mod load_interrupt;
 mod load_io;

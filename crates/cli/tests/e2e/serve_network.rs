@@ -261,3 +261,48 @@ fn bad_cpu_limits_are_one_line_errors() {
         assert!(run.stderr.contains(needle), "{limit}: {}", run.all());
     }
 }
+
+/// A cold HTTP/3 call across the link, as the engine measures it: QUIC's handshake is one round trip
+/// and the request another, two in all where TCP and TLS 1.3 take three; a returning client's call
+/// with 0-RTT is one. Within the tolerance the TCP test above allows (5%, or 500 µs) plus the
+/// server's own time for the call's part.
+#[test]
+fn a_cold_http3_call_is_two_round_trips_and_one_with_zero_rtt() {
+    let _alone = alone();
+    let load = |extra: &str| {
+        format!(
+            "{} load -q -o json -c 1 -n 10 --http3 -k --new-connection-per-call {extra} --workload students \"$CALLBENCH_TARGET\"",
+            common::callbench()
+        )
+    };
+    let script = format!("{} && {}", load(""), load("--tls-resume --zero-rtt"));
+    let run = run_cmd(Command::new(common::callbench()).args([
+        "serve",
+        "rust-axum",
+        "--no-build",
+        "--tls",
+        "--network",
+        "rtt=40ms",
+        "--",
+        "sh",
+        "-c",
+        &script,
+    ]));
+    assert_eq!(run.code, Some(0), "{}", run.all());
+    let reports: Vec<Value> =
+        serde_json::Deserializer::from_str(&run.stdout).into_iter().collect::<Result<_, _>>().expect("two reports");
+    let [full, early] = &reports[..] else { panic!("two reports: {}", run.all()) };
+    let rtt = 40_000.0;
+    let near = |us: f64, want: f64, server: f64| (us - want).abs() <= (0.05 * want).max(500.0) + server;
+    for report in [full, early] {
+        common::assert_all_ok(report, 10);
+        assert_eq!(report["protocol"], "h3");
+    }
+    let handshake = common::num(full, "/cold_calls/quic_handshake_us/p50");
+    let call = common::num(full, "/cold_calls/rest_us/p50");
+    assert!(near(handshake, rtt, 0.0), "the QUIC handshake is one round trip: {handshake} µs\n{full:#}");
+    assert!(near(call, rtt, 2_000.0), "the request one more: {call} µs\n{full:#}");
+    assert!(near(common::num(full, "/latency_us/p50"), 2.0 * rtt, 2_000.0), "two in all: {full:#}");
+    let zero = common::num(early, "/latency_us/p50");
+    assert!(near(zero, rtt, 2_000.0), "with 0-RTT a cold call is one round trip: {zero} µs\n{early:#}");
+}
