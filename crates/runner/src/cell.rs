@@ -24,6 +24,8 @@ pub fn new_cell(p: &CellPlan, rate: Option<f64>) -> Cell {
         "inproc".to_string()
     } else if p.server.http2 {
         "rest-h2".to_string()
+    } else if p.server.http3 {
+        "rest-h3".to_string()
     } else {
         String::new() // filled when the server's protocol is known
     };

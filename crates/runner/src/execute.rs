@@ -113,7 +113,7 @@ pub fn prepare(repo: &Repo, suite: &Suite, build: bool) -> Result<(), String> {
                 ExperimentKind::Python => {
                     let m = crate::mechanism::Mechanism::parse(text)?;
                     match m.server.clone() {
-                        Some(name) => (plan::ServerSpec { name, http2: false, tls: false }, Some(m)),
+                        Some(name) => (plan::ServerSpec { name, http2: false, tls: false, http3: false }, Some(m)),
                         None => continue,
                     }
                 }
@@ -141,6 +141,9 @@ pub fn prepare(repo: &Repo, suite: &Suite, build: bool) -> Result<(), String> {
                     m.name,
                     if m.protocol == Protocol::Grpc { "gRPC" } else { "REST" }
                 ));
+            }
+            if s.http3 {
+                m.http3().map_err(|why| format!("experiment '{}': '+h3': {why}", e.id))?;
             }
             if s.http2 && m.protocol != Protocol::Rest {
                 return Err(format!(

@@ -197,8 +197,8 @@ async fn prepare_cells(
             }
             .into();
         }
-        if p.server.tls {
-            cell.transport += "+tls";
+        if p.server.tls && !p.server.http3 {
+            cell.transport += "+tls"; // QUIC's TLS goes without saying
         }
         let index = results.cells.len();
         results.cells.push(cell);

@@ -16,7 +16,7 @@ use std::time::Duration;
 /// takes by default.
 pub const RAW_DEFAULT_SIZE: usize = 64;
 
-/// `rust-actix`, `rust-actix+h2`, `inproc`.
+/// `rust-actix`, `rust-actix+h2`, `rust-axum+h3`, `inproc`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerSpec {
     pub name: String,
@@ -24,19 +24,25 @@ pub struct ServerSpec {
     pub http2: bool,
     /// Over TLS (the server started with its manifest's `[tls]` arguments).
     pub tls: bool,
+    /// REST over HTTP/3 (QUIC on UDP at the server's port); always TLS.
+    pub http3: bool,
 }
 
 impl ServerSpec {
     pub fn parse(text: &str) -> Result<ServerSpec, String> {
         let mut parts = text.split('+');
         let name = parts.next().unwrap_or_default().to_string();
-        let mut spec = ServerSpec { name, http2: false, tls: false };
+        let mut spec = ServerSpec { name, http2: false, tls: false, http3: false };
         for flag in parts {
             match flag {
                 "h2" => spec.http2 = true,
                 "tls" => spec.tls = true,
-                other => return Err(format!("'{text}': unknown server option '+{other}' (known: +h2, +tls)")),
+                "h3" => (spec.http3, spec.tls) = (true, true),
+                other => return Err(format!("'{text}': unknown server option '+{other}' (known: +h2, +h3, +tls)")),
             }
+        }
+        if spec.http2 && spec.http3 {
+            return Err(format!("'{text}': +h2 and +h3 are two protocols; give one"));
         }
         if spec.tls && spec.name == "inproc" {
             return Err(format!("'{text}': an in-process call has no connection to encrypt"));
@@ -56,7 +62,9 @@ impl ServerSpec {
         if self.http2 {
             label += "+h2";
         }
-        if self.tls {
+        if self.http3 {
+            label += "+h3"; // TLS is part of QUIC
+        } else if self.tls {
             label += "+tls";
         }
         label
@@ -111,7 +119,7 @@ pub fn cells(suite: &Suite, e: &ExperimentSpec) -> Result<Vec<CellPlan>, String>
         .map(|s| match python {
             // A Python caller's label names its server after '+': not a server option.
             true => Mechanism::parse(s)
-                .map(|m| (ServerSpec { name: m.label(), http2: false, tls: false }, CellKind::Python(m))),
+                .map(|m| (ServerSpec { name: m.label(), http2: false, tls: false, http3: false }, CellKind::Python(m))),
             false if e.kind == ExperimentKind::Processing => ServerSpec::parse(s).map(|x| (x, CellKind::Processing)),
             false => ServerSpec::parse(s).map(|x| (x, CellKind::Load)),
         })
@@ -242,6 +250,7 @@ impl CellPlan {
             insecure: self.server.tls,
             workload: addr.filter(|_| !raw).map(|_| self.workload.clone()),
             http2: self.server.http2,
+            http3: self.server.http3,
             // Unset with --connections/--streams: the engine derives it (HTTP/2: connections × streams).
             concurrency: f.concurrency.or((f.connections.is_none() && f.streams.is_none()).then_some(1)),
             calls: f.calls,
@@ -318,6 +327,7 @@ impl CellPlan {
         put("client", self.client.as_ref().map(|c| json!(c)));
         put("http2", Some(json!(self.server.http2)));
         put("tls", self.server.tls.then_some(json!(true)));
+        put("http3", self.server.http3.then_some(json!(true)));
         put(
             "concurrency",
             f.concurrency.or((f.connections.is_none() && f.streams.is_none()).then_some(1)).map(|v| json!(v)),
@@ -356,6 +366,16 @@ impl CellPlan {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_server_spec_names_its_protocol_and_h3_is_always_tls() {
+        let h3 = ServerSpec::parse("rust-axum+h3").unwrap();
+        assert_eq!((h3.http3, h3.tls, h3.http2, h3.label()), (true, true, false, "rust-axum+h3".to_string()));
+        let h2 = ServerSpec::parse("rust-axum+h2+tls").unwrap();
+        assert_eq!((h2.http2, h2.tls, h2.http3, h2.label()), (true, true, false, "rust-axum+h2+tls".to_string()));
+        assert!(ServerSpec::parse("rust-axum+h2+h3").unwrap_err().contains("two protocols"));
+        assert!(ServerSpec::parse("rust-axum+quic").unwrap_err().contains("known: +h2, +h3, +tls"));
+    }
 
     #[test]
     fn every_suite_in_the_repo_parses_and_expands_into_cells() {

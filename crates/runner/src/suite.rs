@@ -67,7 +67,7 @@ pub struct ExperimentSpec {
     /// answering the first call after each period, as a garbage collector's pause would.
     #[serde(default)]
     pub server_stall: Option<String>,
-    /// `rust-actix`, `rust-actix+h2` (REST over h2c), `rust-tonic`, `...+tls`, `inproc`.
+    /// `rust-actix`, `rust-actix+h2` (REST over h2c), `rust-tonic`, `...+tls`, `rust-axum+h3` (REST over HTTP/3), `inproc`.
     pub servers: Vec<String>,
     /// The load tools that make the calls: `callbench` (its engine, the default), peers
     /// people use (`wrk`, `ab`, `h2load`, `hey`, `fortio`, `ghz`, `vegeta`, `oha`, `locust`,

@@ -70,6 +70,9 @@ pub fn load(
     dir: &Path,
     repo: &Path,
 ) -> Result<Load, String> {
+    if p.server.http3 {
+        return Err("the peer tools are driven over HTTP/1.1 and HTTP/2 here; +h3 cells are callbench's own".into());
+    }
     let f = &p.fields;
     let d = PresetOptions::default();
     let options = PresetOptions {
