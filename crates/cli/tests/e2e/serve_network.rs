@@ -168,7 +168,10 @@ fn trips(us: &Value) -> i64 {
 #[test]
 fn a_capture_splits_a_black_box_clients_calls_into_round_trips() {
     let _alone = alone();
-    let script = "curl -sfk -o /dev/null \"$CALLBENCH_TARGET/students\" && \
+    // Idle CPUs kept awake while curl runs (/dev/cpu_dma_latency held at 0, as `load --keep-cpus-awake`
+    // holds it): the link's packets then leave on time, not when a halted CPU wakes.
+    let script = "exec 3>/dev/cpu_dma_latency && echo 0 >&3 && \
+                  curl -sfk -o /dev/null \"$CALLBENCH_TARGET/students\" && \
                   curl -sfk --tls-max 1.2 -o /dev/null \"$CALLBENCH_TARGET/students\"";
     let (_, phases) = captured(true, script);
     let connections = phases["connections"].as_array().unwrap();
@@ -264,14 +267,17 @@ fn bad_cpu_limits_are_one_line_errors() {
 
 /// A cold HTTP/3 call across the link, as the engine measures it: QUIC's handshake is one round trip
 /// and the request another, two in all where TCP and TLS 1.3 take three; a returning client's call
-/// with 0-RTT is one. Within the tolerance the TCP test above allows (5%, or 500 µs) plus the
-/// server's own time for the call's part.
+/// with 0-RTT is one. Each phase within 3 ms of its round trips, as a single connect is held to
+/// above: a phase starts after an idle spell, and its first packet may leave late (CI measured a
+/// handshake 2.05 ms over, bench/results/code-notes-2026-12.md#a-packet-after-an-idle-spell), and
+/// the phases carry the handshake's cryptography and the server's work.
 #[test]
 fn a_cold_http3_call_is_two_round_trips_and_one_with_zero_rtt() {
     let _alone = alone();
     let load = |extra: &str| {
         format!(
-            "{} load -q -o json -c 1 -n 10 --http3 -k --new-connection-per-call {extra} --workload students \"$CALLBENCH_TARGET\"",
+            "{} load -q -o json -c 1 -n 10 --http3 -k --keep-cpus-awake --new-connection-per-call {extra} \
+             --workload students \"$CALLBENCH_TARGET\"",
             common::callbench()
         )
     };
@@ -293,16 +299,16 @@ fn a_cold_http3_call_is_two_round_trips_and_one_with_zero_rtt() {
         serde_json::Deserializer::from_str(&run.stdout).into_iter().collect::<Result<_, _>>().expect("two reports");
     let [full, early] = &reports[..] else { panic!("two reports: {}", run.all()) };
     let rtt = 40_000.0;
-    let near = |us: f64, want: f64, server: f64| (us - want).abs() <= (0.05 * want).max(500.0) + server;
+    let near = |us: f64, trips: f64| (us - trips * rtt).abs() <= 3_000.0 * trips;
     for report in [full, early] {
         common::assert_all_ok(report, 10);
         assert_eq!(report["protocol"], "h3");
     }
     let handshake = common::num(full, "/cold_calls/quic_handshake_us/p50");
     let call = common::num(full, "/cold_calls/rest_us/p50");
-    assert!(near(handshake, rtt, 0.0), "the QUIC handshake is one round trip: {handshake} µs\n{full:#}");
-    assert!(near(call, rtt, 2_000.0), "the request one more: {call} µs\n{full:#}");
-    assert!(near(common::num(full, "/latency_us/p50"), 2.0 * rtt, 2_000.0), "two in all: {full:#}");
+    assert!(near(handshake, 1.0), "the QUIC handshake is one round trip: {handshake} µs\n{full:#}");
+    assert!(near(call, 1.0), "the request one more: {call} µs\n{full:#}");
+    assert!(near(common::num(full, "/latency_us/p50"), 2.0), "two in all: {full:#}");
     let zero = common::num(early, "/latency_us/p50");
-    assert!(near(zero, rtt, 2_000.0), "with 0-RTT a cold call is one round trip: {zero} µs\n{early:#}");
+    assert!(near(zero, 1.0), "with 0-RTT a cold call is one round trip: {zero} µs\n{early:#}");
 }
