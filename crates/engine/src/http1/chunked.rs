@@ -1,5 +1,6 @@
 //! A chunked body (RFC 9112 §7.1) decoded as its bytes arrive: the caller drops what `feed` used,
-//! so neither a long body nor a size line that never ends is ever held whole.
+//! so neither a long body nor a size line that never ends is ever held whole. An unfinished line is
+//! searched once: a server dribbling a 64 KiB trailer byte by byte costs linear time, not quadratic.
 
 use crate::limits::{MAX_CHUNK_LINE, MAX_TRAILERS};
 
@@ -10,6 +11,8 @@ pub struct Chunked {
     pub data: u64,
     /// Bytes of trailer section seen so far.
     trailers: usize,
+    /// How far the unfinished line at the start of the next `feed` was searched for its CRLF.
+    searched: usize,
 }
 
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
@@ -35,7 +38,7 @@ impl Chunked {
             let rest = &buf[at..];
             match self.state {
                 State::Size => {
-                    let Some(end) = find_crlf(rest) else {
+                    let Some(end) = self.find_line_end(rest) else {
                         return if rest.len() > MAX_CHUNK_LINE { Err(Broken) } else { Ok((at, false)) };
                     };
                     if end > MAX_CHUNK_LINE {
@@ -66,7 +69,7 @@ impl Chunked {
                     self.state = State::Size;
                 }
                 State::Trailers => {
-                    let Some(end) = find_crlf(rest) else {
+                    let Some(end) = self.find_line_end(rest) else {
                         return if self.trailers + rest.len() > MAX_TRAILERS { Err(Broken) } else { Ok((at, false)) };
                     };
                     at += end + 2;
@@ -79,6 +82,23 @@ impl Chunked {
                     }
                 }
                 State::Done => return Ok((at, true)),
+            }
+        }
+    }
+
+    /// Where the line at the start of `rest` ends (its CRLF), searching only bytes the last call
+    /// did not; when it has no end yet, remembers how far it got for the next call.
+    fn find_line_end(&mut self, rest: &[u8]) -> Option<usize> {
+        // The last byte searched may be the CR of a CRLF split across reads.
+        let from = self.searched.saturating_sub(1).min(rest.len());
+        match find_crlf(&rest[from..]) {
+            Some(end) => {
+                self.searched = 0;
+                Some(from + end)
+            }
+            None => {
+                self.searched = rest.len();
+                None
             }
         }
     }
@@ -154,5 +174,20 @@ mod tests {
         let mut many_trailers = b"0\r\n".to_vec();
         many_trailers.extend(std::iter::repeat_n(&b"a: b\r\n"[..], MAX_TRAILERS / 6 + 1).flatten());
         assert_eq!(decode(&many_trailers, 4096), Err(Broken));
+    }
+
+    #[test]
+    fn a_long_trailer_dribbled_a_byte_at_a_time_ends_as_it_does_whole() {
+        // A line searched in part keeps its place, a CRLF split across reads among them.
+        let mut body = b"3\r\nabc\r\n0;".to_vec();
+        body.extend(std::iter::repeat_n(b'e', MAX_CHUNK_LINE - 3));
+        body.extend_from_slice(b"\r\nx: ");
+        body.extend(std::iter::repeat_n(b'a', MAX_TRAILERS - 16));
+        body.extend_from_slice(b"\r\ny: \r\r\n\r\nNEXT");
+        for step in [1, 2, 3, 4096] {
+            let (out, used, done) = decode(&body, step).unwrap();
+            assert!(done && out == b"abc", "step {step}");
+            assert_eq!(used, body.len() - 4, "step {step}");
+        }
     }
 }
