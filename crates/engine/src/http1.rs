@@ -22,6 +22,8 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
 /// An answer's head is refused beyond this size (as most servers refuse requests).
 const MAX_HEAD: usize = 64 * 1024;
 const MAX_HEADERS: usize = 64;
+/// Up to this much of a head, every read parses it again (a broken status line fails at once).
+const REPARSE_ALWAYS: usize = 1024;
 /// A connection reads into a buffer of this size at first: what an answer of a few kilobytes needs,
 /// so ten thousand idle connections hold tens of megabytes, not hundreds.
 const FIRST_READ: usize = 4 * 1024;
@@ -245,11 +247,19 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Http1Conn<S> {
     /// Reads one answer; gives its head, body (if `keep_body`) and body size on the wire.
     async fn answer(&mut self, head_request: bool, keep_body: bool) -> Result<(Head, Vec<u8>, u64), ErrorKind> {
         loop {
+            // Past its first KiB, a head is parsed again only when a line may have ended (or it
+            // is over the cap): one dribbled byte by byte costs a parse a line, not one a byte.
+            let mut searched = 0;
             let head = loop {
-                if let Some(head) = parse_head(&self.buf, head_request)? {
-                    break head;
+                let len = self.buf.len();
+                if len <= REPARSE_ALWAYS || len > MAX_HEAD || self.buf[searched..].contains(&b'\n') {
+                    if let Some(head) = parse_head(&self.buf, head_request)? {
+                        break head;
+                    }
                 }
+                searched = self.buf.len();
                 if !self.fill().await? {
+                    parse_head(&self.buf, head_request)?; // a head cut short may be a broken one
                     return Err(ErrorKind::Io);
                 }
             };

@@ -192,3 +192,18 @@ fn write_the_seeds_when_asked() {
     chunked_inputs().iter().for_each(|i| write("chunked", i.0, &i.1));
     grpc_inputs().iter().for_each(|i| write("grpc_messages", i.0, &i.1));
 }
+
+#[test]
+fn a_head_read_a_byte_at_a_time_is_the_head_read_whole() {
+    // Long lines past the first KiB: parsed again only as a line ends, and never past the cap.
+    let long = vec![b'a'; 30_000];
+    let head = [b"HTTP/1.1 200 OK\r\nx-a: ".to_vec(), long.clone(), b"\r\nx-b: ".to_vec(), long.clone()].concat();
+    let answer = [head.clone(), b"\r\ncontent-length: 2\r\n\r\nok".to_vec()].concat();
+    assert_eq!(http1_answers(&answer, 1, false, true), [Ok((200, 2)), Err(ErrorKind::Io)], "then the end");
+    let over = [head, b"\r\nx-c: ".to_vec(), vec![b'a'; 10_000]].concat();
+    assert_eq!(http1_answers(&over, 1, false, true), [Err(ErrorKind::Protocol)]);
+    // A broken status line is broken at once, and still so when the server closes on it.
+    for broken in [&b"HTTP/1.1 2x0 OK\r\n"[..], b"HTTP/1.1 2x0", b"\x00\x01"] {
+        assert_eq!(http1_answers(broken, 1, false, false), [Err(ErrorKind::Protocol)], "{broken:?}");
+    }
+}
