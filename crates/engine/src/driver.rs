@@ -10,7 +10,7 @@ use crate::pacer::{Next, Pacer};
 use crate::record::{ByteCounts, CallRecord, Connect, ErrorKind, StreamCounts};
 use crate::sink::Sink;
 use crate::stop::{Admission, Stop};
-use crate::target::{Reply, Target, WireTotals};
+use crate::target::{QuicCounts, Reply, Target, WireTotals};
 use shards::Shards;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -107,6 +107,8 @@ pub struct RunInfo {
     pub not_started: u64,
     /// Bytes on the wire from the end of warm-up to the end of the run.
     pub wire: WireTotals,
+    /// QUIC targets: their loss recovery's counts over the same window.
+    pub quic: Option<QuicCounts>,
     /// This process's CPU time from the end of warm-up to the end of the run.
     pub client_cpu: Duration,
     /// Whether the run was cancelled before its end.
@@ -202,6 +204,7 @@ struct Shared<T, P> {
 #[derive(Clone, Copy)]
 struct Mark {
     wire: WireTotals,
+    quic: Option<QuicCounts>,
     cpu: Duration,
 }
 
@@ -210,7 +213,7 @@ impl Mark {
         if let Some(hook) = &load.edges {
             (hook.0)(edge);
         }
-        Mark { wire: target.wire(), cpu: crate::cpu::process_cpu() }
+        Mark { wire: target.wire(), quic: target.quic(), cpu: crate::cpu::process_cpu() }
     }
 }
 
@@ -315,6 +318,7 @@ pub async fn run<T: Target, P: Pacer + 'static, S: Sink>(
         retries: shared.retries.load(Ordering::Relaxed),
         not_started: schedule.not_started,
         wire: end_mark.wire.since(start_mark.wire),
+        quic: end_mark.quic.zip(start_mark.quic).map(|(end, start)| end.since(start)),
         client_cpu: end_mark.cpu.saturating_sub(start_mark.cpu),
         cancelled,
     };

@@ -7,7 +7,7 @@
 
 use crate::net::failures::{ConnectFailure, ConnectFailures, FailureTally};
 use crate::record::{ErrorKind, Handshake};
-use crate::target::{Connected, WireTotals};
+use crate::target::{Connected, QuicCounts, WireTotals};
 use bytes::Bytes;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -51,10 +51,10 @@ pub struct H3Pool {
     failures: FailureTally,
 }
 
-/// Bytes of the closed connections, and the open ones to ask.
+/// Bytes and loss-recovery counts of the closed connections, and the open ones to ask.
 #[derive(Default)]
 struct WireBook {
-    closed: WireTotals,
+    closed: (WireTotals, QuicCounts),
     open: Vec<quinn::Connection>,
 }
 
@@ -71,14 +71,23 @@ impl WireBook {
         self.closed = closed;
     }
 
-    fn totals(&self) -> WireTotals {
+    fn totals(&self) -> (WireTotals, QuicCounts) {
         self.open.iter().fold(self.closed, add)
     }
 }
 
-fn add(total: WireTotals, connection: &quinn::Connection) -> WireTotals {
+fn add((wire, quic): (WireTotals, QuicCounts), connection: &quinn::Connection) -> (WireTotals, QuicCounts) {
     let stats = connection.stats();
-    WireTotals { sent: total.sent + stats.udp_tx.bytes, received: total.received + stats.udp_rx.bytes }
+    let path = stats.path;
+    let counted = QuicCounts {
+        packets_sent: path.sent_packets,
+        packets_lost: path.lost_packets,
+        congestion_events: path.congestion_events,
+    };
+    (
+        WireTotals { sent: wire.sent + stats.udp_tx.bytes, received: wire.received + stats.udp_rx.bytes },
+        quic.plus(counted),
+    )
 }
 
 /// How long, at most, a cold connection with 0-RTT stays open after its call for the server's
@@ -151,7 +160,12 @@ impl H3Pool {
 
     /// Bytes in the UDP datagrams of every connection so far (QUIC and TLS included).
     pub fn wire(&self) -> WireTotals {
-        self.wire.lock().unwrap_or_else(|p| p.into_inner()).totals()
+        self.wire.lock().unwrap_or_else(|p| p.into_inner()).totals().0
+    }
+
+    /// What quinn's loss recovery counted on every connection so far.
+    pub fn quic(&self) -> QuicCounts {
+        self.wire.lock().unwrap_or_else(|p| p.into_inner()).totals().1
     }
 
     pub fn connect_failures(&self) -> ConnectFailures {

@@ -11,7 +11,7 @@ use crate::limits::MAX_KEPT_BODY;
 use crate::net::failures::ConnectFailures;
 use crate::net::{Endpoint, Stream};
 use crate::record::{ByteCounts, ErrorKind};
-use crate::request::{gunzip, Expect, HttpRequest};
+use crate::request::{Expect, HttpRequest};
 use crate::target::{Connected, Reply, Target, WireTotals};
 use bytes::{Buf, Bytes, BytesMut};
 use framing::{Fields, Framing};
@@ -370,7 +370,7 @@ pub(crate) async fn read_answers<S: AsyncRead + AsyncWrite + Unpin>(
         assert_eq!(body.len() as u64, if keep_body { size } else { 0 });
         assert!(body.len() <= MAX_KEPT_BODY);
         answers.push(match head.gzip && keep_body {
-            true => gunzip(&body).map(|b| (head.status, b.len() as u64)).map_err(|e| e.error_kind()),
+            true => crate::request::gunzip(&body).map(|b| (head.status, b.len() as u64)).map_err(|e| e.error_kind()),
             false => Ok((head.status, size)),
         });
         if head.close {
@@ -430,12 +430,8 @@ impl Target for Http1 {
         bytes.received = size;
         let mut reply = if !self.expect.status_ok(head.status) {
             Reply::error(ErrorKind::HttpStatus(head.status), bytes)
-        } else if let Some(check) = &self.expect.body {
-            match if head.gzip { gunzip(&body) } else { Ok(body) } {
-                Ok(body) if check(&body) => Reply::ok(bytes),
-                Ok(_) => Reply::error(ErrorKind::Validation, bytes),
-                Err(e) => Reply::error(e.error_kind(), bytes),
-            }
+        } else if let Some(failed) = self.expect.judge_body(body, head.gzip) {
+            Reply::error(failed, bytes)
         } else {
             Reply::ok(bytes)
         };

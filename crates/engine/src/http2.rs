@@ -4,7 +4,7 @@ use crate::h2pool::{request_block, H2Handle, H2Pool, RequestBlocks};
 use crate::net::failures::ConnectFailures;
 use crate::net::Endpoint;
 use crate::record::{ByteCounts, ErrorKind};
-use crate::request::{gunzip, Expect, HttpRequest};
+use crate::request::{Expect, HttpRequest};
 use crate::target::{Connected, Reply, Target, WireTotals};
 use bytes::Bytes;
 use http::{HeaderName, HeaderValue, Method};
@@ -88,16 +88,11 @@ impl Target for Http2 {
         if too_large {
             return Reply::error(ErrorKind::Protocol, bytes);
         }
-        if let Some(check) = &self.expect.body {
-            let gzip = answer.headers.get("content-encoding") == Some(b"gzip");
-            let body = if gzip { gunzip(&body) } else { Ok(body) };
-            match body {
-                Ok(body) if check(&body) => {}
-                Ok(_) => return Reply::error(ErrorKind::Validation, bytes),
-                Err(e) => return Reply::error(e.error_kind(), bytes),
-            }
+        let gzip = answer.headers.get("content-encoding") == Some(b"gzip");
+        match self.expect.judge_body(body, gzip) {
+            Some(failed) => Reply::error(failed, bytes),
+            None => Reply::ok(bytes),
         }
-        Reply::ok(bytes)
     }
 
     fn reusable(&self, conn: &mut H2Handle) -> bool {

@@ -5,8 +5,8 @@ use crate::h3pool::{H3Handle, H3Pool};
 use crate::http2::{header_name, header_value};
 use crate::net::failures::ConnectFailures;
 use crate::record::{ByteCounts, ErrorKind};
-use crate::request::{gunzip, Expect, HttpRequest};
-use crate::target::{Connected, Reply, Target, WireTotals};
+use crate::request::{Expect, HttpRequest};
+use crate::target::{Connected, QuicCounts, Reply, Target, WireTotals};
 use bytes::{Buf, Bytes};
 
 pub struct Http3 {
@@ -127,15 +127,10 @@ impl Target for Http3 {
         if body.len() > crate::limits::MAX_KEPT_BODY {
             return Reply::error(ErrorKind::Protocol, bytes);
         }
-        if let Some(check) = &self.expect.body {
-            let body = if gzip { gunzip(&body) } else { Ok(body) };
-            match body {
-                Ok(body) if check(&body) => {}
-                Ok(_) => return Reply::error(ErrorKind::Validation, bytes),
-                Err(e) => return Reply::error(e.error_kind(), bytes),
-            }
+        match self.expect.judge_body(body, gzip) {
+            Some(failed) => Reply::error(failed, bytes),
+            None => Reply::ok(bytes),
         }
-        Reply::ok(bytes)
     }
 
     fn reusable(&self, conn: &mut H3Handle) -> bool {
@@ -144,6 +139,10 @@ impl Target for Http3 {
 
     fn wire(&self) -> WireTotals {
         self.pool.wire()
+    }
+
+    fn quic(&self) -> Option<QuicCounts> {
+        Some(self.pool.quic())
     }
 
     fn connect_failures(&self) -> ConnectFailures {

@@ -45,4 +45,4 @@ pub use sink::Sink;
 pub use stats::{ColdSummary, Percentiles, Stats, Summary};
 pub use stop::Stop;
 pub use stream_stats::StreamSummary;
-pub use target::{Connected, Reply, Target, WireTotals};
+pub use target::{Connected, QuicCounts, Reply, Target, WireTotals};

@@ -73,6 +73,17 @@ impl Expect {
             self.status.contains(&status)
         }
     }
+
+    /// The body check of an answer's kept `body`, inflated first when it says gzip: how the call
+    /// fails, or None when it passes (or nothing checks bodies).
+    pub fn judge_body(&self, body: Vec<u8>, gzip: bool) -> Option<ErrorKind> {
+        let check = self.body.as_ref()?;
+        match if gzip { gunzip(&body) } else { Ok(body) } {
+            Ok(body) if check(&body) => None,
+            Ok(_) => Some(ErrorKind::Validation),
+            Err(e) => Some(e.error_kind()),
+        }
+    }
 }
 
 pub fn gzip(data: &[u8]) -> Vec<u8> {

@@ -9,6 +9,7 @@ use crate::record::{CallRecord, Connect, ErrorKind, Outcome};
 use crate::sink::Sink;
 use crate::stop::Stop;
 use crate::stream_stats::{StreamStats, StreamSummary};
+use crate::target::QuicCounts;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -164,6 +165,10 @@ pub struct Summary {
     pub planned_s: f64,
     pub wire_bytes_per_call: PerCall,
     pub payload_bytes_per_call: PerCall,
+    /// HTTP/3 only: the client's QUIC loss recovery over the window (its own packets: requests
+    /// and acknowledgements; the server's are the server's to count).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quic: Option<QuicCounts>,
     pub client_cpu_us_per_call: f64,
     /// The peak resident memory of the process that ran the load (VmHWM) when this summary was
     /// made: what the answers made it hold.
@@ -277,6 +282,7 @@ impl Stats {
                 sent: per_call(self.payload_sent as f64),
                 received: per_call(self.payload_received as f64),
             },
+            quic: run.quic,
             client_cpu_us_per_call: per_call(run.client_cpu.as_secs_f64() * 1e6),
             client_rss_peak_kib: crate::memory::peak_rss_kib(),
             rate: run.requested_calls.map(|requested| Rate {
@@ -373,6 +379,7 @@ mod tests {
             retries: 0,
             not_started: 0,
             wire: WireTotals { sent: 10_100, received: 30_300 },
+            quic: None,
             client_cpu: MS(101),
             cancelled: false,
         }

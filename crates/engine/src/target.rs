@@ -73,6 +73,33 @@ impl<C> Connected<C> {
     }
 }
 
+/// What a QUIC client's own loss recovery counted on its connections (RFC 9002): the packets it
+/// sent, those it declared lost, and the times it cut its congestion window.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct QuicCounts {
+    pub packets_sent: u64,
+    pub packets_lost: u64,
+    pub congestion_events: u64,
+}
+
+impl QuicCounts {
+    pub fn since(self, earlier: QuicCounts) -> QuicCounts {
+        QuicCounts {
+            packets_sent: self.packets_sent.saturating_sub(earlier.packets_sent),
+            packets_lost: self.packets_lost.saturating_sub(earlier.packets_lost),
+            congestion_events: self.congestion_events.saturating_sub(earlier.congestion_events),
+        }
+    }
+
+    pub fn plus(self, other: QuicCounts) -> QuicCounts {
+        QuicCounts {
+            packets_sent: self.packets_sent + other.packets_sent,
+            packets_lost: self.packets_lost + other.packets_lost,
+            congestion_events: self.congestion_events + other.congestion_events,
+        }
+    }
+}
+
 /// Bytes counted at the sockets of every connection of a target, TLS and framing included.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct WireTotals {
@@ -109,6 +136,11 @@ pub trait Target: Send + Sync + 'static {
     /// Bytes on the wire so far, all connections together (0 for targets without a wire).
     fn wire(&self) -> WireTotals {
         WireTotals::default()
+    }
+
+    /// QUIC targets: their loss recovery's counts so far, all connections together.
+    fn quic(&self) -> Option<QuicCounts> {
+        None
     }
 
     /// Why connections failed to open so far, all connections together.

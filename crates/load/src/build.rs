@@ -18,7 +18,7 @@ use callbench_engine::net::failures::ConnectFailures;
 use callbench_engine::net::{self, tls, Endpoint};
 use callbench_engine::raw::Raw;
 use callbench_engine::request::{BodyCheck, Expect, HttpRequest};
-use callbench_engine::{Connected, ErrorKind, Reply, Target, WireTotals};
+use callbench_engine::{Connected, ErrorKind, QuicCounts, Reply, Target, WireTotals};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -65,6 +65,9 @@ impl<T: Target> Target for Shared<T> {
     }
     fn goaways(&self) -> u64 {
         self.0.goaways()
+    }
+    fn quic(&self) -> Option<QuicCounts> {
+        self.0.quic()
     }
     fn connect_failures(&self) -> ConnectFailures {
         self.0.connect_failures()

@@ -67,6 +67,7 @@ mod tests {
             retries: 0,
             not_started: 0,
             wire: WireTotals::default(),
+            quic: None,
             client_cpu: Duration::ZERO,
             cancelled: false,
         }

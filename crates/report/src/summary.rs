@@ -7,6 +7,7 @@
 
 pub mod answer;
 mod findings;
+mod loss;
 mod machine_speed;
 
 use callbench_results::format;
@@ -18,6 +19,7 @@ pub fn sentences(r: &Results) -> Vec<String> {
     let mut out = vec![];
     for exp in &r.experiments {
         out.extend(findings::sentences(r, exp));
+        out.extend(loss::sentences(r, exp));
         out.extend(bottlenecks(r, exp));
         out.extend(machine_speed::sentence(r, exp));
         out.extend(round_trips(r, exp));

@@ -261,6 +261,9 @@ pub struct RunMetrics {
     /// The emulated link over the run, when the cell ran across one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub link: Option<LinkUse>,
+    /// HTTP/3 runs of callbench's engine: what the client's QUIC loss recovery counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quic: Option<QuicUse>,
     /// A run of another load tool (wrk, ghz...): what it claimed and what was measured around it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub peer: Option<PeerRun>,
@@ -369,7 +372,7 @@ pub struct ColdCalls {
     pub rest_p50_us: f64,
 }
 
-/// What the emulated link's forwarder did during one run.
+/// What the emulated link's forwarder did during one run (warm-up included).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct LinkUse {
     /// The forwarder thread's CPU time over the run's wall time (1.0: its core was saturated).
@@ -378,6 +381,21 @@ pub struct LinkUse {
     /// Packets the link dropped: its loss, and its full queue.
     pub lost: u64,
     pub queue_drops: u64,
+    /// Its loss by direction: packets from the client (up) and from the server (down).
+    #[serde(default)]
+    pub lost_up: u64,
+    #[serde(default)]
+    pub lost_down: u64,
+}
+
+/// What an HTTP/3 client's QUIC loss recovery counted over the measured window (RFC 9002): its
+/// own packets (requests and acknowledgements), those it declared lost, and the times it cut its
+/// congestion window. The server's packets are the server's to count.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct QuicUse {
+    pub packets_sent: u64,
+    pub packets_lost: u64,
+    pub congestion_events: u64,
 }
 
 /// The emulated link a cell ran across: its spec, and round trips measured on it with a TCP
@@ -488,11 +506,26 @@ pub const METRICS: &[(&str, &str, bool)] = &[
     ("cold_quic_handshake_p50_us", "µs", false),
     ("cold_rest_p50_us", "µs", false),
     ("link_forwarder_cores", "cores", false),
+    ("link_lost_up", "packets", false),
+    ("link_lost_down", "packets", false),
+    ("tcp_retransmitted", "segments", false),
+    ("quic_packets_lost", "packets", false),
+    ("quic_congestion_events", "", false),
 ];
 
 /// Metrics that are counts, not timings: compared as exact numbers, never through an interval.
-pub const EXACT_COUNTS: &[&str] =
-    &["wire_sent_per_call", "wire_received_per_call", "ip_sent_per_call", "ip_received_per_call", "connections_opened"];
+pub const EXACT_COUNTS: &[&str] = &[
+    "wire_sent_per_call",
+    "wire_received_per_call",
+    "ip_sent_per_call",
+    "ip_received_per_call",
+    "connections_opened",
+    "link_lost_up",
+    "link_lost_down",
+    "tcp_retransmitted",
+    "quic_packets_lost",
+    "quic_congestion_events",
+];
 
 pub fn is_exact_count(metric: &str) -> bool {
     EXACT_COUNTS.contains(&metric)
@@ -544,6 +577,13 @@ impl RunMetrics {
             "cold_quic_handshake_p50_us" => self.cold.and_then(|c| c.quic_handshake_p50_us),
             "cold_rest_p50_us" => self.cold.map(|c| c.rest_p50_us),
             "link_forwarder_cores" => self.link.map(|l| l.forwarder_cores),
+            // A file from before the link counted each direction says only its total.
+            "link_lost_up" => self.link.filter(|l| l.lost_up + l.lost_down == l.lost).map(|l| l.lost_up as f64),
+            "link_lost_down" => self.link.filter(|l| l.lost_up + l.lost_down == l.lost).map(|l| l.lost_down as f64),
+            // The client's namespace counts any client's TCP, callbench's or a peer's.
+            "tcp_retransmitted" => outside.map(|o| o.retransmitted_segments as f64),
+            "quic_packets_lost" => self.quic.map(|q| q.packets_lost as f64),
+            "quic_congestion_events" => self.quic.map(|q| q.congestion_events as f64),
             _ => None,
         }
         .filter(|v| v.is_finite())

@@ -3,7 +3,7 @@
 //! the run. The server's side (CPU, memory, interference) is added by the repetition.
 
 use callbench_engine::{Percentiles, RunInfo, Summary};
-use callbench_results::model::{ColdCalls, Latency, RunMetrics};
+use callbench_results::model::{ColdCalls, Latency, QuicUse, RunMetrics};
 use std::time::Duration;
 
 /// The client's figures of one run; `warmup` is the spec's (the engine's CPU counters start there).
@@ -37,6 +37,11 @@ pub fn from_summary(s: &Summary, info: &RunInfo, warmup: Duration) -> RunMetrics
             tls_handshake_p50_us: c.tls_handshake_us.map(|t| t.p50 as f64),
             quic_handshake_p50_us: c.quic_handshake_us.map(|t| t.p50 as f64),
             rest_p50_us: c.rest_us.p50 as f64,
+        }),
+        quic: s.quic.map(|q| QuicUse {
+            packets_sent: q.packets_sent,
+            packets_lost: q.packets_lost,
+            congestion_events: q.congestion_events,
         }),
         ..RunMetrics::default()
     }
@@ -89,6 +94,7 @@ mod tests {
             retries: 0,
             not_started: 0,
             wire: WireTotals::default(),
+            quic: None,
             client_cpu: Duration::from_millis(5),
             cancelled: false,
         };

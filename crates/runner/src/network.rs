@@ -59,6 +59,8 @@ pub fn use_since(link: &Link, before: &LinkStats) -> LinkUse {
         packets: d.up.packets + d.down.packets,
         lost: d.up.lost + d.down.lost,
         queue_drops: d.up.queue_drops + d.down.queue_drops,
+        lost_up: d.up.lost,
+        lost_down: d.down.lost,
     }
 }
 

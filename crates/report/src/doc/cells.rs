@@ -84,15 +84,44 @@ fn table(exp: &Experiment, cells: &[&Cell]) -> Table {
         ("server CPU (µs/call)", true),
         ("server CPU (cores)", true),
         ("wire B/call sent / received", true),
-        ("bottleneck", false),
-        ("noisy / disturbed", false),
-        ("status", false),
     ]);
+    let lossy = cells.iter().any(|c| crossed_loss(c));
+    if lossy {
+        columns.push((LOST_COLUMN, true));
+    }
+    columns.extend([("bottleneck", false), ("noisy / disturbed", false), ("status", false)]);
     let mut table = Table::new(&columns);
     for cell in cells {
-        table.push(row(exp, cell), mark(cell));
+        let mut row = row(exp, cell);
+        if lossy {
+            row.insert(row.len() - 3, lost(cell).unwrap_or_else(|| MISSING.into()));
+        }
+        table.push(row, mark(cell));
     }
     table
+}
+
+const LOST_COLUMN: &str = "link lost up / down; resent (per run)";
+
+/// Whether the cell ran across a link that was set to lose packets, or lost some.
+fn crossed_loss(cell: &Cell) -> bool {
+    cell.runs.iter().any(|r| r.link.is_some_and(|l| l.lost > 0))
+        || cell.network.as_ref().is_some_and(|n| n.spec.contains("loss"))
+}
+
+/// What the link dropped each way in a run (medians of the repetitions), and how the client's
+/// transport took it: TCP segments its kernel sent again, or packets its QUIC stack declared lost.
+/// None when the cell crossed no link that counted.
+fn lost(cell: &Cell) -> Option<String> {
+    let median = |m: &str| cell.summary.get(m).map(|e| e.median);
+    let (up, down) = (median("link_lost_up")?, median("link_lost_down")?);
+    let mut text = format!("{up:.0} / {down:.0}");
+    match (median("quic_packets_lost"), median("tcp_retransmitted")) {
+        (Some(lost), _) => text.push_str(&format!("; QUIC {lost:.0} packets")),
+        (None, Some(resent)) => text.push_str(&format!("; TCP {resent:.0} segments")),
+        (None, None) => {}
+    }
+    Some(text)
 }
 
 fn row(exp: &Experiment, cell: &Cell) -> Vec<String> {

@@ -229,6 +229,13 @@ pub fn text(r: &LoadReport) -> String {
             bytes(stream.payload_bytes_per_message.received),
         );
     }
+    if let Some(q) = &s.quic {
+        let _ = writeln!(
+            out,
+            "QUIC         the client sent {} packets, declared {} of them lost, and cut its congestion window {} times",
+            q.packets_sent, q.packets_lost, q.congestion_events
+        );
+    }
     let _ = writeln!(out, "Client CPU   {:.2} µs per call", s.client_cpu_us_per_call);
     if !s.errors.is_empty() {
         let list: Vec<String> = s.errors.iter().map(|(k, n)| format!("{k} {n}")).collect();
