@@ -6,7 +6,7 @@
 use callbench_link::probe::ping_pong;
 use callbench_link::{Link, LinkSpec, SERVER_ADDR};
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::{TcpListener, TcpStream, UdpSocket};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -130,4 +130,85 @@ fn loss_drops_that_share_of_packets_and_tcp_still_delivers() {
     let (sent, lost) = (s.up.packets + s.down.packets, s.up.lost + s.down.lost);
     let share = lost as f64 / sent as f64;
     assert!((0.015..0.10).contains(&share), "{lost} of {sent} packets lost at loss=0.05");
+}
+
+/// A UDP ping-pong of 64 bytes from the client namespace, `round_trips` times: each one's time, µs.
+fn udp_round_trips(link: &Link, round_trips: usize) -> Vec<f64> {
+    let server = link.server.run(|| UdpSocket::bind((SERVER_ADDR, 0)).map_err(|e| e.to_string())).unwrap();
+    let port = server.local_addr().unwrap().port();
+    server.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let echo = std::thread::spawn(move || {
+        let mut buf = [0u8; 64];
+        for _ in 0..round_trips {
+            let (n, from) = server.recv_from(&mut buf).expect("a ping within 10 s");
+            server.send_to(&buf[..n], from).unwrap();
+        }
+    });
+    let client = link.client.run(|| UdpSocket::bind(("0.0.0.0", 0)).map_err(|e| e.to_string())).unwrap();
+    client.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    client.connect((SERVER_ADDR, port)).unwrap();
+    let mut buf = [7u8; 64];
+    let times = (0..round_trips)
+        .map(|_| {
+            let t = Instant::now();
+            client.send(&buf).unwrap();
+            client.recv(&mut buf).expect("a pong within 10 s");
+            t.elapsed().as_secs_f64() * 1e6
+        })
+        .collect();
+    echo.join().unwrap();
+    times
+}
+
+#[test]
+fn udp_round_trips_take_the_configured_rtt_as_tcps_do() {
+    // QUIC rides on UDP: the link forwards its datagrams as it forwards TCP's segments.
+    let _alone = alone();
+    let link = link("rtt=0");
+    let base_us = median(udp_round_trips(&link, 200));
+    assert!(base_us < 2_000.0, "the link alone costs {base_us:.0} µs a UDP round trip");
+    for (rtt_ms, round_trips) in [(10u64, 40), (40, 15)] {
+        link.set_spec(&LinkSpec::parse(&format!("rtt={rtt_ms}ms")).unwrap());
+        let round_trip = median(udp_round_trips(&link, round_trips));
+        let expected = rtt_ms as f64 * 1000.0 + base_us;
+        assert!(
+            close(round_trip, expected),
+            "rtt={rtt_ms}ms: median UDP round trip {round_trip:.0} µs, expected {expected:.0}"
+        );
+    }
+}
+
+#[test]
+fn loss_drops_that_share_of_udp_datagrams_and_only_those() {
+    const SENT: u32 = 4000;
+    let _alone = alone();
+    let link = link("loss=0.05,seed=5");
+    let server = link.server.run(|| UdpSocket::bind((SERVER_ADDR, 0)).map_err(|e| e.to_string())).unwrap();
+    let port = server.local_addr().unwrap().port();
+    let client = link.client.run(|| UdpSocket::bind(("0.0.0.0", 0)).map_err(|e| e.to_string())).unwrap();
+    client.connect((SERVER_ADDR, port)).unwrap();
+    let before = link.stats();
+    // In bursts of 100 that the receiver takes before the next: no queue or socket buffer fills,
+    // so the link's loss is the only loss.
+    server.set_read_timeout(Some(Duration::from_millis(200))).unwrap();
+    let mut received = vec![];
+    for burst in 0..SENT / 100 {
+        for seq in burst * 100..(burst + 1) * 100 {
+            client.send(&seq.to_be_bytes()).unwrap();
+        }
+        let due = |received: usize| received as u64 + link.stats().since(&before).up.lost >= (burst as u64 + 1) * 100;
+        let started = Instant::now();
+        while !due(received.len()) {
+            assert!(started.elapsed() < Duration::from_secs(10), "burst {burst} never arrived whole");
+            let mut buf = [0u8; 4];
+            if let Ok(4) = server.recv(&mut buf) {
+                received.push(u32::from_be_bytes(buf));
+            }
+        }
+    }
+    let lost = link.stats().since(&before).up.lost;
+    assert_eq!(received.len() as u64 + lost, SENT as u64, "every datagram arrived or the link counted it lost");
+    assert!(received.windows(2).all(|w| w[0] < w[1]), "in order, none twice");
+    let share = lost as f64 / SENT as f64;
+    assert!((0.035..0.065).contains(&share), "{lost} of {SENT} datagrams lost at loss=0.05");
 }

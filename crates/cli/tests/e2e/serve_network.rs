@@ -312,3 +312,41 @@ fn a_cold_http3_call_is_two_round_trips_and_one_with_zero_rtt() {
     let zero = common::num(early, "/latency_us/p50");
     assert!(near(zero, 1.0), "with 0-RTT a cold call is one round trip: {zero} µs\n{early:#}");
 }
+
+/// The link drops QUIC's packets at its rate, and QUIC's own loss recovery sees those drops: every
+/// call still succeeds, and the client declares lost no more of its packets than the link dropped
+/// on the way up (a lost packet of acknowledgements alone is never declared: RFC 9002 tracks only
+/// packets that ask for one).
+#[test]
+fn quic_across_a_lossy_link_declares_what_the_link_dropped() {
+    let _alone = alone();
+    let script = format!(
+        "{} load -q -o json -c 20 -n 3000 --http3 -k --workload students \"$CALLBENCH_TARGET\"",
+        common::callbench()
+    );
+    let run = run_cmd(Command::new(common::callbench()).args([
+        "serve",
+        "rust-axum",
+        "--no-build",
+        "--tls",
+        "--network",
+        "rtt=10ms,loss=0.03,seed=7",
+        "--",
+        "sh",
+        "-c",
+        &script,
+    ]));
+    assert_eq!(run.code, Some(0), "{}", run.all());
+    let report: Value = serde_json::from_str(&run.stdout).expect("a report");
+    common::assert_all_ok(&report, 3000);
+    let (sent, declared) = (common::num(&report, "/quic/packets_sent"), common::num(&report, "/quic/packets_lost"));
+    // serve's last line: `the link carried N packets up (L lost, …`
+    let up = run.stderr.split("packets up (").nth(1).expect("the link's counts");
+    let dropped: f64 = up.split(' ').next().and_then(|n| n.parse().ok()).expect("a count");
+    assert!(dropped > 0.01 * sent, "the link dropped {dropped} of the client's {sent} packets at loss=0.03");
+    assert!(
+        declared <= dropped && declared >= 0.5 * dropped,
+        "QUIC declared {declared} of its {sent} packets lost; the link dropped {dropped}\n{}",
+        run.all()
+    );
+}
