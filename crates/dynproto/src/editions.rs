@@ -427,5 +427,6 @@ impl Lowering<'_> {
     }
 }
 
+pub mod descriptors;
 #[cfg(test)]
 mod tests;

@@ -2,8 +2,6 @@
 //! `protoc --descriptor_set_out` and `buf build -o` write them.
 
 use crate::pool::build_pool;
-use prost::Message;
-use prost_reflect::prost_types::FileDescriptorSet;
 use prost_reflect::DescriptorPool;
 use std::path::Path;
 
@@ -15,12 +13,18 @@ pub fn load_protoset(path: &Path) -> Result<DescriptorPool, String> {
 
 /// Decodes protoset bytes; `origin` names them in error messages.
 pub fn decode_protoset(bytes: &[u8], origin: &str) -> Result<DescriptorPool, String> {
-    let set = FileDescriptorSet::decode(bytes)
+    use crate::editions::descriptors::{decode_file, decode_set};
+    let encoded = decode_set(bytes)
         .map_err(|e| format!("{origin} is not a FileDescriptorSet (truncated or not a protoset?): {e}"))?;
-    if set.file.is_empty() {
+    let files = encoded
+        .iter()
+        .map(|file| decode_file(file))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("{origin}: {e}"))?;
+    if files.is_empty() {
         return Err(format!("{origin} holds no file descriptors"));
     }
-    build_pool(set.file, origin).map_err(|e| match e.ends_with("which is missing") {
+    build_pool(files, origin).map_err(|e| match e.ends_with("which is missing") {
         true => format!("{e} (build the protoset with --include_imports)"),
         false => e,
     })

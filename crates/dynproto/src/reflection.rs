@@ -193,7 +193,7 @@ fn missing_imports(files: &BTreeMap<String, FileDescriptorProto>, asked: &HashSe
 
 fn add_files(files: &mut BTreeMap<String, FileDescriptorProto>, encoded: Vec<Vec<u8>>) -> Result<(), Failure> {
     for bytes in encoded {
-        let file = FileDescriptorProto::decode(bytes.as_slice())
+        let file = crate::editions::descriptors::decode_file(&bytes)
             .map_err(|e| Failure::Error(format!("reflection: the server sent a bad file descriptor: {e}")))?;
         files.entry(file.name().to_string()).or_insert(file);
     }

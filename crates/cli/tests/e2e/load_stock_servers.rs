@@ -217,7 +217,9 @@ const ROUTE_GUIDE_EDITION_2023: &str = "google.golang.org/grpc/examples@v0.0.0-2
 /// included: three notes at one place bring 1 + 2 + 3 answers, and three more 4 + 5 + 6.
 #[test]
 fn grpc_go_route_guide_calls_of_every_kind() {
-    route_guide_calls_of_every_kind(route_guide_proto_dir(ROUTE_GUIDE_PROTO3));
+    let proto_dir = route_guide_proto_dir(ROUTE_GUIDE_PROTO3);
+    let proto = format!("{proto_dir}/route_guide.proto");
+    route_guide_calls_of_every_kind(vec!["--proto".into(), proto, "-I".into(), proto_dir]);
 }
 
 /// The same calls described by the route_guide.proto grpc-go's examples publish now, written in
@@ -227,10 +229,30 @@ fn grpc_go_route_guide_by_its_edition_2023_proto() {
     let proto_dir = route_guide_proto_dir(ROUTE_GUIDE_EDITION_2023);
     let published = std::fs::read_to_string(format!("{proto_dir}/route_guide.proto")).unwrap();
     assert!(published.contains("edition = \"2023\";"), "the examples' proto is an Editions file");
-    route_guide_calls_of_every_kind(proto_dir);
+    let proto = format!("{proto_dir}/route_guide.proto");
+    route_guide_calls_of_every_kind(vec!["--proto".into(), proto, "-I".into(), proto_dir]);
 }
 
-fn route_guide_calls_of_every_kind(proto_dir: String) {
+/// The same calls described by a protoset that a current protoc (33.2) compiled from that edition
+/// 2023 file: its descriptors say `syntax = "editions"` and carry the features as options.
+#[test]
+fn grpc_go_route_guide_by_a_protoset_of_its_edition_2023_proto() {
+    let proto_dir = route_guide_proto_dir(ROUTE_GUIDE_EDITION_2023);
+    let protoc = installed("~/.local/bin/protoc-4.33.2");
+    let dir = TempDir::new("route-guide-protoset");
+    let protoset = dir.str("route_guide.protoset");
+    let made = Command::new(protoc)
+        .args(["-I", &proto_dir, "--include_imports", &format!("--descriptor_set_out={protoset}"), "route_guide.proto"])
+        .current_dir(&proto_dir)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "protoc: {}", String::from_utf8_lossy(&made.stderr));
+    route_guide_calls_of_every_kind(vec!["--protoset".into(), protoset]);
+}
+
+/// Every kind of call route_guide_server answers, described by `described` (`--proto …` or
+/// `--protoset …`).
+fn route_guide_calls_of_every_kind(described: Vec<String>) {
     let server = installed("~/go/bin/route_guide_server");
     in_own_network(move |isolated| {
         let port = match isolated {
@@ -246,8 +268,7 @@ fn route_guide_calls_of_every_kind(proto_dir: String) {
                 .stderr(Stdio::null()),
         );
         assert!(common::wait_listening(&addr, Duration::from_secs(10)), "route_guide_server did not listen on {addr}");
-        let proto = format!("{proto_dir}/route_guide.proto");
-        let described = ["--proto", proto.as_str(), "-I", proto_dir.as_str()];
+        let described: Vec<&str> = described.iter().map(String::as_str).collect();
         let method = |name: &str| format!("grpc://{addr}/routeguide.RouteGuide/{name}");
         let dir = TempDir::new("route-guide");
         let ndjson = |name: &str, line: &str| {
