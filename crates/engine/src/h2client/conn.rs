@@ -1,46 +1,28 @@
 //! One HTTP/2 client connection: a reader task, a writer task and the state they share with the
 //! calls. A call appends its pre-encoded HEADERS (and DATA) to the outgoing buffer and waits; the
 //! writer sends everything queued in one write; the reader parses whole read batches under one
-//! lock and wakes a call only when its answer has data, ended or failed (the frames themselves are
-//! applied in `receive.rs`).
+//! lock and wakes a call only when its answer has data, ended or failed. The state they share is
+//! `state.rs`, its bounds `limits.rs`; the frames themselves are applied in `receive.rs`.
 
 use super::block::{self, HeaderList, RequestBlocks};
 use super::frame::{self, Head};
 use bytes::{Buf, Bytes, BytesMut};
-use std::collections::{HashMap, VecDeque};
 use std::future::poll_fn;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::Notify;
 use tokio::task::AbortHandle;
 
 mod ended;
 mod error;
-use ended::EndedStreams;
+mod limits;
+mod state;
 pub use error::H2Error;
-
-/// Windows large enough that a 1 MB answer never waits for a WINDOW_UPDATE round trip.
-pub(crate) const STREAM_WINDOW: u32 = 4 << 20;
-const CONNECTION_WINDOW: u32 = 16 << 20;
-/// The largest frame we accept (advertised in SETTINGS_MAX_FRAME_SIZE).
-pub(crate) const MAX_FRAME: u32 = 1 << 20;
-/// A connection reads into a buffer of this size at first, and doubles a read's size when it fills
-/// all it was offered, up to MAX_READ: a connection with few streams in flight holds kilobytes, a
-/// busy one reads many answers in one system call.
-const FIRST_READ: usize = 16 << 10;
-const MAX_READ: usize = 64 << 10;
-/// Streams we open before the server's SETTINGS say how many it allows (RFC 9113 §6.5.2
-/// recommends servers allow at least 100).
-const ASSUMED_MAX_STREAMS: usize = 100;
-/// Header lists (decoded, counted as RFC 9113 §6.5.2 does: 32 bytes per field besides its name
-/// and value) and header blocks (encoded) larger than this end the connection.
-pub(crate) const MAX_HEADER_LIST: usize = 1 << 20;
-/// Frames waiting for the writer beyond this (acknowledgements of SETTINGS and PINGs a server
-/// floods us with while not reading) end the connection with ENHANCE_YOUR_CALM.
-pub(crate) const MAX_PENDING_OUT: usize = 16 << 20;
+use limits::{CONNECTION_WINDOW, FIRST_READ, MAX_READ};
+pub(crate) use limits::{MAX_FRAME, MAX_HEADER_LIST, MAX_PENDING_OUT, STREAM_WINDOW};
+use state::{Slot, State};
 
 /// A complete answer: its head (`:status` and headers) and its trailers, if any.
 #[derive(Debug)]
@@ -48,142 +30,6 @@ pub struct Answer {
     pub status: u16,
     pub headers: HeaderList,
     pub trailers: Option<HeaderList>,
-}
-
-/// Stream ids are consecutive odd numbers: hashing them is a waste.
-#[derive(Default)]
-struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, _: &[u8]) {
-        unreachable!("only u32 keys")
-    }
-    fn write_u32(&mut self, n: u32) {
-        self.0 = u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
-
-#[derive(Default)]
-struct Slot {
-    head: Option<HeaderList>,
-    trailers: Option<HeaderList>,
-    /// DATA received and not yet taken by the call.
-    data: Vec<u8>,
-    /// Request body still to send, from `body_at`, then the pieces queued after it.
-    body: Bytes,
-    body_at: usize,
-    queued: VecDeque<Bytes>,
-    /// The request ends (END_STREAM) once the body queued so far is sent.
-    request_ends: bool,
-    send_window: i64,
-    /// DATA the server may still send on this stream before our next WINDOW_UPDATE.
-    recv_window: i64,
-    /// Bytes the call consumed that the server has not been given back yet (stream level).
-    unacked: u32,
-    /// The server ended the stream (END_STREAM) or it failed.
-    ended: bool,
-    error: Option<H2Error>,
-    waker: Option<Waker>,
-}
-
-impl Slot {
-    fn finished(&self) -> bool {
-        self.ended || self.error.is_some()
-    }
-
-    fn wake(&mut self) {
-        if let Some(w) = self.waker.take() {
-            w.wake();
-        }
-    }
-}
-
-/// A header block being received over HEADERS and CONTINUATION frames.
-struct Partial {
-    stream: u32,
-    end_stream: bool,
-    block: Vec<u8>,
-}
-
-/// How this connection's requests use the server's HPACK dynamic table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Table {
-    /// The first request has not been sent: it adds the fields.
-    Unused,
-    /// The fields of the request with this id are in the table: it names them by index.
-    Filled(u64),
-    /// The table cannot hold them: literal fields only.
-    Off,
-}
-
-struct State {
-    /// Frames waiting for the writer.
-    out: Vec<u8>,
-    table: Table,
-    /// Our encoder's table size: the default until the server's SETTINGS lower it.
-    table_max: u32,
-    /// A lowered table size to announce at the start of the next header block (RFC 7541 §4.2).
-    table_update: Option<u32>,
-    streams: HashMap<u32, Slot, BuildHasherDefault<IdHasher>>,
-    next_id: u32,
-    /// Streams open in the protocol's sense (counted against the server's limit).
-    open: usize,
-    max_open: usize,
-    /// Calls waiting for the server's stream limit to allow another stream.
-    waiting: Vec<Waker>,
-    /// Whether the server's first SETTINGS came, and who waits for them ([`Connection::settled`]).
-    settled: bool,
-    settling: Vec<Waker>,
-    peer_initial_window: i64,
-    send_window: i64,
-    peer_max_frame: usize,
-    /// Streams with request body left to send, in order.
-    sending: VecDeque<u32>,
-    /// Bytes consumed (or discarded) that the server has not been given back yet (connection level).
-    recv_unacked: u32,
-    /// DATA the server may still send on the connection before our next WINDOW_UPDATE.
-    recv_window: i64,
-    /// Why no new stream can start (GOAWAY, broken connection, ids exhausted).
-    closed: Option<H2Error>,
-    /// Streams above this id were not processed by a server that sent GOAWAY.
-    goaway_last: u32,
-    hpack: super::hpack::Decoder,
-    partial: Option<Partial>,
-    /// How the recent streams ended, for frames that come after their call is gone.
-    ended: EndedStreams,
-}
-
-impl State {
-    /// A connection's state before any frame arrived; `out` holds what we send first.
-    fn new(out: Vec<u8>) -> State {
-        State {
-            out,
-            table: Table::Unused,
-            table_max: block::DEFAULT_TABLE_SIZE,
-            table_update: None,
-            streams: HashMap::default(),
-            next_id: 1,
-            open: 0,
-            max_open: ASSUMED_MAX_STREAMS,
-            waiting: vec![],
-            settled: false,
-            settling: vec![],
-            peer_initial_window: i64::from(frame::DEFAULT_WINDOW),
-            send_window: i64::from(frame::DEFAULT_WINDOW),
-            peer_max_frame: frame::DEFAULT_MAX_FRAME as usize,
-            sending: VecDeque::new(),
-            recv_unacked: 0,
-            recv_window: i64::from(CONNECTION_WINDOW),
-            closed: None,
-            goaway_last: u32::MAX,
-            hpack: super::hpack::Decoder::default(),
-            partial: None,
-            ended: EndedStreams::default(),
-        }
-    }
 }
 
 struct Shared {
@@ -487,124 +333,6 @@ impl Drop for Call<'_> {
         }
         st.give_back();
         self.shared.flush.notify_one();
-    }
-}
-
-impl State {
-    /// The form of the request's header block this request sends (see [`Table`]).
-    fn choose_block<'b>(&mut self, blocks: &'b RequestBlocks) -> &'b [u8] {
-        if blocks.table_size > self.table_max {
-            self.table = Table::Off; // evicted by a smaller table, or never fitting
-        }
-        match self.table {
-            Table::Unused => {
-                self.table = Table::Filled(blocks.id);
-                &blocks.first
-            }
-            Table::Filled(id) if id == blocks.id => &blocks.repeat,
-            Table::Filled(_) | Table::Off => &blocks.literal, // another request's fields fill it
-        }
-    }
-
-    /// A stream left the open state: a waiting call may open one.
-    fn stream_closed(&mut self) {
-        self.open -= 1;
-        for w in self.waiting.drain(..) {
-            w.wake();
-        }
-    }
-
-    /// Gives the connection window back once half of it was consumed.
-    fn give_back(&mut self) -> bool {
-        if self.recv_unacked >= CONNECTION_WINDOW / 2 {
-            frame::put_window_update(&mut self.out, 0, self.recv_unacked);
-            self.recv_window += i64::from(self.recv_unacked);
-            self.recv_unacked = 0;
-            return true;
-        }
-        false
-    }
-
-    /// Sends as much request body as the flow-control windows allow, and the END_STREAM of
-    /// requests whose body is all sent.
-    fn pump(&mut self) {
-        let mut i = 0;
-        while i < self.sending.len() {
-            let id = self.sending[i];
-            let Some(slot) = self.streams.get_mut(&id) else {
-                self.sending.remove(i);
-                continue;
-            };
-            if slot.body_at == slot.body.len() {
-                if let Some(next) = slot.queued.pop_front() {
-                    slot.body = next;
-                    slot.body_at = 0;
-                    continue;
-                }
-                if slot.request_ends {
-                    frame::put_data(&mut self.out, id, &[], true); // the request ends after its last piece
-                }
-                slot.body = Bytes::new();
-                slot.body_at = 0;
-                self.sending.remove(i); // sent all: back when more is queued
-                continue;
-            }
-            if self.send_window <= 0 {
-                break;
-            }
-            let left = slot.body.len() - slot.body_at;
-            let n = left.min(self.peer_max_frame).min(self.send_window.min(slot.send_window).max(0) as usize);
-            if n == 0 {
-                i += 1; // this stream's window is closed; others may go on
-                continue;
-            }
-            let end = slot.body_at + n == slot.body.len() && slot.queued.is_empty() && slot.request_ends;
-            frame::put_data(&mut self.out, id, &slot.body[slot.body_at..slot.body_at + n], end);
-            slot.body_at += n;
-            slot.send_window -= n as i64;
-            self.send_window -= n as i64;
-            if end {
-                slot.body = Bytes::new();
-                slot.body_at = 0;
-                self.sending.remove(i);
-            }
-        }
-    }
-
-    /// No new streams from now on; `e` for the calls still waiting for an answer.
-    fn close(&mut self, e: H2Error, usable: &AtomicBool) {
-        usable.store(false, Ordering::Relaxed);
-        if self.closed.is_none() || e == H2Error::Broken {
-            self.closed = Some(e);
-        }
-        for w in self.waiting.drain(..).chain(self.settling.drain(..)) {
-            w.wake();
-        }
-    }
-
-    /// The connection is gone: every call still waiting fails.
-    fn fail_all(&mut self, usable: &AtomicBool) {
-        self.fail_all_with(H2Error::Broken, usable);
-    }
-
-    fn fail_all_with(&mut self, e: H2Error, usable: &AtomicBool) {
-        self.close(H2Error::Broken, usable);
-        for slot in self.streams.values_mut() {
-            if !slot.finished() {
-                slot.error = Some(e);
-                slot.wake();
-            }
-        }
-    }
-
-    /// A connection error we detected: tell the server why, then stop; the calls still waiting
-    /// fail as the server's protocol error. Every violation ends the connection (RFC 9113 §5.4.1
-    /// lets an endpoint end one at any time): a server that broke it once is not measured further
-    /// on it.
-    fn protocol_error(&mut self, code: u32, usable: &AtomicBool) {
-        let last = self.next_id.saturating_sub(2);
-        frame::put_goaway(&mut self.out, last, code);
-        self.fail_all_with(H2Error::Protocol, usable);
     }
 }
 

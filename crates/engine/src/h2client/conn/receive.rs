@@ -4,7 +4,9 @@
 //! resets that stream only.
 
 use super::ended::Ended;
-use super::{H2Error, Partial, State, MAX_HEADER_LIST, MAX_PENDING_OUT};
+use super::error::H2Error;
+use super::state::{Partial, State};
+use super::{MAX_HEADER_LIST, MAX_PENDING_OUT};
 use crate::h2client::block::{HeaderList, FIELD_OVERHEAD};
 use crate::h2client::fields::FieldCheck;
 use crate::h2client::frame::{self, Head};
