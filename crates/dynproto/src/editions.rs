@@ -208,7 +208,9 @@ impl Lowering<'_> {
         self.proto3 = features.implicit == Some(true);
         let syntax = if self.proto3 { "syntax = \"proto3\";" } else { "syntax = \"proto2\";" };
         let (start, end) = (self.tokens[first].start, self.tokens[first + 3].end);
-        self.edits.push((start, end, syntax.into()));
+        // The newlines inside `edition … ;` stay, so that every later line keeps its number.
+        let newlines = "\n".repeat(self.source[start..end].matches('\n').count());
+        self.edits.push((start, end, format!("{syntax}{newlines}")));
         while self.at < self.tokens.len() {
             match self.peek() {
                 "option" => self.option()?,

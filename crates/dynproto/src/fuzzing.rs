@@ -63,3 +63,18 @@ pub fn reflection_answer(bytes: &[u8]) -> Result<prost_reflect::DescriptorPool, 
 pub fn protoset(bytes: &[u8]) -> Result<prost_reflect::DescriptorPool, String> {
     crate::decode_protoset(bytes, "the fuzzed protoset")
 }
+
+/// A `.proto` file's text as `--proto` reads it: whether it declares an edition, and if so its
+/// lowering, an error or a proto2/proto3 text with as many lines (protox's errors then point at
+/// the user's own lines).
+pub fn edition_file(source: &str) -> Option<Result<String, String>> {
+    if !crate::editions::declares_edition(source) {
+        return None;
+    }
+    let lowered = crate::editions::lower(source).map(|l| l.source);
+    if let Ok(text) = &lowered {
+        assert_eq!(text.matches('\n').count(), source.matches('\n').count(), "lines kept");
+        assert!(!crate::editions::declares_edition(text), "no edition left");
+    }
+    Some(lowered)
+}

@@ -89,6 +89,14 @@ fn an_explicit_file_becomes_proto2() {
 }
 
 #[test]
+fn an_edition_statement_over_several_lines_keeps_the_lines_after_it() {
+    let source = "edition\n  =\n  \"2023\"\n;\nmessage M {\n  int32 x = 1;\n}\n";
+    let text = lower(source).unwrap().source;
+    assert_eq!(text.lines().count(), source.lines().count(), "{text}");
+    assert_eq!(text.lines().nth(5), Some("  optional int32 x = 1;"), "{text}");
+}
+
+#[test]
 fn what_edition_2023_cannot_say_in_proto2_is_an_error_with_its_place() {
     let refused = |source: &str| lower(source).unwrap_err();
     assert!(
