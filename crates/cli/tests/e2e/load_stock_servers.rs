@@ -1,13 +1,15 @@
 //! End-to-end: `callbench load` against servers none of us wrote, installed by scripts/setup:
 //! nginx (HTTP/1.1 and h2c, a static file and a `return 200`), grpc-go's helloworld
 //! greeter_server and its route_guide example server (described by .proto files: they have no
-//! reflection), the latter with a method of each kind, streams both ways included.
+//! reflection), the latter with a method of each kind, streams both ways included; and that
+//! example's edition 2023 proto served by grpcio-reflection.
 
 use crate::common;
 
 use common::nginx::{Nginx, Options};
 use common::{assert_all_ok, installed, load_fails, load_json, num, Guard, TempDir};
 use serde_json::json;
+use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -248,6 +250,49 @@ fn grpc_go_route_guide_by_a_protoset_of_its_edition_2023_proto() {
         .unwrap();
     assert!(made.status.success(), "protoc: {}", String::from_utf8_lossy(&made.stderr));
     route_guide_calls_of_every_kind(vec!["--protoset".into(), protoset]);
+}
+
+/// The same edition 2023 file learnt by reflection: grpcio-reflection (in python-grpcio's venv,
+/// scripts/setup) answers with the file as grpcio-tools' protoc compiled it, `syntax =
+/// "editions"`. No stock server here serves reflection of an Editions file, so a few lines of
+/// grpcio (stock/route_guide_reflection.py) serve it, with a unary and a client-streaming method.
+#[test]
+fn grpcio_reflection_of_grpc_go_route_guide_edition_2023_proto() {
+    let proto_dir = route_guide_proto_dir(ROUTE_GUIDE_EDITION_2023);
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    // The servers' builds are under cargo's target directory (relative to the repository, or absolute).
+    let target = std::path::Path::new(root).join(std::env::var("CARGO_TARGET_DIR").unwrap_or("target".into()));
+    let python = installed(&format!("{}/servers/python-grpcio/venv/bin/python", target.display()));
+    let gen = TempDir::new("route-guide-reflection");
+    let made = Command::new(&python)
+        .args(["-m", "grpc_tools.protoc", "-I", &proto_dir, "--python_out", &gen.str(""), "--grpc_python_out"])
+        .args([&gen.str(""), "route_guide.proto"])
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "grpc_tools.protoc: {}", String::from_utf8_lossy(&made.stderr));
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/e2e/stock/route_guide_reflection.py");
+    let mut server =
+        Guard::spawn(Command::new(&python).args([script, &gen.str("")]).stdin(Stdio::null()).stdout(Stdio::piped()));
+    let mut line = String::new();
+    BufReader::new(server.child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let (port, syntax) = line.trim().split_once(' ').unwrap_or_else(|| panic!("the server printed {line:?}"));
+    assert_eq!(syntax, "editions", "the file reflection serves is an Editions file");
+    let method = |name: &str| format!("grpc://127.0.0.1:{port}/routeguide.RouteGuide/{name}");
+
+    let point = r#"{"latitude": 407838351, "longitude": -746143763}"#;
+    let feature = format!(r#"{{"name": "407838351,-746143763", "location": {point}}}"#);
+    let got = load_json(&["-n", "40", "-c", "2", "-d", point, "--expect-body", &feature, &method("GetFeature")]);
+    assert_all_ok(&got, 40);
+    assert_eq!(got["call"], "routeguide.RouteGuide/GetFeature", "{got:#}");
+
+    let route = gen.path("route.ndjson");
+    std::fs::write(&route, format!("{point}\n{point}\n{point}\n")).unwrap();
+    let data = format!("@{}", route.display());
+    let summary = r#"{"pointCount": 3}"#;
+    let recorded = load_json(&["-n", "20", "-d", &data, "--expect-body", summary, &method("RecordRoute")]);
+    assert_all_ok(&recorded, 20);
+    assert_eq!(num(&recorded, "/stream/messages_per_call/sent"), 3.0, "{recorded:#}");
+    drop(server);
 }
 
 /// Every kind of call route_guide_server answers, described by `described` (`--proto …` or
