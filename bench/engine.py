@@ -7,6 +7,7 @@ callbench and by a peer tool (pinned to another CPU):
     HTTP/1.1  callbench load            vs  wrk -t1 -cC
     HTTP/2    callbench load --http2    vs  h2load -c CONNS -m STREAMS (h2c)
     gRPC      callbench load grpc://    vs  ghz --insecure --proto ...
+    HTTP/3    callbench load --http3    vs  oha --http-version 3 -c CONNS -p STREAMS (QUIC, TLS 1.3)
 
 Every client's CPU time (user + sys) is measured here with os.wait4's rusage, the same way for every tool; the
 completed calls come from each tool's own output. Then an open-loop check: callbench --rate at 50/75/90% of the
@@ -75,6 +76,7 @@ class Case:
     server_bin: str
     peer: str | None
     commands: dict  # tool -> function(port, seconds) -> argv
+    server_args: tuple = ()  # after the server's own --host/--port/--workers/--users
 
     def tools(self, use_cb: bool) -> list:
         """The tools run on this case, in the order of each repetition."""
@@ -149,6 +151,34 @@ def cases(a, tools) -> list[Case]:
             f"grpc://127.0.0.1:{port}/callbench.v1.Students/List",
         ]
 
+    # HTTP/3: the same connections and streams as HTTP/2, over QUIC to the server's self-signed certificate.
+    def cb_http3(port, secs):
+        argv = cb_http2(port, secs)
+        argv[argv.index("--http2")] = "--http3"
+        return argv[:2] + ["-k"] + argv[2:-1] + [f"https://127.0.0.1:{port}{a.path}"]
+
+    def oha_http3(port, secs):
+        return [
+            tools["oha"],
+            "--no-tui",
+            "--output-format",
+            "json",
+            "--http-version",
+            "3",
+            "--insecure",
+            # oha asks for gzip and br by default, and the server would compress every answer for it alone
+            # (crates/peers runs oha the same way).
+            "-H",
+            "Accept-Encoding: identity",
+            "-c",
+            str(conns),
+            "-p",
+            str(streams),
+            "-z",
+            f"{secs}s",
+            f"https://127.0.0.1:{port}{a.path}",
+        ]
+
     out = [
         Case(
             "HTTP/1.1",
@@ -218,13 +248,23 @@ def cases(a, tools) -> list[Case]:
             },
         ),
     ]
+    if tools.get("oha"):
+        out.append(
+            Case(
+                "HTTP/3",
+                a.h3_server,
+                "oha",
+                {"callbench": cb_http3, "oha": oha_http3},
+                server_args=("--tls", "--http3"),
+            )
+        )
     floor = tools.get("callbench-floor")
     if floor:
         out[0].commands.update(http_commands(floor, a.path, c))
         out.append(Case("raw TCP", "raw-echo", None, raw_commands(floor, c, cb)))
     if cb and not a.no_uring:
         # The same callbench runs with its sockets through io_uring (`--io uring`), beside the default (epoll).
-        for case in out:
+        for case in [k for k in out if k.protocol != "HTTP/3"]:  # QUIC's UDP socket is quinn's (epoll)
             for name in [t for t in case.commands if t.startswith("callbench") and t.split()[0] == "callbench"]:
                 case.commands[name.replace("callbench", "callbench io_uring", 1)] = with_io_uring(case.commands[name])
     return [k for k in out if k.protocol in a.protocols]
@@ -271,6 +311,19 @@ def measure(tool: str, case: Case, server: Server, secs: int, rep: int, a, workd
 # ---------------------------------------------------------------------------------------------------------------
 
 
+def oha_speaks_http3(oha: str) -> bool:
+    """Whether oha was built with its `http3` feature: without it `--http-version 3` is refused before any call."""
+    try:
+        r = subprocess.run(
+            [oha, "--no-tui", "--http-version", "3", "-n", "1", "--insecure", "https://127.0.0.1:9/"],
+            capture_output=True,
+            timeout=20,
+        )
+        return b"not been built with HTTP/3" not in r.stdout + r.stderr
+    except Exception:  # noqa: BLE001
+        return False
+
+
 def callbench_load_works(cb: str) -> bool:
     try:
         r = subprocess.run([cb, "load", "--help"], capture_output=True, timeout=20)
@@ -286,16 +339,16 @@ def parse_args(argv):
     p.add_argument("--quick", action="store_true", help="2 repetitions of 3 s, open loop 3 s per rate")
     p.add_argument(
         "--protocols",
-        default="http1,http2,grpc,raw",
-        help="any of http1,http2,grpc,raw (default all; raw: callbench-floor's 64-byte echo)",
+        default="http1,http2,grpc,http3,raw",
+        help="any of http1,http2,grpc,http3,raw (default all; raw: callbench-floor's 64-byte echo)",
     )
     p.add_argument("--no-open-loop", action="store_true", help="skip the open-loop check")
     p.add_argument("--open-loop-protocol", default="http1", choices=["http1", "http2", "grpc"])
     p.add_argument("--open-loop-seconds", type=int, default=5)
     p.add_argument("--open-loop-shares", default="0.5,0.75,0.9")
     p.add_argument("-c", "--concurrency", type=int, default=50, help="calls in flight, HTTP/1.1 and gRPC (default 50)")
-    p.add_argument("--h2-connections", type=int, default=5, help="HTTP/2 connections (default 5)")
-    p.add_argument("--h2-streams", type=int, default=10, help="streams per HTTP/2 connection (default 10)")
+    p.add_argument("--h2-connections", type=int, default=5, help="HTTP/2 and HTTP/3 connections (default 5)")
+    p.add_argument("--h2-streams", type=int, default=10, help="streams per HTTP/2 or HTTP/3 connection (default 10)")
     p.add_argument(
         "--ghz-templates",
         action="store_true",
@@ -306,6 +359,7 @@ def parse_args(argv):
     p.add_argument("--rest-server", default="rust-actix")
     p.add_argument("--h2-server", default="rust-actix", help="a REST server that serves h2c (default rust-actix)")
     p.add_argument("--grpc-server", default="rust-tonic")
+    p.add_argument("--h3-server", default="rust-axum", help="a REST server that serves HTTP/3 (default rust-axum)")
     p.add_argument("--client-cpu", default="0")
     p.add_argument("--server-cpu", default="1")
     p.add_argument("--grace", type=int, default=30, help="seconds a run may overrun before it is killed")
@@ -317,7 +371,7 @@ def parse_args(argv):
     a = p.parse_args(argv)
     if a.quick:
         a.reps, a.seconds, a.open_loop_seconds = 2, 3, 3
-    names = {"http1": "HTTP/1.1", "http2": "HTTP/2", "grpc": "gRPC", "raw": "raw TCP"}
+    names = {"http1": "HTTP/1.1", "http2": "HTTP/2", "grpc": "gRPC", "http3": "HTTP/3", "raw": "raw TCP"}
     try:
         a.protocols = [names[x.strip()] for x in a.protocols.split(",") if x.strip()]
         a.open_loop_protocol = names[a.open_loop_protocol]
@@ -356,6 +410,11 @@ def main(argv=None) -> int:
             log("warning: the build failed; using the binaries already in target/release")
 
     tools = {t: which(t) for t in ("wrk", "h2load", "ghz")}
+    if "HTTP/3" in a.protocols:
+        tools["oha"] = which("oha")
+        if tools["oha"] and not oha_speaks_http3(tools["oha"]):
+            log("oha was built without HTTP/3 (cargo install --locked oha --features http3; scripts/setup does)")
+            tools["oha"] = None
     cb = release / "callbench"
     tools["callbench"] = str(cb) if cb.exists() else None
     floor = release / "callbench-floor"
@@ -395,7 +454,7 @@ def main(argv=None) -> int:
                 log(f"{case.protocol}: {binary} is missing, skipped")
                 continue
             order = case.tools(use_cb)
-            server = start_server(str(binary), case.server_bin, a.server_cpu, users, workdir)
+            server = start_server(str(binary), case.server_bin, a.server_cpu, users, workdir, case.server_args)
             servers.append(server)
             log(
                 f"{case.protocol}: {case.server_bin} on 127.0.0.1:{server.port} (CPU {a.server_cpu}); "
@@ -457,7 +516,7 @@ def main(argv=None) -> int:
         "versions": tool_versions(tools),
         "commands": commands,
         "argv": a.argv,
-        "call": f"REST `GET {a.path}` ({a.rest_server}; HTTP/2 h2c on {a.h2_server}), gRPC "
+        "call": f"REST `GET {a.path}` ({a.rest_server}; HTTP/2 h2c on {a.h2_server}; HTTP/3 on {a.h3_server}), gRPC "
         f"`callbench.v1.Students/List` ({a.grpc_server})",
     }
     md = markdown_report(rows, ratios, open_loop, meta, floors, single, ONE_AT_A_TIME_TARGETS)

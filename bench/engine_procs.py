@@ -122,10 +122,11 @@ class Server:
         return int.from_bytes(data, sys.byteorder) if len(data) == 8 else None
 
 
-def start_server(binary: str, name: str, cpu: str, users: Path, workdir: Path, timeout=30.0) -> Server:
+def start_server(binary: str, name: str, cpu: str, users: Path, workdir: Path, extra=(), timeout=30.0) -> Server:
     log = workdir / f"{name}.stderr"
     answered = workdir / f"answered-{name}"  # a server that keeps no count never makes it
     argv = ["taskset", "-c", cpu, binary, "--host", "127.0.0.1", "--port", "0", "--workers", "1", "--users", str(users)]
+    argv += list(extra)
     env = dict(os.environ, CALLBENCH_ANSWERED_FILE=str(answered))
     p = PROCS.start(argv, stdout=subprocess.PIPE, stderr=open(log, "wb"), cwd=workdir, env=env)
     stdout = p.stdout
