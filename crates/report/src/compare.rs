@@ -332,6 +332,7 @@ fn environment_differences(a: &Results, b: &Results) -> Vec<String> {
         ("CPU model", ea.cpu_model.clone(), eb.cpu_model.clone()),
         ("logical CPUs", ea.cores.to_string(), eb.cores.to_string()),
         ("kernel", ea.kernel.clone(), eb.kernel.clone()),
+        ("TCP congestion control", ea.tcp_congestion_control.clone(), eb.tcp_congestion_control.clone()),
         ("OS", ea.os.clone(), eb.os.clone()),
         ("client CPUs", list(&ea.client_cpus), list(&eb.client_cpus)),
         ("server CPUs", list(&ea.server_cpus), list(&eb.server_cpus)),

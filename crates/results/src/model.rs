@@ -79,6 +79,11 @@ pub struct Environment {
     /// Logical CPUs of the machine.
     pub cores: usize,
     pub kernel: String,
+    /// TCP's congestion control for new connections (`net.ipv4.tcp_congestion_control`), which the
+    /// emulated link's namespaces inherit: under loss it decides as much as the protocol does.
+    /// Files written before it existed read as empty.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub tcp_congestion_control: String,
     pub os: String,
     /// CPUs the client (callbench's load engine) was pinned to.
     pub client_cpus: Vec<usize>,

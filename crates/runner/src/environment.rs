@@ -25,6 +25,8 @@ pub fn record(repo: &Repo, command_line: Vec<String>, client_cpus: &[usize], ser
         cpu_model: cpu_model(),
         cores: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).max(online_cpus()),
         kernel: callbench_machine::sysfs::read_trimmed("/proc/sys/kernel/osrelease").unwrap_or_default(),
+        tcp_congestion_control: callbench_machine::sysfs::read_trimmed("/proc/sys/net/ipv4/tcp_congestion_control")
+            .unwrap_or_default(),
         os: os_name(),
         client_cpus: client_cpus.to_vec(),
         server_cpus: server_cpus.to_vec(),

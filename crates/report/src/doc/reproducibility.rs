@@ -101,6 +101,7 @@ pub fn record(r: &Results) -> Vec<Block> {
         ("client pinned to CPUs", cpus(&env.client_cpus)),
         ("servers pinned to CPUs", cpus(&env.server_cpus)),
         ("kernel", env.kernel.clone()),
+        ("TCP congestion control", env.tcp_congestion_control.clone()),
         ("OS", env.os.clone()),
         ("tools", join_map(env.tools.iter())),
         ("started", env.started_at.clone()),
@@ -108,7 +109,8 @@ pub fn record(r: &Results) -> Vec<Block> {
         ("results schema", r.schema.clone()),
     ];
     let mut table = Table::new(&[("what", false), ("value", false)]);
-    for (k, v) in rows {
+    // A file written before the TCP congestion control was recorded has none to show.
+    for (k, v) in rows.into_iter().filter(|(k, v)| !(v.is_empty() && *k == "TCP congestion control")) {
         table.push(vec![k.into(), v], RowMark::Normal);
     }
     let mut blocks = vec![Block::Heading("Reproducibility".into()), Block::Table(table)];

@@ -69,7 +69,23 @@ fn workload(r: &Results, exp: &Experiment, workload: &str) -> Vec<String> {
     let mut out = vec![held_up(exp, workload, &all, &from, &to)];
     out.extend(by_connections(&all, &from, &to));
     out.push(counted(&all, &to));
+    out.extend(controllers(r, &all));
     out
+}
+
+/// What decides a lost packet's cost besides the protocol, when TCP and QUIC series meet and the
+/// results record TCP's congestion control (files from before 2026-12-04 do not).
+fn controllers(r: &Results, all: &[Series]) -> Option<String> {
+    let tcp = &r.environment.tcp_congestion_control;
+    let quic = all.iter().any(|s| median(s.last(), "quic_packets_lost").is_some());
+    let over_tcp = all.iter().any(|s| median(s.last(), "quic_packets_lost").is_none());
+    (!tcp.is_empty() && quic && over_tcp).then(|| {
+        format!(
+            "Each sender's congestion control decides what a lost packet costs as much as the protocol does: TCP's was \
+             {tcp} here (the kernel's net.ipv4.tcp_congestion_control, the link's namespaces alike); QUIC's is the QUIC \
+             stack's own, whatever the kernel's."
+        )
+    })
 }
 
 /// The median call's slowdown grouped by how many connections carried the calls, when the series
@@ -294,13 +310,20 @@ mod tests {
             counted.contains("h2: the link dropped 30 packets up and 60 down, the client's TCP resent 24 segments, 25.6 calls a round trip (48.0 at loss 0%)"),
             "{counted}"
         );
-        let mut more = cells;
+        let mut more = cells.clone();
         more.extend([cell("h1", 0.0, 43_000.0, 1190.0), cell("h1", 0.03, 60_000.0, 1100.0)]);
         let s = sentences(&results(&exp, more), &exp);
         assert_eq!(
             s[1],
             "The median call at loss 3% against 0%: on 1 connection 2.00× (h3), 8.00× (h2); on 50 connections 1.40× (h1)."
         );
+        let mut recorded = results(&exp, cells.clone());
+        recorded.environment.tcp_congestion_control = "bbr".into();
+        let s = sentences(&recorded, &exp);
+        assert!(s.last().is_some_and(|l| l.contains("TCP's was bbr here")), "{s:?}");
+        let tcp_only: Vec<Cell> = cells.iter().filter(|c| c.server == "h2").cloned().collect();
+        let s = sentences(&results(&exp, tcp_only), &exp);
+        assert!(s.iter().all(|l| !l.contains("congestion control")), "{s:?}");
         let other = Experiment { sweep: Some("rtt".into()), ..exp };
         assert!(sentences(&r, &other).is_empty(), "only a sweep of loss");
     }

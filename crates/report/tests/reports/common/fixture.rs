@@ -245,6 +245,7 @@ pub fn fixture() -> Results {
             cpu_model: "AMD EPYC 7B13".into(),
             cores: 2,
             kernel: "6.1.0-27-amd64".into(),
+            tcp_congestion_control: "cubic".into(),
             os: "Debian GNU/Linux 12 (bookworm)".into(),
             client_cpus: vec![0],
             server_cpus: vec![1],
