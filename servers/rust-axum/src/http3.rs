@@ -15,13 +15,37 @@ use tower::ServiceExt;
 type Send = h3::server::RequestStream<h3_quinn::SendStream<Bytes>, Bytes>;
 type Recv = h3::server::RequestStream<h3_quinn::RecvStream, Bytes>;
 
+/// The congestion controller of every connection the server accepts (its send side).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Congestion {
+    /// CUBIC (RFC 9438), quinn's default and Linux TCP's.
+    Cubic,
+    /// NewReno (RFC 9002's own example).
+    NewReno,
+    /// BBR as quinn implements it (v1, marked experimental by quinn).
+    Bbr,
+}
+
+impl Congestion {
+    fn factory(self) -> Arc<dyn quinn::congestion::ControllerFactory + std::marker::Send + Sync> {
+        match self {
+            Congestion::Cubic => Arc::new(quinn::congestion::CubicConfig::default()),
+            Congestion::NewReno => Arc::new(quinn::congestion::NewRenoConfig::default()),
+            Congestion::Bbr => Arc::new(quinn::congestion::BbrConfig::default()),
+        }
+    }
+}
+
 /// A QUIC endpoint on `socket` with this certificate (ALPN h3, 0-RTT accepted).
-pub fn endpoint(socket: UdpSocket, cert: &SelfSigned) -> std::io::Result<quinn::Endpoint> {
+pub fn endpoint(socket: UdpSocket, cert: &SelfSigned, congestion: Congestion) -> std::io::Result<quinn::Endpoint> {
     let mut tls = cert.server_config(&[b"h3"]).map_err(std::io::Error::other)?;
     // 0-RTT: a returning client's request in its first flight (replay is the client's choice to risk).
     tls.max_early_data_size = u32::MAX;
     let crypto = quinn::crypto::rustls::QuicServerConfig::try_from(tls).map_err(std::io::Error::other)?;
-    let config = quinn::ServerConfig::with_crypto(Arc::new(crypto));
+    let mut config = quinn::ServerConfig::with_crypto(Arc::new(crypto));
+    let mut transport = quinn::TransportConfig::default();
+    transport.congestion_controller_factory(congestion.factory());
+    config.transport_config(Arc::new(transport));
     let runtime = Arc::new(quinn::TokioRuntime);
     quinn::Endpoint::new(quinn::EndpointConfig::default(), Some(config), socket, runtime)
 }

@@ -27,6 +27,20 @@ struct Cli {
     /// Also serve HTTP/3 (QUIC) on UDP at the same port (needs --tls)
     #[arg(long, requires = "tls")]
     http3: bool,
+    /// HTTP/3's congestion controller (default: CALLBENCH_QUIC_CONGESTION if set, which `callbench serve`
+    /// passes on, else cubic)
+    #[arg(long, value_enum, requires = "http3")]
+    quic_congestion: Option<http3::Congestion>,
+}
+
+/// `--quic-congestion`, else CALLBENCH_QUIC_CONGESTION, else CUBIC; a value it does not know stops the server.
+fn congestion(flag: Option<http3::Congestion>) -> http3::Congestion {
+    use clap::ValueEnum;
+    flag.unwrap_or_else(|| match std::env::var("CALLBENCH_QUIC_CONGESTION") {
+        Ok(name) => http3::Congestion::from_str(&name, true)
+            .unwrap_or_else(|_| fail(format!("CALLBENCH_QUIC_CONGESTION={name}: expected cubic, new-reno or bbr"))),
+        Err(_) => http3::Congestion::Cubic,
+    })
 }
 
 fn main() {
@@ -47,7 +61,9 @@ fn main() {
     let quic = match (udp, &certificate) {
         (Some(udp), Some(cert)) => {
             let _entered = runtime.enter();
-            let endpoint = http3::endpoint(udp, cert).unwrap_or_else(|e| fail(format!("cannot serve HTTP/3: {e}")));
+            let congestion = congestion(cli.quic_congestion);
+            let endpoint =
+                http3::endpoint(udp, cert, congestion).unwrap_or_else(|e| fail(format!("cannot serve HTTP/3: {e}")));
             runtime.spawn(http3::serve(endpoint.clone(), app.clone()));
             Some(endpoint)
         }

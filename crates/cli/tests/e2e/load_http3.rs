@@ -81,6 +81,31 @@ fn go_nethttp_over_http3_in_every_load_model() {
     every_load_model(&base);
 }
 
+/// rust-axum's `--quic-congestion`: every controller quinn offers serves checked calls (what each does
+/// across a lossy link is measured in bench/results/quic-loss-2026-12-03.md, not asserted here); one it
+/// does not know, from the environment `callbench serve` passes on, stops the server with one line.
+#[test]
+fn rust_axum_serves_http3_with_each_congestion_controller() {
+    let bin = common::server_bin("rust-axum");
+    for controller in ["cubic", "new-reno", "bbr"] {
+        let server = common::Server::start(&bin, &["--tls", "--http3", "--quic-congestion", controller]);
+        let base = format!("https://127.0.0.1:{}", server.port());
+        let run = load_json(&["--http3", "-k", "--check", "--workload", "students", "-n", "200", "-c", "8", &base]);
+        assert_all_ok(&run, 200);
+    }
+    let users = TempDir::new("quic-congestion");
+    callbench_workloads::users::write_users_json(&users.path("users.json")).unwrap();
+    let refused = Command::new(&bin)
+        .args(["--port", "0", "--users", &users.str("users.json"), "--tls", "--http3"])
+        .env("CALLBENCH_QUIC_CONGESTION", "vegas")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "{stderr}");
+    assert!(stderr.contains("CALLBENCH_QUIC_CONGESTION=vegas: expected cubic, new-reno or bbr"), "{stderr}");
+}
+
 #[test]
 fn bad_http3_requests_are_one_line_errors() {
     load_fails(&["--http3", "-n", "1", "http://127.0.0.1:9/"], "--http3 applies to https://");
