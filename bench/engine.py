@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import engine_procs  # noqa: E402
 from engine_floor import (  # noqa: E402
     FLOOR_TOOLS,
     ONE_AT_A_TIME_TARGETS,
@@ -311,27 +312,6 @@ def measure(tool: str, case: Case, server: Server, secs: int, rep: int, a, workd
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def oha_speaks_http3(oha: str) -> bool:
-    """Whether oha was built with its `http3` feature: without it `--http-version 3` is refused before any call."""
-    try:
-        r = subprocess.run(
-            [oha, "--no-tui", "--http-version", "3", "-n", "1", "--insecure", "https://127.0.0.1:9/"],
-            capture_output=True,
-            timeout=20,
-        )
-        return b"not been built with HTTP/3" not in r.stdout + r.stderr
-    except Exception:  # noqa: BLE001
-        return False
-
-
-def callbench_load_works(cb: str) -> bool:
-    try:
-        r = subprocess.run([cb, "load", "--help"], capture_output=True, timeout=20)
-        return r.returncode == 0
-    except Exception:  # noqa: BLE001
-        return False
-
-
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--reps", type=int, default=5, help="interleaved repetitions per tool (default 5)")
@@ -412,7 +392,7 @@ def main(argv=None) -> int:
     tools = {t: which(t) for t in ("wrk", "h2load", "ghz")}
     if "HTTP/3" in a.protocols:
         tools["oha"] = which("oha")
-        if tools["oha"] and not oha_speaks_http3(tools["oha"]):
+        if tools["oha"] and not engine_procs.oha_speaks_http3(tools["oha"]):
             log("oha was built without HTTP/3 (cargo install --locked oha --features http3; scripts/setup does)")
             tools["oha"] = None
     cb = release / "callbench"
@@ -425,7 +405,7 @@ def main(argv=None) -> int:
     if missing:
         log(f"missing peer tools: {', '.join(missing)} (run scripts/setup)")
         return 2
-    use_cb = bool(not a.no_callbench and tools["callbench"] and callbench_load_works(tools["callbench"]))
+    use_cb = bool(not a.no_callbench and tools["callbench"] and engine_procs.callbench_load_works(tools["callbench"]))
     if not a.no_callbench and not use_cb:
         log("note: `callbench load` is not available in this build: peers only")
     if not tools["callbench"]:

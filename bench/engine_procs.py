@@ -260,3 +260,28 @@ def run_client(
         etext += f"\n[bench: killed after {timeout:.0f}s]"
     used = ru.ru_utime + ru.ru_stime
     return ClientResult(code, used, wall, s1 - s0, max(0.0, (b1 - b0) - used - (s1 - s0)), text, etext, samples)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# What an installed tool can do, asked before a run.
+
+
+def oha_speaks_http3(oha: str) -> bool:
+    """Whether oha was built with its `http3` feature: without it `--http-version 3` is refused before any call."""
+    try:
+        r = subprocess.run(
+            [oha, "--no-tui", "--http-version", "3", "-n", "1", "--insecure", "https://127.0.0.1:9/"],
+            capture_output=True,
+            timeout=20,
+        )
+        return b"not been built with HTTP/3" not in r.stdout + r.stderr
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def callbench_load_works(cb: str) -> bool:
+    try:
+        r = subprocess.run([cb, "load", "--help"], capture_output=True, timeout=20)
+        return r.returncode == 0
+    except Exception:  # noqa: BLE001
+        return False

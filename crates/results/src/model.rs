@@ -79,9 +79,7 @@ pub struct Environment {
     /// Logical CPUs of the machine.
     pub cores: usize,
     pub kernel: String,
-    /// TCP's congestion control for new connections (`net.ipv4.tcp_congestion_control`), which the
-    /// emulated link's namespaces inherit: under loss it decides as much as the protocol does.
-    /// Files written before it existed read as empty.
+    /// `net.ipv4.tcp_congestion_control`, which the link's namespaces inherit (older files: empty).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub tcp_congestion_control: String,
     pub os: String,

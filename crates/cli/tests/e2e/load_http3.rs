@@ -82,7 +82,7 @@ fn go_nethttp_over_http3_in_every_load_model() {
 }
 
 /// rust-axum's `--quic-congestion`: every controller quinn offers serves checked calls (what each does
-/// across a lossy link is measured in bench/results/quic-loss-2026-12-03.md, not asserted here); one it
+/// across a lossy link is measured in bench/results/quic-congestion-2026-12-04.md, not asserted here); one it
 /// does not know, from the environment `callbench serve` passes on, stops the server with one line.
 #[test]
 fn rust_axum_serves_http3_with_each_congestion_controller() {

@@ -259,10 +259,9 @@ fn grpc_go_route_guide_by_a_protoset_of_its_edition_2023_proto() {
 #[test]
 fn grpcio_reflection_of_grpc_go_route_guide_edition_2023_proto() {
     let proto_dir = route_guide_proto_dir(ROUTE_GUIDE_EDITION_2023);
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
-    // The servers' builds are under cargo's target directory (relative to the repository, or absolute).
-    let target = std::path::Path::new(root).join(std::env::var("CARGO_TARGET_DIR").unwrap_or("target".into()));
-    let python = installed(&format!("{}/servers/python-grpcio/venv/bin/python", target.display()));
+    // The servers' builds sit beside the release binaries, under cargo's target directory.
+    let release = std::path::Path::new(common::callbench()).parent().unwrap();
+    let python = installed(&release.join("../servers/python-grpcio/venv/bin/python").to_string_lossy());
     let gen = TempDir::new("route-guide-reflection");
     let made = Command::new(&python)
         .args(["-m", "grpc_tools.protoc", "-I", &proto_dir, "--python_out", &gen.str(""), "--grpc_python_out"])

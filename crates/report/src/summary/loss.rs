@@ -74,7 +74,7 @@ fn workload(r: &Results, exp: &Experiment, workload: &str) -> Vec<String> {
 }
 
 /// What decides a lost packet's cost besides the protocol, when TCP and QUIC series meet and the
-/// results record TCP's congestion control (files from before 2026-12-04 do not).
+/// results record TCP's congestion control (older files do not).
 fn controllers(r: &Results, all: &[Series]) -> Option<String> {
     let tcp = &r.environment.tcp_congestion_control;
     let quic = all.iter().any(|s| median(s.last(), "quic_packets_lost").is_some());
