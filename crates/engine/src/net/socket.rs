@@ -83,6 +83,18 @@ impl Io {
     }
 }
 
+impl Io {
+    /// One line on why the sockets went through io_uring (`uring`) or epoll when this was asked:
+    /// how io_uring posts completions here (its self-check), or why it was not used.
+    pub fn why(self, uring: bool) -> String {
+        match (self, uring) {
+            (_, true) => super::uring::describe(),
+            (Io::Epoll, false) => "epoll, as asked (--io epoll, the default)".into(),
+            (Io::Auto | Io::Uring, false) => format!("epoll: {}", super::uring::describe()),
+        }
+    }
+}
+
 impl std::str::FromStr for Io {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {

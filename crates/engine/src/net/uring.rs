@@ -7,13 +7,18 @@
 //! submitted in one `io_uring_enter`: the batch is bounded by one pass, and no call waits for a
 //! timer. Completions are noticed through the ring's descriptor in tokio's epoll, like any socket.
 //!
+//! Before the first ring, a self-check ([`probe`]) measures how soon a thread asleep on each kind
+//! of ring has a loopback answer in hand, against epoll: a kind that waits for something else to
+//! wake the thread is not used, and where no kind is prompt io_uring is not used at all.
+//!
 //! On a single-threaded runtime (the engine's default) the ring is SINGLE_ISSUER + DEFER_TASKRUN
-//! where the kernel has them (6.1): the kernel then finishes a completion only when that thread
-//! enters the ring, instead of interrupting it (a task-work signal) for each one — which costs
-//! the client CPU (perf: `get_signal`'s lock, reschedule IPIs; the share measured:
-//! bench/results/code-notes-2026-12.md#io_uring-task-work-signals). It
-//! tells of pending completions through an eventfd in tokio's epoll, and the ring's task enters
-//! with GETEVENTS to have them posted.
+//! where the kernel has them (6.1) and the self-check found them prompt: the kernel then finishes
+//! a completion only when that thread enters the ring, instead of interrupting it (a task-work
+//! signal) for each one, which costs the client CPU (perf: `get_signal`'s lock, reschedule IPIs;
+//! the share measured: bench/results/code-notes-2026-12.md#io_uring-task-work-signals). The thread
+//! learns of pending completions from the streams' sockets and the ring's eventfd ([`wake`]), and
+//! the ring's task enters with GETEVENTS to have them posted. Elsewhere the ring is cooperative
+//! (COOP_TASKRUN) on a single thread and interrupting on several ([`Completions`]).
 //!
 //! Where the kernel has them (6.0), a stream receives through one multishot receive, armed at its
 //! first read, into the ring's provided buffers ([`buffers`]): the kernel posts a completion per
@@ -33,13 +38,16 @@
 //! drop them, and the task ends after the last one, freeing the ring.
 
 mod buffers;
+pub mod probe;
 mod ring;
 mod stream;
+mod wake;
 
 pub use buffers::BufferShape;
 use buffers::ProvidedBuffers;
-use io_uring::IoUring;
-use ring::{eventfd_for, Ring, State, COMPLETIONS, ENTRIES};
+
+pub use ring::Completions;
+use ring::{Ring, State, ENTRIES};
 use std::collections::HashSet;
 use std::io;
 use std::net::TcpStream;
@@ -49,11 +57,20 @@ pub use stream::UringStream;
 use tokio::io::unix::AsyncFd;
 use tokio::io::Interest;
 use tokio::sync::Notify;
+use wake::Wakers;
 
-/// Whether this kernel lets this process use io_uring (it may be missing, or turned off by the
-/// `kernel.io_uring_disabled` sysctl or a seccomp filter), and why not.
+/// Whether this process can use io_uring, and why not: the kernel may lack it, refuse it (the
+/// `kernel.io_uring_disabled` sysctl, a seccomp filter), or stall its completions (the self-check).
 pub fn available() -> Result<(), String> {
-    IoUring::new(2).map(drop).map_err(|e| format!("io_uring is not available: {e}"))
+    probe::check().as_ref().map(drop).map_err(Clone::clone)
+}
+
+/// One line on how io_uring runs here and why (the self-check's figures), or why it does not.
+pub fn describe() -> String {
+    match probe::check() {
+        Ok(check) => check.describe(),
+        Err(why) => why.clone(),
+    }
 }
 
 /// A target's ring; its task ends after the owner and the last stream.
@@ -83,35 +100,42 @@ impl RingOwner {
         Self::start_with(Receive::default())
     }
 
-    /// A ring whose streams receive as `receive` says. On a single-threaded runtime it defers
-    /// completions to this thread's enters where the kernel can (every submission must then come
-    /// from this thread).
+    /// A ring whose streams receive as `receive` says, once the self-check passed. On a
+    /// single-threaded runtime it defers completions to this thread's enters where the kernel
+    /// can and the self-check found them prompt (every submission must then come from this thread).
     pub fn start_with(receive: Receive) -> Result<RingOwner, String> {
-        let defer = tokio::runtime::Handle::try_current()
+        let check = probe::check().as_ref().map_err(Clone::clone)?;
+        Self::start_as(receive, check.defer())
+    }
+
+    /// A ring that defers its completions (SINGLE_ISSUER + DEFER_TASKRUN) if `defer`, the
+    /// runtime is single-threaded and the kernel can; else a cooperative one on a single-threaded
+    /// runtime, an interrupting one on a multi-threaded one (see [`Completions`]); no self-check.
+    pub(super) fn start_as(receive: Receive, defer: bool) -> Result<RingOwner, String> {
+        let single_threaded = tokio::runtime::Handle::try_current()
             .is_ok_and(|rt| rt.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread);
-        // Room for every connection's receive and send at once, up to COMPLETIONS / 2 connections;
-        // beyond, the kernel holds the overflow until the next enter (see `enter_due`).
-        let build = |defer: bool| {
-            let mut builder = IoUring::builder();
-            builder.setup_cqsize(COMPLETIONS);
-            if defer {
-                builder.setup_single_issuer().setup_defer_taskrun().setup_taskrun_flag();
+        let defer = defer && single_threaded;
+        // A kernel before 6.1 refuses DEFER_TASKRUN, one before 5.19 COOP_TASKRUN: the ring then
+        // interrupts the thread.
+        let deferred = defer.then(|| ring::builder(Completions::Deferred).build(ENTRIES).ok()).flatten();
+        let deferred = deferred.and_then(|ring| Wakers::new(&ring).ok().map(|wakers| (ring, wakers)));
+        let (ring, wakers) = match deferred {
+            Some((ring, wakers)) => (ring, Some(wakers)),
+            None => {
+                let cooperative = single_threaded.then(|| ring::builder(Completions::Cooperative).build(ENTRIES).ok());
+                let ring = match cooperative.flatten() {
+                    Some(ring) => Ok(ring),
+                    None => ring::builder(Completions::Interrupting).build(ENTRIES),
+                };
+                (ring.map_err(|e| format!("io_uring is not available: {e}"))?, None)
             }
-            builder.build(ENTRIES)
         };
-        // A kernel before 6.1 refuses DEFER_TASKRUN: the ring interrupts the thread instead.
-        let deferred = defer.then(|| build(true).ok()).flatten();
-        let deferred = deferred.and_then(|ring| eventfd_for(&ring).map(|eventfd| (ring, eventfd)));
-        let (ring, eventfd) = match deferred {
-            Some((ring, eventfd)) => (ring, Some(eventfd)),
-            None => (build(false).map_err(|e| format!("io_uring is not available: {e}"))?, None),
-        };
-        let watched = eventfd.as_ref().map_or(ring.as_raw_fd(), AsRawFd::as_raw_fd);
-        // SAFETY: the descriptor is the ring's or its eventfd, which `Ring` keeps open (in
-        // `_eventfd` and `state`, declared after `fd`) until this registration is dropped.
+        let watched = wakers.as_ref().map_or(ring.as_raw_fd(), Wakers::fd);
+        // SAFETY: the descriptor is the ring's or its wakers' epoll, which `Ring` keeps open (in
+        // `wakers` and `state`, declared after `fd`) until this registration is dropped.
         let fd = unsafe { AsyncFd::register_with_interest(watched, Interest::READABLE) }
             .map_err(|e| format!("cannot watch the io_uring descriptor: {e}"))?;
-        let deferred = eventfd.is_some();
+        let deferred = wakers.is_some();
         // A kernel without buffer rings (before 5.19) or that refuses this one: single-shot.
         let buffers = match receive {
             Receive::Multishot(shape) => ProvidedBuffers::register(&ring, shape).ok(),
@@ -134,8 +158,9 @@ impl RingOwner {
             free: Vec::new(),
             in_flight: 0,
             wake: Vec::new(),
+            poked: false,
         };
-        let ring = Arc::new(Ring { fd, _eventfd: eventfd, state: Mutex::new(state), submit_wanted: Notify::new() });
+        let ring = Arc::new(Ring { fd, wakers, state: Mutex::new(state), submit_wanted: Notify::new() });
         tokio::spawn(ring.clone().drive());
         Ok(RingOwner { ring })
     }
@@ -144,7 +169,7 @@ impl RingOwner {
     pub fn stream(&self, socket: TcpStream) -> io::Result<UringStream> {
         // A non-blocking socket makes io_uring answer EAGAIN instead of waiting for readiness.
         socket.set_nonblocking(false)?;
-        Ok(UringStream::new(self.ring.clone(), socket))
+        UringStream::new(self.ring.clone(), socket)
     }
 }
 
@@ -166,3 +191,5 @@ impl Drop for RingOwner {
 mod tests;
 #[cfg(test)]
 mod tests_lifecycle;
+#[cfg(test)]
+mod tests_prompt;

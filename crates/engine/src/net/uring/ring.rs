@@ -2,6 +2,7 @@
 //! and completed into the connections' operations (see the parent module for the design).
 
 use super::buffers::{self, ProvidedBuffers};
+use super::wake::Wakers;
 use io_uring::{cqueue, types, IoUring};
 use std::collections::{HashSet, VecDeque};
 use std::io;
@@ -105,6 +106,9 @@ pub(super) struct State {
     pub(super) in_flight: usize,
     /// Tasks whose operations completed, woken once the lock is released.
     pub(super) wake: Vec<Waker>,
+    /// A watched socket had news (see [`super::wake`]): the next pass enters the ring, whose
+    /// deferred completions it posts.
+    pub(super) poked: bool,
 }
 
 impl State {
@@ -144,8 +148,11 @@ impl State {
     /// Under DEFER_TASKRUN also when completions wait for an enter to be posted (TASKRUN_FLAG).
     pub(super) fn enter_due(&mut self) -> bool {
         let maybe_more = self.reaped_since_enter >= DEFERRED_BATCH;
+        let poked = self.deferred && self.poked;
         let sq = self.ring.submission();
-        !sq.is_empty() || sq.cq_overflow() || (self.deferred && (sq.taskrun() || maybe_more))
+        // TASKRUN: a deferred ring's completions wait for an enter, or an interrupting ring's
+        // (COOP_TASKRUN) for the thread's next system call.
+        !sq.is_empty() || sq.cq_overflow() || sq.taskrun() || poked || (self.deferred && maybe_more)
     }
 
     /// Whether this thread may enter the ring (under SINGLE_ISSUER only the issuer may).
@@ -174,6 +181,7 @@ impl State {
     /// One io_uring_enter: submits what is queued and, under DEFER_TASKRUN, posts the
     /// completions the kernel holds for this thread (GETEVENTS, without waiting for any).
     pub(super) fn enter(&mut self) -> io::Result<usize> {
+        self.poked = false;
         if !self.deferred {
             return self.ring.submit();
         }
@@ -366,10 +374,10 @@ impl Drop for State {
 
 /// One ring, shared by the connections of a target, and the wake-up its task waits for.
 pub(super) struct Ring {
-    /// What tells of completions: the ring's descriptor, or under DEFER_TASKRUN its eventfd.
-    // Declared before `_eventfd` and `state`, so deregistered before the descriptor closes.
+    /// What tells of completions: the ring's descriptor, or under DEFER_TASKRUN its wakers' epoll.
+    // Declared before `wakers` and `state`, so deregistered before the descriptor closes.
     pub(super) fd: AsyncFd<RawFd>,
-    pub(super) _eventfd: Option<OwnedFd>,
+    pub(super) wakers: Option<Wakers>,
     pub(super) state: Mutex<State>,
     pub(super) submit_wanted: Notify,
 }
@@ -439,9 +447,14 @@ impl Ring {
         })
     }
 
-    /// A new stream's socket: the ring shuts it if its owner goes first (see [`Ring::close`]).
-    pub(super) fn adopt(&self, socket: &TcpStream) {
+    /// A new stream's socket: it wakes a deferred ring's thread (before any operation on it is
+    /// queued), and the ring shuts it if its owner goes first (see [`Ring::close`]).
+    pub(super) fn adopt(&self, socket: &TcpStream) -> io::Result<()> {
+        if let Some(wakers) = &self.wakers {
+            wakers.watch(socket.as_raw_fd())?;
+        }
         self.with(|state| state.live.insert(socket.as_raw_fd()));
+        Ok(())
     }
 
     /// A stream is gone: leaves its operations `ops` to the ring, and closes `socket` once
@@ -497,7 +510,12 @@ impl Ring {
                 _ = self.submit_wanted.notified() => {}
                 ready = self.fd.readable() => match ready {
                     // Cleared before reaping: a completion after this wakes the task again.
-                    Ok(mut guard) => guard.clear_ready(),
+                    Ok(mut guard) => {
+                        guard.clear_ready();
+                        if self.wakers.as_ref().is_some_and(Wakers::drain) {
+                            self.with(|state| state.poked = true);
+                        }
+                    }
                     Err(_) => return,
                 },
             }
@@ -512,6 +530,37 @@ impl Ring {
             }
         }
     }
+}
+
+/// How a ring is set up: room for every connection's receive and send at once, up to
+/// COMPLETIONS / 2 connections (beyond, the kernel holds the overflow until the next enter: see
+/// `enter_due`), and how its completions reach the thread:
+/// - `Deferred`: SINGLE_ISSUER + DEFER_TASKRUN (6.1), posted only by this thread's enters;
+/// - `Cooperative`: COOP_TASKRUN (5.19), task work run at the thread's next system call instead of
+///   an IPI while it runs (a thread asleep is still woken): for a ring with one thread;
+/// - `Interrupting`: task work that interrupts the submitting thread at once (any kernel): for a
+///   multi-threaded runtime, whose submitting thread may run other tasks for long.
+pub(super) fn builder(kind: Completions) -> io_uring::Builder {
+    let mut builder = IoUring::builder();
+    builder.setup_cqsize(COMPLETIONS);
+    match kind {
+        Completions::Deferred => {
+            builder.setup_single_issuer().setup_defer_taskrun().setup_taskrun_flag();
+        }
+        Completions::Cooperative => {
+            builder.setup_coop_taskrun().setup_taskrun_flag();
+        }
+        Completions::Interrupting => {}
+    }
+    builder
+}
+
+/// How a ring's completions reach its thread (see [`builder`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Completions {
+    Deferred,
+    Cooperative,
+    Interrupting,
 }
 
 /// An eventfd the kernel signals when it holds deferred completions for `ring`'s thread.

@@ -49,9 +49,9 @@ pub struct UringStream {
 }
 
 impl UringStream {
-    pub(super) fn new(ring: Arc<Ring>, socket: TcpStream) -> UringStream {
-        ring.adopt(&socket);
-        UringStream {
+    pub(super) fn new(ring: Arc<Ring>, socket: TcpStream) -> io::Result<UringStream> {
+        ring.adopt(&socket)?;
+        Ok(UringStream {
             ring,
             socket: Some(socket),
             recv: Receiving::Idle,
@@ -62,7 +62,7 @@ impl UringStream {
             eof: false,
             send: None,
             tx: Vec::new(),
-        }
+        })
     }
 
     /// Whether the stream's receive in flight is multishot (for tests).

@@ -6,6 +6,7 @@
 use super::ring::State;
 use super::tests::{answering_server, ring_with};
 use super::*;
+use io_uring::IoUring;
 use io_uring::{opcode, squeue, types};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener};
