@@ -30,6 +30,10 @@ pub struct Settings {
     pub precise_timer: bool,
     /// What drove the sockets: `epoll`, `io_uring`, or `none` (in-process calls).
     pub io: &'static str,
+    /// Why: as asked, or what io_uring's self-check found (how it posts completions here, or why
+    /// `--io auto` fell back to epoll). Empty for in-process calls.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub io_why: String,
     /// This machine's share of a run split across several (`--segment`): callers, connections and
     /// calls above are its share; `rate` and `rate_shape` are the whole run's.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -117,6 +121,7 @@ impl LoadReport {
                 client_threads: spec.threads,
                 precise_timer: !spec.coarse_timer && open,
                 io: built.io,
+                io_why: io_why(spec, built),
                 segment: spec.share().ok().filter(|s| !s.is_whole()).map(|s| s.describe()),
             },
             interrupted: result.info.cancelled,
@@ -155,4 +160,13 @@ fn segment_reports(result: &RunResult, warmup: Duration, share: f64) -> Vec<Segm
         from = to;
     }
     reports
+}
+
+/// Why the sockets went through what they did (see [`Settings::io_why`]).
+fn io_why(spec: &LoadSpec, built: &Built) -> String {
+    match (built.io, built.protocol) {
+        ("none", _) => String::new(),
+        (_, "h3") => "epoll: quinn drives HTTP/3's UDP socket".into(),
+        (io, _) => spec.io.why(io == "io_uring"),
+    }
 }

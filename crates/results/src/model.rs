@@ -82,6 +82,10 @@ pub struct Environment {
     /// `net.ipv4.tcp_congestion_control`, which the link's namespaces inherit (older files: empty).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub tcp_congestion_control: String,
+    /// How the load engine's io_uring posts completions on this kernel (its self-check's line),
+    /// or why it cannot be used; whether a cell used it is its `io` (older files: empty).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub io_uring: String,
     pub os: String,
     /// CPUs the client (callbench's load engine) was pinned to.
     pub client_cpus: Vec<usize>,

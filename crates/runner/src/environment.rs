@@ -27,6 +27,7 @@ pub fn record(repo: &Repo, command_line: Vec<String>, client_cpus: &[usize], ser
         kernel: callbench_machine::sysfs::read_trimmed("/proc/sys/kernel/osrelease").unwrap_or_default(),
         tcp_congestion_control: callbench_machine::sysfs::read_trimmed("/proc/sys/net/ipv4/tcp_congestion_control")
             .unwrap_or_default(),
+        io_uring: callbench_engine::net::uring::describe(),
         os: os_name(),
         client_cpus: client_cpus.to_vec(),
         server_cpus: server_cpus.to_vec(),

@@ -102,6 +102,7 @@ pub fn record(r: &Results) -> Vec<Block> {
         ("servers pinned to CPUs", cpus(&env.server_cpus)),
         ("kernel", env.kernel.clone()),
         ("TCP congestion control", env.tcp_congestion_control.clone()),
+        ("io_uring", env.io_uring.clone()),
         ("OS", env.os.clone()),
         ("tools", join_map(env.tools.iter())),
         ("started", env.started_at.clone()),
@@ -109,8 +110,10 @@ pub fn record(r: &Results) -> Vec<Block> {
         ("results schema", r.schema.clone()),
     ];
     let mut table = Table::new(&[("what", false), ("value", false)]);
-    // A file written before the TCP congestion control was recorded has none to show.
-    for (k, v) in rows.into_iter().filter(|(k, v)| !(v.is_empty() && *k == "TCP congestion control")) {
+    // A file written before the TCP congestion control or io_uring's self-check was recorded has
+    // none to show.
+    let recorded_later = ["TCP congestion control", "io_uring"];
+    for (k, v) in rows.into_iter().filter(|(k, v)| !(v.is_empty() && recorded_later.contains(k))) {
         table.push(vec![k.into(), v], RowMark::Normal);
     }
     let mut blocks = vec![Block::Heading("Reproducibility".into()), Block::Table(table)];

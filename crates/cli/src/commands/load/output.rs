@@ -122,6 +122,10 @@ pub fn text(r: &LoadReport) -> String {
         "Load         {model}, {} in flight{connections}; {:.2} s measured{taken}{warmup}",
         set.concurrency, s.duration_s
     );
+    // Said when it is news: io_uring's way of posting completions here, or why auto fell back.
+    if set.io == "io_uring" || (set.io == "epoll" && !set.io_why.starts_with("epoll, as asked")) && r.protocol != "h3" {
+        let _ = writeln!(out, "I/O          {}", set.io_why);
+    }
     let _ = writeln!(
         out,
         "Calls        {} ok, {} failed  ->  {:.1} calls/s",

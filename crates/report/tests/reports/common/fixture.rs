@@ -246,6 +246,7 @@ pub fn fixture() -> Results {
             cores: 2,
             kernel: "6.1.0-27-amd64".into(),
             tcp_congestion_control: "cubic".into(),
+            io_uring: String::new(),
             os: "Debian GNU/Linux 12 (bookworm)".into(),
             client_cpus: vec![0],
             server_cpus: vec![1],
