@@ -24,19 +24,26 @@ pub struct Claims {
 
 impl Claims {
     /// `n` answers with HTTP status `code` (`-1`: fortio's socket errors, `0`: vegeta's calls without
-    /// an answer): 2xx and 3xx are successes, anything else an error of its own kind.
+    /// an answer): 2xx and 3xx are successes, anything else an error of its own kind. Counts
+    /// saturate: a report is the tool's text, and a huge count must not overflow.
     pub fn add_status(&mut self, code: &str, n: u64) {
         if code.starts_with('2') || code.starts_with('3') {
-            self.ok += n;
+            self.ok = self.ok.saturating_add(n);
             return;
         }
-        self.errors += n;
+        self.errors = self.errors.saturating_add(n);
         let kind = match code {
             "-1" => "socket".to_string(),
             "0" => "no answer".to_string(),
             other => format!("status {other}"),
         };
-        *self.error_kinds.entry(kind).or_default() += n;
+        self.add_error_kind(kind, n);
+    }
+
+    /// `n` more errors of `kind` in the per-kind counts (saturating, as [`Claims::add_status`]).
+    pub fn add_error_kind(&mut self, kind: String, n: u64) {
+        let count = self.error_kinds.entry(kind).or_default();
+        *count = count.saturating_add(n);
     }
 
     /// Throughput when the tool prints none: successful calls over its window.
@@ -92,5 +99,17 @@ mod tests {
         let l = latency_of(vec![3.0, 1.0, 2.0]);
         assert_eq!((l["p50"], l["max"], l["mean"]), (2.0, 3.0, 2.0));
         assert!(latency_of(vec![]).is_empty());
+    }
+
+    #[test]
+    fn huge_counts_saturate_instead_of_overflowing() {
+        // A peer's report the fuzzer found (fuzz/regressions/peer_reports): two 2xx codes and two
+        // error codes, each counted near u64::MAX.
+        let mut claims = Claims::default();
+        for code in ["200", "201", "500", "500"] {
+            claims.add_status(code, u64::MAX - 1);
+        }
+        assert_eq!((claims.ok, claims.errors), (u64::MAX, u64::MAX));
+        assert_eq!(claims.error_kinds["status 500"], u64::MAX);
     }
 }

@@ -101,8 +101,8 @@ impl Tool for Hey {
                 }
                 "Error distribution:" => {
                     let n: u64 = code.parse().unwrap_or(0);
-                    claims.errors += n;
-                    *claims.error_kinds.entry(rest.trim().chars().take(80).collect()).or_default() += n;
+                    claims.errors = claims.errors.saturating_add(n);
+                    claims.add_error_kind(rest.trim().chars().take(80).collect(), n);
                 }
                 _ => {}
             }

@@ -105,15 +105,16 @@ impl Tool for Locust {
         let (mut start, mut last) = (f64::MAX, 0.0f64);
         let mut times: BTreeMap<u64, u64> = BTreeMap::new();
         for e in entries {
-            requests += number(&e["num_requests"], "num_requests")? as u64;
-            failures += number(&e["num_failures"], "num_failures")? as u64;
+            requests = requests.saturating_add(number(&e["num_requests"], "num_requests")? as u64);
+            failures = failures.saturating_add(number(&e["num_failures"], "num_failures")? as u64);
             total_ms += number(&e["total_response_time"], "total_response_time")?;
             max_ms = max_ms.max(number(&e["max_response_time"], "max_response_time")?);
             start = start.min(number(&e["start_time"], "start_time")?);
             last = last.max(number(&e["last_request_timestamp"], "last_request_timestamp")?);
             for (ms, n) in e["response_times"].as_object().ok_or("no response_times")? {
                 let ms: u64 = ms.parse().map_err(|_| format!("response time '{ms}' is not whole milliseconds"))?;
-                *times.entry(ms).or_default() += n.as_u64().unwrap_or(0);
+                let count = times.entry(ms).or_default();
+                *count = count.saturating_add(n.as_u64().unwrap_or(0));
             }
         }
         if requests == 0 {
@@ -148,7 +149,7 @@ fn percentile(times: &BTreeMap<u64, u64>, requests: u64, q: f64) -> u64 {
     let within = (requests as f64 * q) as u64;
     let mut above = 0;
     for (&ms, &n) in times.iter().rev() {
-        above += n;
+        above = u64::saturating_add(above, n);
         if requests - above.min(requests) <= within {
             return ms;
         }

@@ -79,7 +79,7 @@ impl Tool for Oha {
         }
         for (why, n) in d["errorDistribution"].as_object().into_iter().flatten() {
             let n = n.as_u64().unwrap_or(0);
-            claims.errors += n;
+            claims.errors = claims.errors.saturating_add(n);
             claims.error_kinds.insert(why.chars().take(80).collect(), n);
         }
         let p = &d["latencyPercentiles"];

@@ -75,7 +75,7 @@ impl Tool for Wrk {
             if n > 0 {
                 claims.error_kinds.insert(kind.into(), n);
             }
-            claims.errors += n;
+            claims.errors = claims.errors.saturating_add(n);
         }
         // Non-2xx/3xx answers are among wrk's requests; socket errors are not.
         claims.ok = requests.saturating_sub(count("status")?);
