@@ -7,7 +7,7 @@ use io_uring::{cqueue, types, IoUring};
 use std::collections::{HashSet, VecDeque};
 use std::io;
 use std::net::TcpStream;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, RawFd};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
 use std::thread::ThreadId;
@@ -561,17 +561,4 @@ pub enum Completions {
     Deferred,
     Cooperative,
     Interrupting,
-}
-
-/// An eventfd the kernel signals when it holds deferred completions for `ring`'s thread.
-pub(super) fn eventfd_for(ring: &IoUring) -> Option<OwnedFd> {
-    // SAFETY: eventfd has no memory arguments; a descriptor it returns is ours to own.
-    let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
-    if fd < 0 {
-        return None;
-    }
-    // SAFETY: just created above, owned by nothing else.
-    let eventfd = unsafe { OwnedFd::from_raw_fd(fd) };
-    ring.submitter().register_eventfd(eventfd.as_raw_fd()).ok()?;
-    Some(eventfd)
 }

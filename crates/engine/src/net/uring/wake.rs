@@ -27,7 +27,7 @@ pub(super) struct Wakers {
 impl Wakers {
     /// The set for a deferred `ring`, with its eventfd in it.
     pub(super) fn new(ring: &io_uring::IoUring) -> io::Result<Wakers> {
-        let eventfd = super::ring::eventfd_for(ring).ok_or_else(|| io::Error::other("no eventfd for the ring"))?;
+        let eventfd = eventfd_for(ring).ok_or_else(|| io::Error::other("no eventfd for the ring"))?;
         // SAFETY: epoll_create1 has no memory arguments.
         let epoll = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
         if epoll < 0 {
@@ -74,4 +74,17 @@ impl Wakers {
             }
         }
     }
+}
+
+/// An eventfd the kernel signals when it holds deferred completions for `ring`'s thread.
+fn eventfd_for(ring: &io_uring::IoUring) -> Option<OwnedFd> {
+    // SAFETY: eventfd has no memory arguments; a descriptor it returns is ours to own.
+    let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
+    if fd < 0 {
+        return None;
+    }
+    // SAFETY: just created above, owned by nothing else.
+    let eventfd = unsafe { OwnedFd::from_raw_fd(fd) };
+    ring.submitter().register_eventfd(eventfd.as_raw_fd()).ok()?;
+    Some(eventfd)
 }
