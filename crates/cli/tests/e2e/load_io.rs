@@ -157,8 +157,9 @@ fn closed_loop(io: &str, concurrency: &str, target: &str) -> (f64, String) {
 #[test]
 fn io_uring_keeps_up_with_epoll_in_a_closed_loop() {
     // What a ring whose completions wait for a timer or another wake-up looks like: a small
-    // fraction of epoll's calls (209 against 23,581 on the kernel that had it). A ratio within
-    // one run, the two interleaved, so a busy machine slows both alike.
+    // fraction of epoll's calls (109 against 13,707, under 0.01×, on the kernel that had it). A
+    // ratio within one run, the two interleaved, run alone (.config/nextest.toml), so a busy
+    // machine slows both alike; the bound leaves room for noise (0.36× once beside other tests).
     let actix = start("rust-actix", &[]);
     let http = format!("http://{}/students", actix.addr);
     if !uring_here(&http) {
@@ -176,6 +177,6 @@ fn io_uring_keeps_up_with_epoll_in_a_closed_loop() {
         }
         assert!(why.starts_with("io_uring: completions"), "the report says how: {why}");
         let ratio = uring / epoll;
-        assert!(ratio > 0.5, "-c {concurrency}: io_uring made {ratio:.2}× epoll's calls per second ({why})");
+        assert!(ratio > 0.25, "-c {concurrency}: io_uring made {ratio:.2}× epoll's calls per second ({why})");
     }
 }
