@@ -6,6 +6,7 @@ use super::tests::{ring_as, ring_with};
 use super::*;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
@@ -18,21 +19,31 @@ const STALLED: f64 = 3.0;
 /// A round trip not back by then fails the test (a ring that never wakes).
 const LIMIT: Duration = Duration::from_secs(5);
 
+/// The threads whose sleep the echo server waits for: the runtime's (other tests may run beside
+/// in the same process, under plain `cargo test`).
+type Watched = Arc<Mutex<Vec<i32>>>;
+
+fn this_thread() -> i32 {
+    // SAFETY: gettid has no arguments.
+    unsafe { libc::gettid() }
+}
+
 /// An echo server: one byte back for each byte, for every connection, until it closes; it
-/// answers only once every other thread of this process sleeps, so that the answer must wake a
-/// thread waiting for it (an answer that comes while the client still runs can be reaped by the
-/// client's own next system call, and hide a ring that never tells of it).
-fn echo_server() -> SocketAddr {
+/// answers only once every `watched` thread sleeps, so that the answer must wake a thread waiting
+/// for it (an answer that comes while the client still runs can be reaped by the client's own
+/// next system call, and hide a ring that never tells of it).
+fn echo_server(watched: Watched) -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     std::thread::spawn(move || {
         for conn in listener.incoming() {
             let Ok(mut conn) = conn else { return };
             conn.set_nodelay(true).unwrap();
+            let watched = watched.clone();
             std::thread::spawn(move || {
                 let mut byte = [0u8; 1];
                 while matches!(conn.read(&mut byte), Ok(1)) {
-                    others_asleep();
+                    asleep(&watched.lock().unwrap());
                     conn.write_all(&byte).unwrap();
                 }
             });
@@ -41,16 +52,13 @@ fn echo_server() -> SocketAddr {
     addr
 }
 
-/// Waits until every thread of this process but this one sleeps (bounded: a second).
-fn others_asleep() {
-    // SAFETY: gettid has no arguments.
-    let me = unsafe { libc::gettid() }.to_string();
+/// Waits until every thread in `tids` sleeps or is gone (bounded: a second).
+fn asleep(tids: &[i32]) {
     let started = Instant::now();
     while started.elapsed() < Duration::from_secs(1) {
-        let tasks = std::fs::read_dir("/proc/self/task").unwrap();
-        let running = tasks.flatten().filter(|t| t.file_name() != me.as_str()).any(|t| {
-            let stat = std::fs::read_to_string(t.path().join("stat")).unwrap_or_default();
-            // The state follows the command name's closing parenthesis; a thread gone is asleep.
+        let running = tids.iter().any(|tid| {
+            let stat = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat")).unwrap_or_default();
+            // The state follows the command name's closing parenthesis.
             stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('S'))
         });
         if !running {
@@ -77,8 +85,8 @@ fn median(mut times: Vec<Duration>) -> Duration {
 }
 
 /// The ring's median round trip over epoll's, pinging both in turn on one connection each.
-async fn ratio_to_epoll(ring: &RingOwner) -> f64 {
-    let addr = echo_server();
+async fn ratio_to_epoll(ring: &RingOwner, watched: &Watched) -> f64 {
+    let addr = echo_server(watched.clone());
     let mut epoll = tokio::net::TcpStream::connect(addr).await.unwrap();
     epoll.set_nodelay(true).unwrap();
     let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
@@ -92,19 +100,34 @@ async fn ratio_to_epoll(ring: &RingOwner) -> f64 {
     median(over_uring).as_secs_f64() / median(over_epoll).as_secs_f64()
 }
 
+/// This (the current-thread runtime's) thread.
+fn just_this_thread() -> Watched {
+    Arc::new(Mutex::new(vec![this_thread()]))
+}
+
 #[tokio::test]
 async fn the_ring_a_run_gets_reaps_every_completion_without_waiting() {
     let Some(ring) = ring_with(Receive::default()) else { return };
-    let ratio = ratio_to_epoll(&ring).await;
+    let ratio = ratio_to_epoll(&ring, &just_this_thread()).await;
     let how = probe::check().as_ref().unwrap().describe();
     assert!(ratio < PROMPT, "io_uring's round trip is {ratio:.1}× epoll's ({how})");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_multi_threaded_runtimes_ring_reaps_without_waiting() {
-    let Some(ring) = ring_with(Receive::default()) else { return };
-    let ratio = ratio_to_epoll(&ring).await;
-    assert!(ratio < PROMPT, "io_uring's round trip is {ratio:.1}× epoll's");
+#[test]
+fn a_multi_threaded_runtimes_ring_reaps_without_waiting() {
+    let workers = Watched::default();
+    let noted = workers.clone();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .on_thread_start(move || noted.lock().unwrap().push(this_thread()))
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let Some(ring) = ring_with(Receive::default()) else { return };
+        let ratio = ratio_to_epoll(&ring, &workers).await;
+        assert!(ratio < PROMPT, "io_uring's round trip is {ratio:.1}× epoll's");
+    });
 }
 
 #[tokio::test]
@@ -116,7 +139,7 @@ async fn the_self_check_turns_down_a_kind_of_ring_exactly_when_it_waits() {
         Ok(check) => check.clone(),
         Err(why) => {
             assert!(why.starts_with("io_uring stalls on this kernel"), "{why}");
-            let ratio = ratio_to_epoll(&interrupting).await;
+            let ratio = ratio_to_epoll(&interrupting, &just_this_thread()).await;
             assert!(ratio > STALLED, "turned down, yet {ratio:.1}× epoll's round trip: {why}");
             return;
         }
@@ -126,7 +149,7 @@ async fn the_self_check_turns_down_a_kind_of_ring_exactly_when_it_waits() {
         kinds.push(("deferred", ring_as(Receive::default(), true).unwrap(), trial));
     }
     for (kind, ring, trial) in kinds {
-        let ratio = ratio_to_epoll(&ring).await;
+        let ratio = ratio_to_epoll(&ring, &just_this_thread()).await;
         let what = format!("{kind}: {ratio:.1}× epoll's round trip; self-check: {}", check.describe());
         if trial.prompt {
             assert!(ratio < PROMPT, "{what}");
