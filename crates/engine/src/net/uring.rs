@@ -62,14 +62,14 @@ use wake::Wakers;
 /// Whether this process can use io_uring, and why not: the kernel may lack it, refuse it (the
 /// `kernel.io_uring_disabled` sysctl, a seccomp filter), or stall its completions (the self-check).
 pub fn available() -> Result<(), String> {
-    probe::check().as_ref().map(drop).map_err(Clone::clone)
+    probe::check().as_ref().map(drop).map_err(ToString::to_string)
 }
 
 /// One line on how io_uring runs here and why (the self-check's figures), or why it does not.
 pub fn describe() -> String {
     match probe::check() {
         Ok(check) => check.describe(),
-        Err(why) => why.clone(),
+        Err(why) => why.to_string(),
     }
 }
 
@@ -104,7 +104,7 @@ impl RingOwner {
     /// single-threaded runtime it defers completions to this thread's enters where the kernel
     /// can and the self-check found them prompt (every submission must then come from this thread).
     pub fn start_with(receive: Receive) -> Result<RingOwner, String> {
-        let check = probe::check().as_ref().map_err(Clone::clone)?;
+        let check = probe::check().as_ref().map_err(ToString::to_string)?;
         Self::start_as(receive, check.defer())
     }
 

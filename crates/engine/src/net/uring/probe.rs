@@ -33,6 +33,29 @@ const STALL_FLOOR: Duration = Duration::from_millis(2);
 /// How long the peer waits for the measured thread to fall asleep before it answers anyway.
 const ASLEEP_LIMIT: Duration = Duration::from_secs(1);
 
+/// Why io_uring cannot be used here.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unusable {
+    /// The kernel refuses it (not built in, `kernel.io_uring_disabled`, a seccomp filter).
+    Refused(String),
+    /// Every kind of ring waited far longer than epoll (the line has the figures).
+    Stalls(String),
+    /// The self-check itself could not run (no loopback socket, no thread, …).
+    Unchecked(String),
+}
+
+impl std::fmt::Display for Unusable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unusable::Refused(why) => write!(f, "io_uring is not available: {why}"),
+            Unusable::Stalls(why) => write!(f, "io_uring stalls on this kernel {why}"),
+            Unusable::Unchecked(why) => write!(f, "io_uring's self-check: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for Unusable {}
+
 /// How one kind of ring did.
 #[derive(Debug, Clone, Copy)]
 pub struct Trial {
@@ -66,7 +89,7 @@ impl Check {
         if self.interrupting.prompt || self.defer() {
             return None;
         }
-        Some(format!("io_uring stalls on this kernel ({}): {}", kernel(), self.figures()))
+        Some(format!("({}): {}", kernel(), self.figures()))
     }
 
     /// The wake-ups, in words.
@@ -97,19 +120,23 @@ impl Check {
 
 /// The self-check's result for this process, measured on first use: why io_uring cannot be
 /// used, or how it can.
-pub fn check() -> &'static Result<Check, String> {
-    static CHECK: OnceLock<Result<Check, String>> = OnceLock::new();
+pub fn check() -> &'static Result<Check, Unusable> {
+    static CHECK: OnceLock<Result<Check, Unusable>> = OnceLock::new();
     CHECK.get_or_init(|| {
         // A thread of its own: a deferred ring belongs to the thread that makes it, and the
         // caller may be a runtime's.
         let measured = std::thread::Builder::new()
             .name("io_uring self-check".into())
             .spawn(measure)
-            .map_err(|e| format!("cannot start io_uring's self-check: {e}"))?
+            .map_err(|e| Unusable::Unchecked(format!("cannot start a thread: {e}")))?
             .join()
-            .map_err(|_| "io_uring's self-check panicked".to_string())??;
+            .map_err(|_| Unusable::Unchecked("it panicked".into()))?;
+        let measured = measured.map_err(|why| match why {
+            Measure::Refused(e) => Unusable::Refused(e),
+            Measure::Failed(e) => Unusable::Unchecked(e),
+        })?;
         match measured.refusal() {
-            Some(why) => Err(why),
+            Some(why) => Err(Unusable::Stalls(why)),
             None => Ok(measured),
         }
     })
@@ -123,12 +150,19 @@ enum Kind {
     Interrupting,
 }
 
-fn measure() -> Result<Check, String> {
+/// Why the measurement did not finish: the kernel refused a ring, or something else failed.
+enum Measure {
+    Refused(String),
+    Failed(String),
+}
+
+fn measure() -> Result<Check, Measure> {
     if let Err(e) = IoUring::new(2) {
-        return Err(format!("io_uring is not available: {e}"));
+        return Err(Measure::Refused(e.to_string()));
     }
-    let peer = Peer::start().map_err(|e| format!("io_uring's self-check cannot start its loopback peer: {e}"))?;
-    let mut waiters = vec![Waiter::new(Kind::Epoll, &peer)?, Waiter::new(Kind::Interrupting, &peer)?];
+    let peer = Peer::start().map_err(|e| Measure::Failed(format!("cannot start its loopback peer: {e}")))?;
+    let waiter = |kind| Waiter::new(kind, &peer).map_err(Measure::Failed);
+    let mut waiters = vec![waiter(Kind::Epoll)?, waiter(Kind::Interrupting)?];
     // A kernel before 6.1 makes no deferred ring: that kind is then not tried.
     if let Ok(deferred) = Waiter::new(Kind::Deferred, &peer) {
         waiters.push(deferred);
@@ -141,7 +175,7 @@ fn measure() -> Result<Check, String> {
             if i > 0 && round >= EARLY_ROUNDS && times[i].iter().all(|t| *t > bound) {
                 continue;
             }
-            let woke = waiter.wait_for_answer(&peer)?;
+            let woke = waiter.wait_for_answer(&peer).map_err(Measure::Failed)?;
             times[i].push(woke);
         }
     }
@@ -183,16 +217,17 @@ impl Peer {
 
 /// Waits (bounded) until thread `tid` of this process sleeps: then it is in its wait.
 fn wait_until_asleep(tid: i32) {
-    let stat = format!("/proc/self/task/{tid}/stat");
     let started = Instant::now();
-    while started.elapsed() < ASLEEP_LIMIT {
-        let text = std::fs::read_to_string(&stat).unwrap_or_default();
-        // The state follows the command name's closing parenthesis.
-        if text.rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with('S')) {
-            return;
-        }
+    while started.elapsed() < ASLEEP_LIMIT && !sleeping(tid) {
         std::thread::yield_now();
     }
+}
+
+/// Whether thread `tid` of this process sleeps (or is gone), as /proc says.
+pub(super) fn sleeping(tid: i32) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat")).unwrap_or_default();
+    // The state follows the command name's closing parenthesis.
+    stat.rsplit_once(") ").is_none_or(|(_, rest)| rest.starts_with('S'))
 }
 
 /// One connection and what the measured thread sleeps on for it.
@@ -210,7 +245,7 @@ struct Waiter {
 
 impl Waiter {
     fn new(kind: Kind, peer: &Peer) -> Result<Waiter, String> {
-        let fail = |e: std::io::Error| format!("io_uring's self-check: {e}");
+        let fail = |e: std::io::Error| e.to_string();
         let ours = TcpStream::connect(peer.listener.local_addr().map_err(fail)?).map_err(fail)?;
         let (theirs, _) = peer.listener.accept().map_err(fail)?;
         let _ = (ours.set_nodelay(true), theirs.set_nodelay(true));
@@ -253,7 +288,7 @@ impl Waiter {
     /// Arms a receive of one byte (on a ring), asks the peer to send it once this thread sleeps,
     /// and waits for the byte as the engine would: how long after the send it was in hand.
     fn wait_for_answer(&mut self, peer: &Peer) -> Result<Duration, String> {
-        let fail = |e: std::io::Error| format!("io_uring's self-check: {e}");
+        let fail = |e: std::io::Error| e.to_string();
         let mut byte = [0u8; 1];
         if let Some(ring) = self.ring.as_mut() {
             let recv = opcode::Recv::new(types::Fd(self.ours.as_raw_fd()), byte.as_mut_ptr(), 1).build();
@@ -268,9 +303,9 @@ impl Waiter {
         let theirs = self.theirs.try_clone().map_err(fail)?;
         // SAFETY: gettid has no arguments.
         let tid = unsafe { libc::gettid() };
-        peer.asks.send((theirs, tid, sent)).map_err(|_| "the self-check's peer is gone".to_string())?;
+        peer.asks.send((theirs, tid, sent)).map_err(|_| "its peer is gone".to_string())?;
         let in_hand = self.wait_until_in_hand().map_err(fail)?;
-        let sent_at = sent_at.recv().map_err(|_| "the self-check's peer is gone".to_string())?;
+        let sent_at = sent_at.recv().map_err(|_| "its peer is gone".to_string())?;
         // The byte, whichever way it came, so the next round starts from nothing.
         match self.ring.as_mut() {
             Some(ring) => {
@@ -279,7 +314,7 @@ impl Waiter {
                 }
                 let done = ring.completion().next().map(|c| c.result());
                 if done != Some(1) {
-                    return Err(format!("io_uring's self-check: a receive ended with {done:?}"));
+                    return Err(format!("a receive ended with {done:?}"));
                 }
             }
             None => std::io::Read::read_exact(&mut self.ours, &mut byte).map_err(fail)?,
