@@ -17,7 +17,7 @@
 //! signal) for each one, which costs the client CPU (perf: `get_signal`'s lock, reschedule IPIs;
 //! the share measured: bench/results/code-notes-2026-12.md#io_uring-task-work-signals). The thread
 //! learns of pending completions from the streams' sockets and the ring's eventfd ([`wake`]), and
-//! the ring's task enters with GETEVENTS to have them posted. Elsewhere the ring is cooperative
+//! the stream's task (or the ring's, for the eventfd) enters with GETEVENTS to have them posted. Elsewhere the ring is cooperative
 //! (COOP_TASKRUN) on a single thread and interrupting on several ([`Completions`]).
 //!
 //! Where the kernel has them (6.0), a stream receives through one multishot receive, armed at its
@@ -57,7 +57,7 @@ pub use stream::UringStream;
 use tokio::io::unix::AsyncFd;
 use tokio::io::Interest;
 use tokio::sync::Notify;
-use wake::Wakers;
+use wake::Eventfd;
 
 /// Whether this process can use io_uring, and why not: the kernel may lack it, refuse it (the
 /// `kernel.io_uring_disabled` sysctl, a seccomp filter), or stall its completions (the self-check).
@@ -118,9 +118,9 @@ impl RingOwner {
         // A kernel before 6.1 refuses DEFER_TASKRUN, one before 5.19 COOP_TASKRUN: the ring then
         // interrupts the thread.
         let deferred = defer.then(|| ring::builder(Completions::Deferred).build(ENTRIES).ok()).flatten();
-        let deferred = deferred.and_then(|ring| Wakers::new(&ring).ok().map(|wakers| (ring, wakers)));
-        let (ring, wakers) = match deferred {
-            Some((ring, wakers)) => (ring, Some(wakers)),
+        let deferred = deferred.and_then(|ring| Eventfd::new(&ring).ok().map(|eventfd| (ring, eventfd)));
+        let (ring, eventfd) = match deferred {
+            Some((ring, eventfd)) => (ring, Some(eventfd)),
             None => {
                 let cooperative = single_threaded.then(|| ring::builder(Completions::Cooperative).build(ENTRIES).ok());
                 let ring = match cooperative.flatten() {
@@ -130,12 +130,12 @@ impl RingOwner {
                 (ring.map_err(|e| format!("io_uring is not available: {e}"))?, None)
             }
         };
-        let watched = wakers.as_ref().map_or(ring.as_raw_fd(), Wakers::fd);
-        // SAFETY: the descriptor is the ring's or its wakers' epoll, which `Ring` keeps open (in
-        // `wakers` and `state`, declared after `fd`) until this registration is dropped.
+        let watched = eventfd.as_ref().map_or(ring.as_raw_fd(), Eventfd::fd);
+        // SAFETY: the descriptor is the ring's or its eventfd, which `Ring` keeps open (in
+        // `eventfd` and `state`, declared after `fd`) until this registration is dropped.
         let fd = unsafe { AsyncFd::register_with_interest(watched, Interest::READABLE) }
             .map_err(|e| format!("cannot watch the io_uring descriptor: {e}"))?;
-        let deferred = wakers.is_some();
+        let deferred = eventfd.is_some();
         // A kernel without buffer rings (before 5.19) or that refuses this one: single-shot.
         let buffers = match receive {
             Receive::Multishot(shape) => ProvidedBuffers::register(&ring, shape).ok(),
@@ -160,7 +160,7 @@ impl RingOwner {
             wake: Vec::new(),
             poked: false,
         };
-        let ring = Arc::new(Ring { fd, wakers, state: Mutex::new(state), submit_wanted: Notify::new() });
+        let ring = Arc::new(Ring { fd, eventfd, state: Mutex::new(state), submit_wanted: Notify::new() });
         tokio::spawn(ring.clone().drive());
         Ok(RingOwner { ring })
     }

@@ -12,7 +12,7 @@
 //! used at all (`--io auto` falls back to epoll, `--io uring` refuses).
 
 use super::ring::{self, Completions};
-use super::wake::Wakers;
+use super::wake::Eventfd;
 use io_uring::{opcode, types, IoUring};
 use std::io::Write;
 use std::net::{TcpListener, TcpStream};
@@ -237,10 +237,10 @@ struct Waiter {
     ours: TcpStream,
     theirs: TcpStream,
     ring: Option<IoUring>,
-    /// A deferred ring's: the socket and the eventfd, as the engine's ring watches them.
-    wakers: Option<Wakers>,
-    /// Else an epoll of the socket (epoll's kind) or of the ring's descriptor.
-    epoll: Option<OwnedFd>,
+    /// A deferred ring's eventfd: in `epoll` beside the socket, as the engine watches both.
+    eventfd: Option<Eventfd>,
+    /// An epoll of the socket (epoll's kind, and a deferred ring's) or of the ring's descriptor.
+    epoll: OwnedFd,
 }
 
 impl Waiter {
@@ -249,40 +249,35 @@ impl Waiter {
         let ours = TcpStream::connect(peer.listener.local_addr().map_err(fail)?).map_err(fail)?;
         let (theirs, _) = peer.listener.accept().map_err(fail)?;
         let _ = (ours.set_nodelay(true), theirs.set_nodelay(true));
-        let (ring, wakers, watched) = match kind {
-            Kind::Epoll => (None, None, Some(ours.as_raw_fd())),
+        let (ring, eventfd, watched) = match kind {
+            Kind::Epoll => (None, None, ours.as_raw_fd()),
             Kind::Interrupting => {
                 let ring = ring::builder(Completions::Cooperative).build(8);
                 let ring = ring.or_else(|_| ring::builder(Completions::Interrupting).build(8)).map_err(fail)?;
                 let fd = ring.as_raw_fd();
-                (Some(ring), None, Some(fd))
+                (Some(ring), None, fd)
             }
             Kind::Deferred => {
                 let ring = ring::builder(Completions::Deferred).build(8).map_err(fail)?;
-                let wakers = Wakers::new(&ring).map_err(fail)?;
-                wakers.watch(ours.as_raw_fd()).map_err(fail)?;
-                (Some(ring), Some(wakers), None)
+                let eventfd = Eventfd::new(&ring).map_err(fail)?;
+                (Some(ring), Some(eventfd), ours.as_raw_fd())
             }
         };
-        let epoll = match watched {
-            None => None,
-            Some(watched) => {
-                // SAFETY: epoll_create1 has no memory arguments; the descriptor it returns is ours.
-                let epoll = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
-                if epoll < 0 {
-                    return Err(fail(std::io::Error::last_os_error()));
-                }
-                // SAFETY: just created, owned by nothing else.
-                let epoll = unsafe { OwnedFd::from_raw_fd(epoll) };
-                let mut event = libc::epoll_event { events: (libc::EPOLLIN | libc::EPOLLET) as u32, u64: 0 };
-                // SAFETY: `event` is valid for the call; both descriptors are open.
-                if unsafe { libc::epoll_ctl(epoll.as_raw_fd(), libc::EPOLL_CTL_ADD, watched, &mut event) } != 0 {
-                    return Err(fail(std::io::Error::last_os_error()));
-                }
-                Some(epoll)
+        // SAFETY: epoll_create1 has no memory arguments; the descriptor it returns is ours.
+        let epoll = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
+        if epoll < 0 {
+            return Err(fail(std::io::Error::last_os_error()));
+        }
+        // SAFETY: just created, owned by nothing else.
+        let epoll = unsafe { OwnedFd::from_raw_fd(epoll) };
+        for fd in std::iter::once(watched).chain(eventfd.as_ref().map(Eventfd::fd)) {
+            let mut event = libc::epoll_event { events: (libc::EPOLLIN | libc::EPOLLET) as u32, u64: 0 };
+            // SAFETY: `event` is valid for the call; both descriptors are open.
+            if unsafe { libc::epoll_ctl(epoll.as_raw_fd(), libc::EPOLL_CTL_ADD, fd, &mut event) } != 0 {
+                return Err(fail(std::io::Error::last_os_error()));
             }
-        };
-        Ok(Waiter { kind, ours, theirs, ring, wakers, epoll })
+        }
+        Ok(Waiter { kind, ours, theirs, ring, eventfd, epoll })
     }
 
     /// Arms a receive of one byte (on a ring), asks the peer to send it once this thread sleeps,
@@ -296,8 +291,8 @@ impl Waiter {
             unsafe { ring.submission().push(&recv) }.map_err(|_| "a full submission queue".to_string())?;
             enter(ring, self.kind, 0).map_err(fail)?;
         }
-        if let Some(wakers) = &self.wakers {
-            wakers.drain();
+        if let Some(eventfd) = &self.eventfd {
+            eventfd.drain();
         }
         let (sent, sent_at) = mpsc::channel();
         let theirs = self.theirs.try_clone().map_err(fail)?;
@@ -327,11 +322,7 @@ impl Waiter {
     /// does). None by WAIT_LIMIT.
     fn wait_until_in_hand(&mut self) -> std::io::Result<Option<Instant>> {
         let started = Instant::now();
-        let watched = match (&self.wakers, &self.epoll) {
-            (Some(wakers), _) => wakers.fd(),
-            (None, Some(epoll)) => epoll.as_raw_fd(),
-            (None, None) => unreachable!("every kind watches something"),
-        };
+        let watched = self.epoll.as_raw_fd();
         let mut event = libc::epoll_event { events: 0, u64: 0 };
         loop {
             let left = WAIT_LIMIT.saturating_sub(started.elapsed());
@@ -348,8 +339,8 @@ impl Waiter {
                 continue;
             };
             if n == 1 && self.kind == Kind::Deferred {
-                if let Some(wakers) = &self.wakers {
-                    wakers.drain();
+                if let Some(eventfd) = &self.eventfd {
+                    eventfd.drain();
                 }
                 enter(ring, self.kind, 0)?;
             }

@@ -2,7 +2,7 @@
 //! and completed into the connections' operations (see the parent module for the design).
 
 use super::buffers::{self, ProvidedBuffers};
-use super::wake::Wakers;
+use super::wake::Eventfd;
 use io_uring::{cqueue, types, IoUring};
 use std::collections::{HashSet, VecDeque};
 use std::io;
@@ -106,8 +106,8 @@ pub(super) struct State {
     pub(super) in_flight: usize,
     /// Tasks whose operations completed, woken once the lock is released.
     pub(super) wake: Vec<Waker>,
-    /// A watched socket had news (see [`super::wake`]): the next pass enters the ring, whose
-    /// deferred completions it posts.
+    /// The eventfd rang, or a stream's socket had news on a thread that may not enter (see
+    /// [`super::wake`]): the next pass enters the ring, whose deferred completions it posts.
     pub(super) poked: bool,
 }
 
@@ -374,10 +374,11 @@ impl Drop for State {
 
 /// One ring, shared by the connections of a target, and the wake-up its task waits for.
 pub(super) struct Ring {
-    /// What tells of completions: the ring's descriptor, or under DEFER_TASKRUN its wakers' epoll.
-    // Declared before `wakers` and `state`, so deregistered before the descriptor closes.
+    /// What tells the ring's task of completions: the ring's descriptor, or under DEFER_TASKRUN
+    /// its eventfd (the streams' sockets tell their own tasks: see [`super::wake`]).
+    // Declared before `eventfd` and `state`, so deregistered before the descriptor closes.
     pub(super) fd: AsyncFd<RawFd>,
-    pub(super) wakers: Option<Wakers>,
+    pub(super) eventfd: Option<Eventfd>,
     pub(super) state: Mutex<State>,
     pub(super) submit_wanted: Notify,
 }
@@ -421,6 +422,30 @@ impl Ring {
         Ok(index)
     }
 
+    /// Whether completions wait for the issuer's enters (DEFER_TASKRUN).
+    pub(super) fn deferred(&self) -> bool {
+        self.lock().deferred
+    }
+
+    /// A stream's socket had news: enters the ring with GETEVENTS so the kernel posts the
+    /// completions it holds, and reaps them; whether it did. On a thread that may not enter, the
+    /// ring's task is asked to.
+    pub(super) fn post_deferred(&self) -> bool {
+        let entered = self.with(|state| {
+            if !state.may_enter_here() {
+                state.poked = true;
+                return false;
+            }
+            let _ = state.enter();
+            state.reap();
+            true
+        });
+        if !entered {
+            self.submit_wanted.notify_one();
+        }
+        entered
+    }
+
     /// The `MSG_*` flags of a multishot receive, if this ring receives multishot.
     pub(super) fn multishot_flags(&self) -> Option<i32> {
         self.with(|state| state.multishot().then_some(state.multishot_flags))
@@ -447,14 +472,9 @@ impl Ring {
         })
     }
 
-    /// A new stream's socket: it wakes a deferred ring's thread (before any operation on it is
-    /// queued), and the ring shuts it if its owner goes first (see [`Ring::close`]).
-    pub(super) fn adopt(&self, socket: &TcpStream) -> io::Result<()> {
-        if let Some(wakers) = &self.wakers {
-            wakers.watch(socket.as_raw_fd())?;
-        }
+    /// A new stream's socket: the ring shuts it if its owner goes first (see [`Ring::close`]).
+    pub(super) fn adopt(&self, socket: &TcpStream) {
         self.with(|state| state.live.insert(socket.as_raw_fd()));
-        Ok(())
     }
 
     /// A stream is gone: leaves its operations `ops` to the ring, and closes `socket` once
@@ -512,7 +532,7 @@ impl Ring {
                     // Cleared before reaping: a completion after this wakes the task again.
                     Ok(mut guard) => {
                         guard.clear_ready();
-                        if self.wakers.as_ref().is_some_and(Wakers::drain) {
+                        if self.eventfd.as_ref().is_some_and(Eventfd::drain) {
                             self.with(|state| state.poked = true);
                         }
                     }

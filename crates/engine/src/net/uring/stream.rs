@@ -3,6 +3,7 @@
 
 use super::buffers;
 use super::ring::{MultishotOp, Op, OpState, Received, Ring, SingleOp, RECV_SIZE, SEND_MAX};
+use super::wake::SocketWatch;
 use io_uring::{opcode, types};
 use std::collections::VecDeque;
 use std::io;
@@ -11,7 +12,7 @@ use std::os::fd::AsRawFd;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWrite, Interest, ReadBuf};
 
 /// A send in flight: the bytes of `buf[from..len]` are still to go.
 #[derive(Clone, Copy)]
@@ -32,6 +33,9 @@ enum Receiving {
 /// A connected TCP socket read and written through a [`Ring`].
 pub struct UringStream {
     ring: Arc<Ring>,
+    /// Under DEFER_TASKRUN, what tells this stream's task of news for its operations (see
+    /// [`super::wake`]); dropped before the socket closes.
+    watch: Option<SocketWatch>,
     /// Taken by the drop, which hands it to the ring.
     socket: Option<TcpStream>,
     recv: Receiving,
@@ -50,9 +54,11 @@ pub struct UringStream {
 
 impl UringStream {
     pub(super) fn new(ring: Arc<Ring>, socket: TcpStream) -> io::Result<UringStream> {
-        ring.adopt(&socket)?;
+        let watch = if ring.deferred() { Some(SocketWatch::new(&socket)?) } else { None };
+        ring.adopt(&socket);
         Ok(UringStream {
             ring,
+            watch,
             socket: Some(socket),
             recv: Receiving::Idle,
             single_shot_next: false,
@@ -79,6 +85,13 @@ impl UringStream {
 
     fn socket(&self) -> &TcpStream {
         self.socket.as_ref().expect("the socket is taken only by the drop")
+    }
+
+    /// Under DEFER_TASKRUN: whether the socket had news of `interest` since last asked, and the
+    /// ring was entered so that the kernel posted the completions it held (then the caller polls
+    /// its operation again); else the task is woken by the next news.
+    fn socket_news(&self, cx: &mut Context<'_>, interest: Interest) -> bool {
+        self.watch.as_ref().is_some_and(|watch| watch.news(cx, interest)) && self.ring.post_deferred()
     }
 
     fn fd(&self) -> types::Fd {
@@ -168,9 +181,10 @@ impl UringStream {
     }
 
     /// Ready when no send is in flight any more (the last one wholly sent, or its error).
-    fn poll_sent(&mut self, cx: &Context<'_>) -> Poll<io::Result<()>> {
+    fn poll_sent(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         while let Some(Sending { op, from, len }) = self.send {
             let (result, buf) = match self.ring.poll_op(op, cx) {
+                Poll::Pending if self.socket_news(cx, Interest::WRITABLE) => continue,
                 Poll::Pending => return Poll::Pending,
                 Poll::Ready(done) => done,
             };
@@ -189,7 +203,7 @@ impl UringStream {
     }
 
     /// Queues `slices` (up to [`SEND_MAX`] bytes) as one send; the bytes taken.
-    fn poll_send(&mut self, cx: &Context<'_>, slices: &[io::IoSlice<'_>]) -> Poll<io::Result<usize>> {
+    fn poll_send(&mut self, cx: &mut Context<'_>, slices: &[io::IoSlice<'_>]) -> Poll<io::Result<usize>> {
         if let Poll::Ready(Err(e)) = self.poll_sent(cx) {
             return Poll::Ready(Err(e));
         }
@@ -228,9 +242,15 @@ impl AsyncRead for UringStream {
             let filled = out.filled().len();
             match this.recv {
                 Receiving::Idle => this.queue_recv()?,
-                Receiving::SingleShot(op) => std::task::ready!(this.poll_single_recv(op, cx))?,
+                Receiving::SingleShot(op) => match this.poll_single_recv(op, cx) {
+                    Poll::Pending if this.socket_news(cx, Interest::READABLE) => continue,
+                    polled => std::task::ready!(polled)?,
+                },
                 Receiving::Multishot(op) => {
-                    std::task::ready!(this.poll_multishot(op, cx, out))?;
+                    match this.poll_multishot(op, cx, out) {
+                        Poll::Pending if this.socket_news(cx, Interest::READABLE) => continue,
+                        polled => std::task::ready!(polled)?,
+                    }
                     if out.filled().len() > filled {
                         return Poll::Ready(Ok(()));
                     }
@@ -272,6 +292,8 @@ impl AsyncWrite for UringStream {
 
 impl Drop for UringStream {
     fn drop(&mut self) {
+        // Out of tokio's reactor before the socket may close (`part` may close it now).
+        drop(self.watch.take());
         let Some(socket) = self.socket.take() else { return };
         // Ends the receive and send in flight now (a receive would otherwise wait for the peer),
         // then the ring frees their buffers when their completions come.
