@@ -11,6 +11,7 @@ pub mod search;
 pub mod sink;
 pub mod spec;
 pub mod startup;
+pub mod threshold;
 pub mod watch;
 
 pub use callbench_engine::net::socket::Io;

@@ -91,6 +91,9 @@ pub struct LoadReport {
     pub summary: Summary,
     pub segments: Vec<SegmentReport>,
     pub search: Option<SearchReport>,
+    /// The `--threshold` conditions judged on this run (absent when none was given).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub thresholds: Vec<crate::threshold::Judged>,
 }
 
 impl LoadReport {
@@ -128,6 +131,7 @@ impl LoadReport {
             summary: result.stats.summary(&result.info),
             segments: segment_reports(result, stop.warmup, spec.share().map_or(1.0, |s| s.fraction())),
             search,
+            thresholds: Vec::new(),
         }
     }
 }

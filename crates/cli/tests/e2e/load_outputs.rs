@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::{load, load_json, num, start, TempDir};
+use common::{load, num, start, TempDir};
 
 /// The corrected max latency (µs) of the text summary's `Latency` line: `max 626 µs`, `max 1.23 ms`, `max 2.50 s`.
 fn text_max_us(text: &str) -> f64 {
@@ -193,8 +193,6 @@ fn quiet_prints_nothing_on_stderr() {
             "students".into(),
             format!("http://{}", actix.addr),
         ],
-        // Every call fails: the warning is left out too.
-        vec!["-q".into(), "-n".into(), "20".into(), format!("http://{}/no/such/route", actix.addr)],
         vec![
             "-q".into(),
             "--rate".into(),
@@ -210,15 +208,30 @@ fn quiet_prints_nothing_on_stderr() {
         assert!(run.stderr.is_empty(), "{}", run.all());
         assert!(run.stdout.contains("Latency"), "the summary is still printed without --out:\n{}", run.all());
     }
-    // Without -q, a run where every call fails says so on stderr.
-    let run = load(&["-n", "20", &format!("http://{}/no/such/route", actix.addr)]);
-    assert!(run.stderr.contains("every call failed"), "{}", run.all());
+    // A run where every call fails is an error, -q or not: one line, exit 1, and the summary still printed.
+    for quiet in [true, false] {
+        let target = format!("http://{}/no/such/route", actix.addr);
+        let run = load(&[&["-n", "20", &target][..], if quiet { &["-q"] } else { &[] }].concat());
+        assert_eq!(run.code, Some(1), "{}", run.all());
+        assert_eq!(
+            run.stderr.trim(),
+            "callbench: error: no call succeeded: every call failed: 20 (http_404 ×20)",
+            "{}",
+            run.all()
+        );
+        assert!(run.stdout.contains("Latency"), "{}", run.all());
+    }
 }
 
 #[test]
 fn every_call_failing_is_still_a_valid_report() {
     let tonic = start("rust-tonic", &[]);
-    let report = load_json(&["-n", "20", "--workload", "auth", "--user-id", "0", &format!("grpc://{}", tonic.addr)]);
+    let run =
+        load(&["-o", "json", "-n", "20", "--workload", "auth", "--user-id", "0", &format!("grpc://{}", tonic.addr)]);
+    assert_eq!(run.code, Some(1), "{}", run.all());
+    assert!(run.stderr.contains("no call succeeded: every call failed: 20 (grpc_"), "{}", run.all());
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.all()));
+    common::validate(&report);
     assert_eq!(common::ok(&report), 0);
     assert_eq!(common::failed(&report), 20);
     assert_eq!(num(&report, "/throughput_per_s"), 0.0, "throughput counts successful calls: {report:#}");

@@ -236,13 +236,13 @@ fn a_server_that_never_answers_times_out() {
     ] {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let run = load(&[&["-o", "json"], &args[..]].concat());
-        assert_eq!(run.code, Some(0), "{}", run.all());
+        assert_eq!(run.code, Some(1), "no call succeeded: {}", run.all());
         let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("a JSON report");
         common::validate(&report);
         assert_eq!(report["errors"], serde_json::json!({"timeout": 6}), "{report:#}");
         assert!(common::num(&report, "/latency_us/min") >= 200_000.0, "{report:#}");
         assert!(run.elapsed < Duration::from_secs(5), "{}", run.all());
-        assert!(run.stderr.contains("every call failed"), "{}", run.all());
+        assert!(run.stderr.contains("every call failed: 6 (timeout ×6)"), "{}", run.all());
     }
     stop.store(true, Ordering::Relaxed);
     held.join().unwrap();

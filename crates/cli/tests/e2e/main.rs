@@ -21,6 +21,7 @@ mod load_rate_not_kept;
 mod load_raw;
 mod load_safety;
 mod load_stock_servers;
+mod load_thresholds;
 mod load_tls;
 mod run_default;
 mod run_disturbed;

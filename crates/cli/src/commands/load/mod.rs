@@ -3,6 +3,7 @@
 mod output;
 mod progress;
 
+use callbench_load::threshold::{self, Measured, Threshold};
 use callbench_load::LoadSpec;
 use clap::Parser;
 use output::Format;
@@ -28,7 +29,13 @@ EXAMPLES
   callbench load --workload life --ntimes 10 --rate 2000 -z 10s grpc://127.0.0.1:50051
   callbench load -d '{\"name\": \"x\"}' --proto api.proto grpc://127.0.0.1:9000/pkg.Greeter/SayHello
   callbench load --http2 --connections 2 --streams 25 --workload echo --payload-size 10000 http://127.0.0.1:8080
-  callbench load --slo 'p99<10ms' -z 5s --workload students http://127.0.0.1:8080")]
+  callbench load --slo 'p99<10ms' -z 5s --workload students http://127.0.0.1:8080
+  callbench load -z 10s --threshold 'p99<200ms' --threshold 'errors<0.1%' http://127.0.0.1:8080/students
+
+EXIT STATUS
+  0 the run held its load and met every threshold; 99 a threshold was crossed (each is printed, met or crossed,
+  with its measured value); 1 an error, or no call succeeded (the report is still printed and written);
+  2 bad arguments; 130/143 interrupted by SIGINT/SIGTERM (what ran is still printed and written).")]
 pub struct Args {
     #[command(flatten)]
     pub spec: LoadSpec,
@@ -45,10 +52,16 @@ pub struct Args {
     /// does): one call at a time otherwise also pays for waking a sleeping CPU, on a VM through the hypervisor
     #[arg(long)]
     keep_cpus_awake: bool,
+    /// A condition the run must meet, for CI (repeatable): pN, mean or max latency with a unit ('p99<200ms'),
+    /// errors as a share or a count ('errors<0.1%', 'errors<=5'), 'calls_per_s>5000'; operators <, <=, >, >=.
+    /// A crossed one exits 99
+    #[arg(long = "threshold", value_name = "CONDITION", value_parser = threshold::parse)]
+    thresholds: Vec<Threshold>,
 }
 
 /// Runs the load; Ctrl-C (SIGINT) or SIGTERM ends it early, and what was measured is still
-/// printed and written. Exit code: 0, or the signal's (130/143) when interrupted.
+/// printed and written. Exit code: 0; 99 when a `--threshold` is crossed; 1 when no call
+/// succeeded; the signal's (130/143) when interrupted.
 pub async fn run(args: Args) -> anyhow::Result<i32> {
     let mut spec = args.spec;
     if spec.target.starts_with("inproc:") {
@@ -74,8 +87,15 @@ pub async fn run(args: Args) -> anyhow::Result<i32> {
         awake
     });
     let watch = progress::Bar::new(args.quiet);
-    let (report, result) =
+    let (mut report, result) =
         callbench_load::execute(&spec, cancel.clone(), &watch).await.map_err(|e| anyhow::anyhow!(e))?;
+    let measured = Measured {
+        latency_us: &result.stats.latency_us,
+        ok: report.summary.calls.ok,
+        errors: report.summary.calls.errors,
+        calls_per_s: report.summary.throughput_per_s,
+    };
+    report.thresholds = args.thresholds.iter().map(|t| t.judge(&measured)).collect();
     let rendered = output::render(&report, &result.stats.latency_us, args.output);
     match &args.out {
         Some(path) => {
@@ -92,10 +112,32 @@ pub async fn run(args: Args) -> anyhow::Result<i32> {
         eprintln!("callbench: error: {problem}");
         return Ok(1);
     }
-    if report.summary.calls.ok == 0 && report.summary.calls.errors > 0 && !args.quiet {
-        eprintln!("callbench: warning: every call failed ({:?})", report.summary.errors);
+    if cancel.load(Ordering::Relaxed) {
+        return Ok(signal.code());
     }
-    Ok(if cancel.load(Ordering::Relaxed) { signal.code() } else { 0 })
+    if report.summary.calls.ok == 0 {
+        // The report above still holds what happened (every failure counted by kind).
+        let failed = match report.summary.calls.errors {
+            0 => "no call was made".to_string(),
+            n => format!("every call failed: {n} ({})", error_kinds(&report.summary.errors)),
+        };
+        eprintln!("callbench: error: no call succeeded: {failed}");
+        return Ok(1);
+    }
+    let crossed: Vec<String> =
+        report.thresholds.iter().filter(|j| !j.met).map(|j| format!("{} ({})", j.threshold, j.measured_text)).collect();
+    if !crossed.is_empty() {
+        eprintln!("callbench: threshold crossed: {}", crossed.join(", "));
+        return Ok(threshold::CROSSED_EXIT);
+    }
+    Ok(0)
+}
+
+/// Failed calls by kind, most first: `http_404 ×20, timeout ×2`.
+fn error_kinds(errors: &std::collections::BTreeMap<String, u64>) -> String {
+    let mut kinds: Vec<(&String, &u64)> = errors.iter().collect();
+    kinds.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    kinds.iter().map(|(kind, n)| format!("{kind} ×{n}")).collect::<Vec<_>>().join(", ")
 }
 
 /// Writes through a temporary file and a rename, so the file is never half-written.

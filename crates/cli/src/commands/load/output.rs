@@ -270,6 +270,9 @@ pub fn text(r: &LoadReport) -> String {
             search.trials.len()
         );
     }
+    for (i, line) in callbench_load::threshold::lines(&r.thresholds).iter().enumerate() {
+        let _ = writeln!(out, "{:<13}{line}", if i == 0 { "Thresholds" } else { "" });
+    }
     if r.interrupted {
         let _ = writeln!(out, "Interrupted  the figures cover the part that ran");
     }
