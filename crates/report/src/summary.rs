@@ -140,6 +140,20 @@ fn trust(r: &Results) -> Vec<String> {
             ids.join(", ")
         ));
     }
+    let unmeasured: Vec<String> = r
+        .servers
+        .iter()
+        .filter_map(|s| {
+            s.endpoint.as_ref().filter(|e| e.server_pids.is_empty()).map(|e| format!("{} ({})", s.name, e.url))
+        })
+        .collect();
+    if !unmeasured.is_empty() {
+        out.push(format!(
+            "Server CPU was not measured for {}: callbench did not start {}; give --server-pid PID to measure it.",
+            unmeasured.join(", "),
+            if unmeasured.len() == 1 { "it" } else { "them" }
+        ));
+    }
     if let Some(s) = r.steadiness.as_ref().filter(|s| !s.warnings.is_empty()) {
         out.push(format!("Before the run: {}.", s.warnings.join("; ")));
     }

@@ -82,7 +82,7 @@ pub fn compare_experiment(results: &Results, experiment: &str) -> Vec<Comparison
     let mut groups: BTreeMap<String, Vec<&Cell>> = BTreeMap::new();
     for cell in &measured {
         groups
-            .entry(group_key(cell, &["server", "client", "approximated", "transport", "http2", "http3"]))
+            .entry(group_key(cell, &["server", "target", "client", "approximated", "transport", "http2", "http3"]))
             .or_default()
             .push(cell);
     }

@@ -86,6 +86,22 @@ pub struct ServerRecord {
     /// What a reader of its figures should know (the manifest's `note`).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub note: String,
+    /// A user's endpoint (`callbench run URL…`): not started by callbench, not verified against the
+    /// contract (a call succeeds on its status), its CPU measured only through the pids given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<EndpointRecord>,
+}
+
+/// A user's endpoint, as the command line named it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EndpointRecord {
+    /// The target as given: `http://127.0.0.1:8080/students`, `grpc://host:50051/pkg.Svc/Method`.
+    pub url: String,
+    /// What a call is: `GET /students`, `pkg.Svc/Method`.
+    pub call: String,
+    /// The processes whose CPU is the server's (`--server-pid`, with their process groups); empty:
+    /// the server's CPU was not measured.
+    pub server_pids: Vec<i32>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -22,7 +22,8 @@ pub async fn run(repo: &Repo, suite: &Suite, store: &Store, o: &Options) -> Resu
     let environment = crate::environment::record(repo, o.command_line.clone(), &o.client_cpus, &o.server_cpus);
     let mut results = new_results(suite, o, environment);
     // A suite that answers the question gets the seed articles' table beside its answer.
-    if suite.experiments.iter().any(|e| e.answer.is_some()) {
+    // (Not for a user's endpoints: the seeds' conditions are not theirs.)
+    if suite.endpoints.is_empty() && suite.experiments.iter().any(|e| e.answer.is_some()) {
         match crate::seed_table::read(&repo.root) {
             Ok(rows) => results.seeds = rows,
             Err(why) => eprintln!("callbench: no seed table: {why}"),
@@ -119,7 +120,7 @@ pub fn prepare(repo: &Repo, suite: &Suite, build: bool) -> Result<(), String> {
                 }
                 _ => (plan::ServerSpec::parse(text)?, None),
             };
-            if s.is_inproc() {
+            if s.is_inproc() || suite.endpoints.iter().any(|t| t.label == s.name) {
                 continue;
             }
             let m = known.iter().find(|m| m.name == s.name).ok_or_else(|| {

@@ -159,6 +159,14 @@ async fn prepare_cells(
                     }
                 }
                 CellKind::Processing => prepare_program(cx, &p, &mut cell, results),
+                CellKind::Load if p.endpoint.is_some() => {
+                    // A user's endpoint: running already, probed before the run; nothing to start.
+                    if let Some(endpoint) =
+                        p.endpoint.as_ref().filter(|e| !results.servers.iter().any(|s| s.name == e.label))
+                    {
+                        results.servers.push(endpoint.record());
+                    }
+                }
                 CellKind::Load if p.server.is_inproc() => {
                     if !results.servers.iter().any(|s| s.name == "inproc") {
                         results.servers.push(fleet::inproc_record());

@@ -257,6 +257,7 @@ pub fn server_record(repo: &Repo, m: &Manifest) -> ServerRecord {
         verify: None,
         failures: Vec::new(),
         note: m.note.clone(),
+        endpoint: None,
     }
 }
 
@@ -271,6 +272,7 @@ pub fn program_record(repo: &Repo, m: &callbench_launcher::program::ProgramManif
         verify: None,
         failures: Vec::new(),
         note: String::new(),
+        endpoint: None,
     }
 }
 
@@ -287,6 +289,7 @@ pub fn inproc_record() -> ServerRecord {
         verify: None,
         failures: Vec::new(),
         note: String::new(),
+        endpoint: None,
     }
 }
 

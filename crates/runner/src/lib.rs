@@ -10,6 +10,7 @@
 
 mod cell;
 mod client_metrics;
+pub mod endpoint;
 pub mod environment;
 pub mod execute;
 mod experiment;

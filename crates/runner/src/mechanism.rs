@@ -93,6 +93,7 @@ impl Mechanism {
             verify: None,
             failures: Vec::new(),
             note: String::new(),
+            endpoint: None,
         }
     }
 }

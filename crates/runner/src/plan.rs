@@ -1,6 +1,7 @@
 //! From an experiment to its cells: servers × workloads × swept values, each with its load
 //! settings resolved, its id, and the `callbench load` spec that measures it.
 
+use crate::endpoint::Endpoint;
 use crate::mechanism::{default_calls, Mechanism};
 use crate::suite::ClusterSpec;
 use crate::suite::{ExperimentKind, ExperimentSpec, LoadFields, Suite};
@@ -10,6 +11,7 @@ pub use callbench_launcher::manifest::Protocol;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Bytes each way of a raw cell whose suite sets no `payload_size`: the size `callbench load raw://`
@@ -53,6 +55,17 @@ impl ServerSpec {
         Ok(spec)
     }
 
+    /// A user's endpoint's cells' server: named by its label, with the transport its flags ask for.
+    pub fn of_endpoint(endpoint: &Endpoint) -> ServerSpec {
+        let rest = !endpoint.is_grpc();
+        ServerSpec {
+            name: endpoint.label.clone(),
+            http2: rest && endpoint.spec.http2,
+            tls: endpoint.tls() || (rest && endpoint.spec.http3),
+            http3: rest && endpoint.spec.http3,
+        }
+    }
+
     pub fn is_inproc(&self) -> bool {
         self.name == "inproc"
     }
@@ -90,6 +103,8 @@ pub struct CellPlan {
     pub kind: CellKind,
     /// The Ray cluster whose nodes make the calls together (None: this machine).
     pub cluster: Option<ClusterSpec>,
+    /// A user's endpoint (`callbench run URL…`): `server` is its label; nothing is started.
+    pub endpoint: Option<Arc<Endpoint>>,
 }
 
 /// What a cell times.
@@ -118,10 +133,16 @@ pub fn cells(suite: &Suite, e: &ExperimentSpec) -> Result<Vec<CellPlan>, String>
         .iter()
         .map(|s| match python {
             // A Python caller's label names its server after '+': not a server option.
-            true => Mechanism::parse(s)
-                .map(|m| (ServerSpec { name: m.label(), http2: false, tls: false, http3: false }, CellKind::Python(m))),
-            false if e.kind == ExperimentKind::Processing => ServerSpec::parse(s).map(|x| (x, CellKind::Processing)),
-            false => ServerSpec::parse(s).map(|x| (x, CellKind::Load)),
+            true => Mechanism::parse(s).map(|m| {
+                (ServerSpec { name: m.label(), http2: false, tls: false, http3: false }, CellKind::Python(m), None)
+            }),
+            false if e.kind == ExperimentKind::Processing => {
+                ServerSpec::parse(s).map(|x| (x, CellKind::Processing, None))
+            }
+            false => match suite.endpoints.iter().find(|t| t.label == *s) {
+                Some(t) => Ok((ServerSpec::of_endpoint(t), CellKind::Load, Some(t.clone()))),
+                None => ServerSpec::parse(s).map(|x| (x, CellKind::Load, None)),
+            },
         })
         .collect::<Result<Vec<_>, _>>()?;
     // Every client gets the same cells; none named: callbench's engine, unlabelled.
@@ -149,7 +170,7 @@ pub fn cells(suite: &Suite, e: &ExperimentSpec) -> Result<Vec<CellPlan>, String>
             x = value.as_integer().map(|v| v as f64).or(value.as_float()).or(millis);
         }
         for workload in &e.workloads {
-            for (server, kind) in &servers {
+            for (server, kind, endpoint) in &servers {
                 for client in &clients {
                     let kind = match client {
                         Some(c) if c.as_str() != "callbench" => CellKind::Peer(c.to_string()),
@@ -168,6 +189,7 @@ pub fn cells(suite: &Suite, e: &ExperimentSpec) -> Result<Vec<CellPlan>, String>
                         cluster: e.cluster.clone().filter(|_| kind == CellKind::Load),
                         client: client.cloned(),
                         kind,
+                        endpoint: endpoint.clone(),
                     };
                     plan.id = format!("{}/{}/{}{}", e.id, workload, plan.label(), suffix);
                     out.push(plan);
@@ -234,7 +256,6 @@ impl CellPlan {
         rate: Option<f64>,
     ) -> Result<LoadSpec, String> {
         let f = &self.fields;
-        let dur = |t: &Option<String>| t.as_deref().map(parse::duration).transpose();
         let raw = addr.is_some() && protocol == Protocol::Raw;
         let mut spec = LoadSpec {
             target: match (addr, protocol) {
@@ -251,26 +272,10 @@ impl CellPlan {
             workload: addr.filter(|_| !raw).map(|_| self.workload.clone()),
             http2: self.server.http2,
             http3: self.server.http3,
-            // Unset with --connections/--streams: the engine derives it (HTTP/2: connections × streams).
-            concurrency: f.concurrency.or((f.connections.is_none() && f.streams.is_none()).then_some(1)),
-            calls: f.calls,
-            duration: dur(&f.duration)?,
-            warmup: dur(&f.warmup)?.unwrap_or(Duration::ZERO),
-            rate,
-            poisson: f.poisson.unwrap_or(false),
-            connections: f.connections,
-            streams: f.streams,
-            new_connection_per_call: f.new_connection_per_call.unwrap_or(false),
-            tls_version: f.tls_version.as_deref().map(str::parse).transpose()?,
             gzip: f.gzip.unwrap_or(false) && !raw,
             ..LoadSpec::default()
         };
-        if let Some(t) = dur(&f.timeout)? {
-            spec.timeout = t;
-        }
-        if let Some(io) = &f.io {
-            spec.io = io.parse()?;
-        }
+        self.apply_load(&mut spec, rate)?;
         let defaults = PresetOptions::default();
         spec.preset = PresetOptions {
             payload_size: f.payload_size.unwrap_or(defaults.payload_size),
@@ -278,10 +283,44 @@ impl CellPlan {
             user_id: f.user_id.unwrap_or(defaults.user_id),
             records: f.records.unwrap_or(defaults.records),
         };
+        Ok(spec)
+    }
+
+    /// The spec of one repetition of an endpoint's cell: the endpoint's call as the user gave it
+    /// (a success is its status: no preset, no contract check), under this cell's load.
+    pub fn endpoint_spec(&self, rate: Option<f64>) -> Result<LoadSpec, String> {
+        let endpoint = self.endpoint.as_ref().ok_or_else(|| format!("cell {}: not an endpoint", self.id))?;
+        let mut spec = endpoint.spec.clone();
+        spec.gzip = self.fields.gzip.unwrap_or(false);
+        self.apply_load(&mut spec, rate)?;
+        Ok(spec)
+    }
+
+    /// The cell's load on `spec`: calls in flight, connections, how long, at what rate.
+    fn apply_load(&self, spec: &mut LoadSpec, rate: Option<f64>) -> Result<(), String> {
+        let f = &self.fields;
+        let dur = |t: &Option<String>| t.as_deref().map(parse::duration).transpose();
+        // Unset with --connections/--streams: the engine derives it (HTTP/2: connections × streams).
+        spec.concurrency = f.concurrency.or((f.connections.is_none() && f.streams.is_none()).then_some(1));
+        spec.calls = f.calls;
+        spec.duration = dur(&f.duration)?;
+        spec.warmup = dur(&f.warmup)?.unwrap_or(Duration::ZERO);
+        spec.rate = rate;
+        spec.poisson = f.poisson.unwrap_or(false);
+        spec.connections = f.connections;
+        spec.streams = f.streams;
+        spec.new_connection_per_call = f.new_connection_per_call.unwrap_or(false);
+        spec.tls_version = f.tls_version.as_deref().map(str::parse).transpose()?;
+        if let Some(t) = dur(&f.timeout)? {
+            spec.timeout = t;
+        }
+        if let Some(io) = &f.io {
+            spec.io = io.parse()?;
+        }
         if spec.calls.is_none() && spec.duration.is_none() {
             spec.duration = Some(Duration::from_secs(1));
         }
-        Ok(spec)
+        Ok(())
     }
 
     /// The cell's settings as results.json records them.
@@ -324,6 +363,7 @@ impl CellPlan {
             }
         };
         put("server", Some(json!(self.server.name)));
+        put("target", self.endpoint.as_ref().map(|e| json!(e.spec.target)));
         put("client", self.client.as_ref().map(|c| json!(c)));
         put("http2", Some(json!(self.server.http2)));
         put("tls", self.server.tls.then_some(json!(true)));
@@ -348,7 +388,8 @@ impl CellPlan {
         put("ntimes", f.ntimes.map(|v| json!(v)));
         put("user_id", f.user_id.map(|v| json!(v)));
         put("records", f.records.map(|v| json!(v)));
-        put("mode", Some(json!(self.mode())));
+        // A user's endpoint runs as it runs: callbench sets no mode on it.
+        put("mode", self.endpoint.is_none().then(|| json!(self.mode())));
         put("network", f.network.as_ref().map(|n| json!(n.to_string())));
         put("cluster", self.cluster.as_ref().map(|c| json!(c.to_string())));
         // A swept key of the network (rtt, bandwidth, ...) as written, with its unit: the report shows it.

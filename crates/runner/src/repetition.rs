@@ -15,6 +15,7 @@ mod python;
 pub use outcome::{CellError, Measured};
 
 use crate::cell::PlannedCell;
+use crate::endpoint::Endpoint;
 use crate::fleet::Fleet;
 use crate::mechanism::Mechanism;
 use crate::options::Options;
@@ -68,6 +69,9 @@ async fn by_engine(
     results: &mut Results,
     o: &Options,
 ) -> Result<Measured, CellError> {
+    if let Some(endpoint) = &p.endpoint {
+        return by_endpoint(p, endpoint, rate, o).await;
+    }
     let (addr, group, protocol) = if p.server.is_inproc() {
         (None, None, Protocol::Rest)
     } else {
@@ -106,6 +110,23 @@ async fn by_engine(
         if let Some(crash) = fleet.check_alive(&p.server.name, &p.mode(), p.server.tls, &mut results.servers) {
             return Err(CellError::ServerDied(crash));
         }
+    }
+    Ok(outcome?)
+}
+
+/// One repetition of a user's endpoint's cell: its CPU read from the pids the user gave (with their
+/// process groups), which must still run before and after.
+async fn by_endpoint(p: &CellPlan, endpoint: &Endpoint, rate: Option<f64>, o: &Options) -> Result<Measured, CellError> {
+    let gone =
+        |pid: i32| CellError::ServerDied(format!("process {pid} (--server-pid of {}) has exited", endpoint.label));
+    if let Some(pid) = endpoint.gone() {
+        return Err(gone(pid));
+    }
+    let spec = p.endpoint_spec(rate)?;
+    let sides = Sides { client: &o.client_cpus, server: &o.server_cpus };
+    let outcome = engine::run_with_pids(&spec, endpoint.pids(), Some(&sides), None, o.cancel.clone()).await;
+    if let Some(pid) = endpoint.gone() {
+        return Err(gone(pid));
     }
     Ok(outcome?)
 }

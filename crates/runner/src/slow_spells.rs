@@ -35,6 +35,13 @@ fn fixed_work_sides(p: &CellPlan) -> (bool, bool) {
     if p.kind != CellKind::Load || p.cluster.is_some() || p.fields.rate.is_some() || p.fields.network.is_some() {
         return (false, false);
     }
+    // A user's endpoint may be across a real network (its round trips are not fixed work), and its
+    // server's CPU is known only when its pids were given.
+    if let Some(endpoint) = &p.endpoint {
+        let server = !endpoint.server_pids.is_empty();
+        let one_at_a_time = p.fields.concurrency.unwrap_or(1) == 1 && p.fields.rate.is_none();
+        return (endpoint.on_loopback() && one_at_a_time, server);
+    }
     let inproc = p.server.is_inproc();
     let default = if inproc { 1 } else { callbench_load::spec::DEFAULT_CONCURRENCY };
     match (p.fields.concurrency.unwrap_or(default), inproc) {

@@ -34,6 +34,9 @@ pub struct Suite {
     /// The experiments, in the order they run (`[[experiment]]` tables).
     #[serde(rename = "experiment")]
     pub experiments: Vec<ExperimentSpec>,
+    /// A user's endpoints, named as servers by their labels (`callbench run URL…`: never in a file).
+    #[serde(skip)]
+    pub endpoints: Vec<std::sync::Arc<crate::endpoint::Endpoint>>,
 }
 
 fn default_repetitions() -> usize {
@@ -519,6 +522,7 @@ fn one_line(message: &str) -> String {
 }
 
 pub mod catalogue;
+mod endpoints;
 #[cfg(test)]
 mod tests;
 mod times;

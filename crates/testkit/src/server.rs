@@ -64,6 +64,16 @@ impl Server {
     }
 
     /// The port of `addr`.
+    /// True while the server runs.
+    pub fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// The server's process id (for `--server-pid`).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn port(&self) -> u16 {
         self.addr.rsplit(':').next().and_then(|p| p.parse().ok()).expect("HOST:PORT")
     }

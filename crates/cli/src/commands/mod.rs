@@ -7,6 +7,7 @@ pub mod load;
 pub mod phases;
 pub mod report;
 pub mod run;
+pub mod run_endpoints;
 pub mod serve;
 pub mod servers;
 pub mod verify;

@@ -1,3 +1,4 @@
+use super::run_endpoints::{self, CallFlags};
 use anyhow::{bail, Context, Result};
 use callbench_machine::pinning;
 use callbench_runner::execute::{self, Options};
@@ -9,8 +10,11 @@ use std::sync::Arc;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A suite file (suites/*.toml); without it, the default suite on the built-in Rust servers.
-    suite: Option<PathBuf>,
+    /// A suite file (suites/*.toml), or your endpoints: [NAME=]URL with http://, https://, grpc://, grpcs://
+    /// (the default suite's questions on them: see "Calls to your endpoints"); with neither, the default suite
+    /// on the built-in Rust servers.
+    #[arg(value_name = "SUITE | URL")]
+    inputs: Vec<String>,
     /// The results folder (default: results/<UTC timestamp>/ in the checkout).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -26,7 +30,8 @@ pub struct Args {
     /// CPUs of the client, e.g. 0 or 0-3 (default: the first half of the machine).
     #[arg(long)]
     client_cpus: Option<String>,
-    /// CPUs of every server, e.g. 1 or 4-7 (default: the other half).
+    /// CPUs of every server, e.g. 1 or 4-7 (default: the other half). With endpoints: the CPUs their
+    /// servers run on, if you pinned them (callbench does not pin a server it did not start).
     #[arg(long)]
     server_cpus: Option<String>,
     /// Do not run the servers' build commands first (they are built already).
@@ -36,37 +41,52 @@ pub struct Args {
     #[arg(short, long)]
     quiet: bool,
     /// Let the servers of an experiment with a cluster listen on an address other machines reach
-    /// (its `server_host`); without it, only loopback.
+    /// (its `server_host`), and endpoints be outside loopback; without it, only loopback.
     #[arg(long)]
     allow_remote: bool,
     /// Let idle CPUs sleep between calls; by default the run holds /dev/cpu_dma_latency at 0 so
     /// that one call at a time does not also time how fast the machine wakes a sleeping CPU.
     #[arg(long)]
     allow_cpu_idle: bool,
+    #[command(flatten, next_help_heading = "Calls to your endpoints (with URLs)")]
+    call: CallFlags,
 }
 
 /// Runs the suite; the exit code is the signal's when interrupted, 1 when some cell could not be
 /// measured (the results and reports are written either way).
 pub async fn run(args: Args) -> Result<i32> {
     let repo = super::repo()?;
-    let (text, file) = match &args.suite {
-        Some(path) => (
-            std::fs::read_to_string(path).with_context(|| format!("cannot read the suite {}", path.display()))?,
-            path.display().to_string(),
-        ),
-        None => (DEFAULT_SUITE.to_string(), "suites/default.toml (built in)".to_string()),
-    };
-    let mut suite = Suite::parse(&text).map_err(|e| anyhow::anyhow!("suite {file}: {e}"))?;
-    suite.override_times(args.duration.as_deref(), args.warmup.as_deref()).map_err(anyhow::Error::msg)?;
-    let suite_cpus = |v: &Option<Vec<usize>>| v.clone();
     let client = args.client_cpus.as_deref().map(pinning::parse_list).transpose().map_err(anyhow::Error::msg)?;
     let server = args.server_cpus.as_deref().map(pinning::parse_list).transpose().map_err(anyhow::Error::msg)?;
-    let (client_cpus, server_cpus) = pinning::choose(
-        client.or(suite_cpus(&suite.client_cpus)),
-        server.or(suite_cpus(&suite.server_cpus)),
-        environment::online_cpus(),
-    )
-    .map_err(anyhow::Error::msg)?;
+    let endpoints = run_endpoints::are_endpoints(&args.inputs);
+    if !endpoints && args.call.any() {
+        bail!("-X, -H, -d, --proto, --http2, -k, --cacert, --server-pid… are for endpoints: give their URLs");
+    }
+    if !endpoints && args.inputs.len() > 1 {
+        bail!("one suite file at a time (or endpoints' URLs), not {}", args.inputs.len());
+    }
+    let (suite, text, file, client_cpus, server_cpus) = if endpoints {
+        let (suite, client_cpus, server_cpus) = endpoints_suite(&args, client, server).await?;
+        let file = "suites/default.toml (built in), on the endpoints of the command line".to_string();
+        (suite, DEFAULT_SUITE.to_string(), file, client_cpus, server_cpus)
+    } else {
+        let (text, file) = match args.inputs.first() {
+            Some(path) => {
+                (std::fs::read_to_string(path).with_context(|| format!("cannot read the suite {path}"))?, path.clone())
+            }
+            None => (DEFAULT_SUITE.to_string(), "suites/default.toml (built in)".to_string()),
+        };
+        let suite = Suite::parse(&text).map_err(|e| anyhow::anyhow!("suite {file}: {e}"))?;
+        let (client_cpus, server_cpus) = pinning::choose(
+            client.or(suite.client_cpus.clone()),
+            server.or(suite.server_cpus.clone()),
+            environment::online_cpus(),
+        )
+        .map_err(anyhow::Error::msg)?;
+        (suite, text, file, client_cpus, server_cpus)
+    };
+    let mut suite = suite;
+    suite.override_times(args.duration.as_deref(), args.warmup.as_deref()).map_err(anyhow::Error::msg)?;
     let out = args.out.clone().unwrap_or_else(|| repo.root.join("results").join(environment::stamp_now()));
     if out.join("results.json").exists() {
         bail!("{} already holds results; give another --out", out.display());
@@ -148,6 +168,45 @@ pub async fn run(args: Args) -> Result<i32> {
         return Ok(1);
     }
     Ok(0)
+}
+
+/// The suite on the command line's endpoints, each probed with one call (a failure stops the run
+/// here, before any results folder is made), and the CPUs: the client's (pinned), and the ones
+/// the user says their servers run on (none by default: callbench does not pin what it did not start).
+async fn endpoints_suite(
+    args: &Args,
+    client: Option<Vec<usize>>,
+    server: Option<Vec<usize>>,
+) -> Result<(Suite, Vec<usize>, Vec<usize>)> {
+    let online = environment::online_cpus();
+    let server_cpus = server.clone().unwrap_or_default();
+    let (client_cpus, _) = match server {
+        // Checked as a run's two sides are: on this machine, and apart.
+        Some(server) => pinning::choose(client, Some(server), online),
+        None => match client {
+            Some(client) => match client.iter().find(|c| **c >= online) {
+                Some(bad) => Err(format!("client CPU {bad} does not exist (this machine has CPUs 0-{})", online - 1)),
+                None if client.is_empty() => Err("the client needs at least one CPU".to_string()),
+                None => Ok((client, vec![])),
+            },
+            None => pinning::choose(None, None, online),
+        },
+    }
+    .map_err(anyhow::Error::msg)?;
+    let mut endpoints =
+        run_endpoints::endpoints(&args.inputs, &args.call, args.allow_remote).map_err(anyhow::Error::msg)?;
+    let cancel = Arc::new(AtomicBool::new(false));
+    for endpoint in &mut endpoints {
+        endpoint.probe(cancel.clone()).await.map_err(anyhow::Error::msg)?;
+        if endpoint.server_pids.is_empty() && !args.quiet {
+            eprintln!(
+                "callbench: {} ({}): no --server-pid, so its server's CPU is not measured",
+                endpoint.label, endpoint.spec.target
+            );
+        }
+    }
+    let suite = Suite::for_endpoints(endpoints.into_iter().map(Arc::new).collect()).map_err(anyhow::Error::msg)?;
+    Ok((suite, client_cpus, server_cpus))
 }
 
 /// The first SIGINT/SIGTERM ends the repetition in flight and writes what was measured (servers

@@ -25,6 +25,7 @@ mod load_thresholds;
 mod load_tls;
 mod run_default;
 mod run_disturbed;
+mod run_endpoints;
 mod run_failures;
 mod run_network;
 mod run_peers;

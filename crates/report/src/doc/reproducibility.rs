@@ -35,11 +35,19 @@ pub fn servers(r: &Results) -> Vec<Block> {
         );
     }
     let mut blocks = vec![Block::Heading("Servers".into()), Block::Table(table)];
-    let notes: Vec<String> = r
-        .servers
-        .iter()
-        .filter(|s| !s.note.trim().is_empty())
-        .map(|s| format!("{}: {}", s.name, s.note.trim()))
+    let endpoints = r.servers.iter().filter_map(|s| {
+        let e = s.endpoint.as_ref()?;
+        let cpu = match e.server_pids.as_slice() {
+            [] => "its CPU not measured (no --server-pid)".to_string(),
+            pids => format!("its CPU read from process {pids:?} and their process groups"),
+        };
+        Some(format!(
+            "{}: your endpoint {}, a call is {}; not started, pinned or verified by callbench, {cpu}",
+            s.name, e.url, e.call
+        ))
+    });
+    let notes: Vec<String> = endpoints
+        .chain(r.servers.iter().filter(|s| !s.note.trim().is_empty()).map(|s| format!("{}: {}", s.name, s.note.trim())))
         .collect();
     if !notes.is_empty() {
         blocks.push(Block::Paragraph("What to know about these servers' figures:".into()));
@@ -54,6 +62,7 @@ fn verify(s: &ServerRecord) -> String {
             format!("{} passed, {} failed, {} declared deviation(s)", v.passed, v.failed, v.deviations.len())
         }
         Some(v) => format!("{} passed, {} failed", v.passed, v.failed),
+        None if s.endpoint.is_some() => "your endpoint: a call succeeds on its status (2xx, gRPC OK)".into(),
         None => "not verified".into(),
     }
 }

@@ -19,14 +19,37 @@ pub fn lines(r: &Results) -> Vec<String> {
     }
     out.truncate(9);
     let env = &r.environment;
-    out.insert(
-        0,
-        format!(
+    let first = match endpoints_said(r) {
+        Some(endpoints) => format!(
+            "On this machine ({} CPUs, {}; client on CPUs {:?}), calling {endpoints}, medians of the repetitions:",
+            env.cores, env.cpu_model, env.client_cpus
+        ),
+        None => format!(
             "On this machine ({} CPUs, {}; client on CPUs {:?}, servers on {:?}), medians of the repetitions:",
             env.cores, env.cpu_model, env.client_cpus, env.server_cpus
         ),
-    );
+    };
+    out.insert(0, first);
     out
+}
+
+/// `your endpoints (not started by callbench; server CPU measured for rest, not for grpc: give
+/// --server-pid)` when the run called a user's endpoints.
+fn endpoints_said(r: &Results) -> Option<String> {
+    let endpoints: Vec<_> = r.servers.iter().filter_map(|s| Some((s.name.as_str(), s.endpoint.as_ref()?))).collect();
+    if endpoints.is_empty() {
+        return None;
+    }
+    let (measured, not): (Vec<_>, Vec<_>) = endpoints.iter().partition(|(_, e)| !e.server_pids.is_empty());
+    let names = |list: &[&(&str, _)]| list.iter().map(|(name, _)| *name).collect::<Vec<_>>().join(", ");
+    let cpu = match (measured.is_empty(), not.is_empty()) {
+        (_, true) => "server CPU measured through the pids given".to_string(),
+        (true, false) => "server CPU not measured: give --server-pid".to_string(),
+        (false, false) => {
+            format!("server CPU measured for {}, not for {}: give --server-pid", names(&measured), names(&not))
+        }
+    };
+    Some(format!("your endpoints (not started by callbench; {cpu})"))
 }
 
 fn line(r: &Results, exp: &Experiment) -> Option<String> {
@@ -41,7 +64,8 @@ fn line(r: &Results, exp: &Experiment) -> Option<String> {
         .collect();
     let workload = cells.first()?.workload.clone();
     let cells: Vec<&Cell> = cells.into_iter().filter(|c| c.workload == workload).collect();
-    if cells.iter().any(|c| c.network.is_some()) {
+    // A kept connection against a new one per call: across an emulated link, or to a user's endpoint.
+    if cells.iter().any(|c| c.network.is_some() || round_trips::is_cold(c)) {
         return across_link(label, &workload, &cells);
     }
     let best = |family: &str| best(exp, &cells, family);

@@ -24,9 +24,20 @@ pub async fn run(
     counters: Option<Arc<NamespaceCounters>>,
     cancel: Arc<AtomicBool>,
 ) -> Result<Measured, String> {
+    let pids = server_group.map(process_group::group_pids).unwrap_or_default();
+    run_with_pids(spec, pids, sides, counters, cancel).await
+}
+
+/// [`run`], the server's CPU read from `pids` (none: not measured).
+pub async fn run_with_pids(
+    spec: &LoadSpec,
+    pids: Vec<i32>,
+    sides: Option<&Sides<'_>>,
+    counters: Option<Arc<NamespaceCounters>>,
+    cancel: Arc<AtomicBool>,
+) -> Result<Measured, String> {
     let built = build::build(spec).await?;
     let mut plan = spec.plan(built.concurrency, None, cancel)?;
-    let pids = server_group.map(process_group::group_pids).unwrap_or_default();
     let edges: SharedEdges = Arc::new(Mutex::new(EdgeReadings::default()));
     if !pids.is_empty() || sides.is_some() || counters.is_some() {
         let (edges, pids, machine) = (edges.clone(), pids.clone(), sides.is_some());

@@ -197,6 +197,7 @@ fn server(name: &str, language: &str, framework: &str, protocol: &str, verify: O
         verify,
         failures: vec![],
         note: String::new(),
+        endpoint: None,
     }
 }
 
