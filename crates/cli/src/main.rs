@@ -15,8 +15,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run a suite of experiments (default: REST vs gRPC vs in-process on the built-in Rust servers) and report.
-    Run(commands::run::Args),
+    /// Run a suite of experiments (default: REST vs gRPC vs in-process on the built-in Rust servers), or the
+    /// default suite's questions on your own endpoints, and report.
+    Run(Box<commands::run::Args>),
     /// Re-render report.md and report.html of a results folder.
     Report(commands::report::Args),
     /// Compare two results folders: what changed, and whether it is significant.
@@ -80,7 +81,7 @@ fn main() {
         }
         match cli.command {
             Command::Load(args) => commands::load::run(*args).await,
-            Command::Run(args) => commands::run::run(args).await,
+            Command::Run(args) => commands::run::run(*args).await,
             Command::Report(args) => commands::report::run(args),
             Command::Compare(args) => commands::compare::run(args),
             Command::Verify(args) => commands::verify::run(args).await,

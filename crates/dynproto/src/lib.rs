@@ -11,6 +11,7 @@ mod editions;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 mod h2c;
+mod http_rule;
 mod json;
 mod lookup;
 mod pool;
@@ -24,6 +25,7 @@ mod wire;
 use std::path::PathBuf;
 
 pub use h2c::connect_h2c;
+pub use http_rule::{rest_twin, RestCall};
 pub use json::{decode_response, encode_request, to_json};
 pub use lookup::{find_method, grpc_path, is_server_streaming, split_method_name};
 pub use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor, MethodDescriptor};

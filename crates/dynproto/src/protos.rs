@@ -97,6 +97,11 @@ impl FileResolver for Includes {
                 found => return found,
             }
         }
+        // The transcoding annotations (`google/api/annotations.proto`, `http.proto`) are known without
+        // -I, as the well-known types are, unless the user's import paths have their own.
+        if let Some(source) = crate::http_rule::embedded(name) {
+            return File::from_source(name, source);
+        }
         self.google.open_file(name)
     }
 }

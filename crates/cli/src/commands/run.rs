@@ -58,7 +58,7 @@ pub async fn run(args: Args) -> Result<i32> {
     let repo = super::repo()?;
     let client = args.client_cpus.as_deref().map(pinning::parse_list).transpose().map_err(anyhow::Error::msg)?;
     let server = args.server_cpus.as_deref().map(pinning::parse_list).transpose().map_err(anyhow::Error::msg)?;
-    let endpoints = run_endpoints::are_endpoints(&args.inputs);
+    let endpoints = run_endpoints::are_endpoints(&args.inputs) || args.call.twin();
     if !endpoints && args.call.any() {
         bail!("-X, -H, -d, --proto, --http2, -k, --cacert, --server-pid… are for endpoints: give their URLs");
     }

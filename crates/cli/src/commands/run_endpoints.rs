@@ -43,6 +43,16 @@ pub struct CallFlags {
     /// once per endpoint in order. Without it the server's CPU is not measured (the report says so)
     #[arg(long = "server-pid", value_name = "PID")]
     server_pids: Vec<i32>,
+    /// The REST twin of a gRPC method from its google.api.http rule (in --proto or --protoset): the method
+    /// (pkg.Service/Method), called over gRPC at --grpc and as its rule says over REST at --rest, with -d's message
+    #[arg(long = "call", value_name = "METHOD", requires_all = ["rest", "grpc"])]
+    twin: Option<String>,
+    /// With --call: the REST service, http(s)://HOST:PORT (a path prefix allowed)
+    #[arg(long = "rest", value_name = "URL", requires = "twin")]
+    rest: Option<String>,
+    /// With --call: the gRPC service, grpc(s)://HOST:PORT
+    #[arg(long = "grpc", value_name = "URL", requires = "twin")]
+    grpc: Option<String>,
 }
 
 impl CallFlags {
@@ -58,7 +68,13 @@ impl CallFlags {
             && !self.http3
             && !self.insecure
             && self.ca_file.is_none()
-            && self.server_pids.is_empty())
+            && self.server_pids.is_empty()
+            && self.twin.is_none())
+    }
+
+    /// Whether the endpoints are a method and its REST twin (`--call`).
+    pub fn twin(&self) -> bool {
+        self.twin.is_some()
     }
 }
 
@@ -67,8 +83,15 @@ pub fn are_endpoints(inputs: &[String]) -> bool {
     inputs.iter().any(|i| i.contains("://"))
 }
 
-/// The endpoints `inputs` name (`[NAME=]URL`), each with its call; the error is one line.
+/// The endpoints `inputs` name (`[NAME=]URL`), or `--call`'s method and its REST twin, each with
+/// its call; the error is one line.
 pub fn endpoints(inputs: &[String], flags: &CallFlags, allow_remote: bool) -> Result<Vec<Endpoint>, String> {
+    if flags.twin.is_some() {
+        if !inputs.is_empty() {
+            return Err("--call names the endpoints (--rest, --grpc): give no URL or suite besides".into());
+        }
+        return twin(flags, allow_remote);
+    }
     let mut named = Vec::new();
     for input in inputs {
         let (name, url) = match input.split_once('=').filter(|(name, _)| !name.contains("://")) {
@@ -122,6 +145,69 @@ pub fn endpoints(inputs: &[String], flags: &CallFlags, allow_remote: bool) -> Re
             ..LoadSpec::default()
         };
         out.push(Endpoint::new(label, spec, pid.into_iter().collect()));
+    }
+    Ok(out)
+}
+
+/// `--call`'s gRPC method at --grpc and, at --rest, the REST call its google.api.http rule maps the
+/// same message to.
+fn twin(flags: &CallFlags, allow_remote: bool) -> Result<Vec<Endpoint>, String> {
+    let (Some(method), Some(rest), Some(grpc)) = (&flags.twin, &flags.rest, &flags.grpc) else {
+        return Err("--call needs --rest URL and --grpc URL".into());
+    };
+    let pool = match (&flags.protoset, flags.protos.is_empty()) {
+        (Some(set), _) => callbench_dynproto::load_protoset(set)?,
+        (None, false) => callbench_dynproto::load_protos(&flags.protos, &flags.import_paths)?,
+        (None, true) => return Err("--call reads the method's google.api.http rule from --proto or --protoset".into()),
+    };
+    let descriptor = callbench_dynproto::find_method(&pool, method)?;
+    if !flags.methods.is_empty() {
+        return Err("-X: with --call the method's google.api.http rule says the HTTP method".into());
+    }
+    if flags.data.len() > 1 {
+        return Err("-d: with --call one message, sent to both".into());
+    }
+    let data = flags.data.first().map(|d| parse::bytes(d, "-d")).transpose()?;
+    let message = String::from_utf8(data.unwrap_or_default()).map_err(|_| "-d: the message is not UTF-8 JSON")?;
+    let call = callbench_dynproto::rest_twin(&descriptor, &message)?;
+    let grpc_base = grpc.trim_end_matches('/');
+    if !(grpc_base.starts_with("grpc://") || grpc_base.starts_with("grpcs://")) || grpc_base.matches('/').count() > 2 {
+        return Err(format!("--grpc {grpc}: give grpc://HOST:PORT (or grpcs://), the method comes from --call"));
+    }
+    if !(rest.starts_with("http://") || rest.starts_with("https://")) {
+        return Err(format!("--rest {rest}: give http://HOST:PORT (or https://)"));
+    }
+    let rest_url = format!("{}{}", rest.trim_end_matches('/'), call.path);
+    let grpc_url = format!("{grpc_base}/{}", callbench_dynproto::grpc_path(&descriptor).trim_start_matches('/'));
+    let pid = |i: usize| one_or_each(&flags.server_pids, i, 2, "--server-pid");
+    let mut out = Vec::new();
+    for (i, (url, grpc)) in [(rest_url, false), (grpc_url, true)].into_iter().enumerate() {
+        parse::target(&url)?;
+        let mut headers = flags.headers.clone();
+        let json = !grpc && call.body.is_some() && !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("content-type"));
+        if json {
+            headers.push(("Content-Type".into(), "application/json".into()));
+        }
+        let spec = LoadSpec {
+            target: url,
+            method: (!grpc).then(|| call.method.clone()),
+            headers,
+            data: if grpc { Some(message.clone()).filter(|m| !m.trim().is_empty()) } else { call.body.clone() },
+            protos: if grpc { flags.protos.clone() } else { Vec::new() },
+            import_paths: if grpc { flags.import_paths.clone() } else { Vec::new() },
+            protoset: flags.protoset.clone().filter(|_| grpc),
+            http2: flags.http2 && !grpc,
+            http3: flags.http3 && !grpc,
+            insecure: flags.insecure,
+            ca_file: flags.ca_file.clone(),
+            allow_remote,
+            ..LoadSpec::default()
+        };
+        let pid = pid(i)?;
+        if let Some(pid) = pid.filter(|pid| *pid <= 0 || !std::path::Path::new(&format!("/proc/{pid}")).exists()) {
+            return Err(format!("--server-pid {pid}: no such process"));
+        }
+        out.push(Endpoint::new(if grpc { "grpc" } else { "rest" }.into(), spec, pid.into_iter().collect()));
     }
     Ok(out)
 }

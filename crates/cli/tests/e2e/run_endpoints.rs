@@ -119,3 +119,63 @@ fn a_failing_first_call_stops_the_run_in_one_line() {
         assert!(!dir.path("out").join("results.json").exists(), "{target}: {}", run.all());
     }
 }
+
+#[test]
+fn the_rest_twin_comes_from_the_protos_google_api_http_rule() {
+    let actix = start("rust-actix", &[]);
+    let tonic = start("rust-tonic", &[]);
+    let dir = TempDir::new("endpoints-twin");
+    let (rest, grpc) = (format!("http://{}", actix.addr), format!("grpc://{}", tonic.addr));
+    let (rest_pid, grpc_pid) = (actix.pid().to_string(), tonic.pid().to_string());
+    let out = dir.str("out");
+    // As docs/src/your-api.md gives it: the rule says PUT /auth/{id} with the rest of the message as the body.
+    let run = run(&[
+        "--proto",
+        "docs/examples/twin/auth.proto",
+        "--call",
+        "callbench.v1.Auth/Test",
+        "--rest",
+        &rest,
+        "--grpc",
+        &grpc,
+        "-d",
+        r#"{"id": 7, "password": "secret"}"#,
+        "--server-pid",
+        &rest_pid,
+        "--server-pid",
+        &grpc_pid,
+        "--out",
+        &out,
+    ]);
+    assert_eq!(run.code, Some(0), "{}", run.all());
+    let results = results(&dir);
+    let servers = results["servers"].as_array().unwrap();
+    assert_eq!(servers[0]["endpoint"]["url"], format!("{rest}/auth/7"));
+    assert_eq!(servers[0]["endpoint"]["call"], "PUT /auth/7");
+    assert_eq!(servers[1]["endpoint"]["url"], format!("{grpc}/callbench.v1.Auth/Test"));
+    assert!(results["cells"].as_array().unwrap().iter().all(|c| c["status"] == "ok"), "{}", run.all());
+    assert!(
+        run.stdout.contains("- One call at a time (call, ") && run.stdout.contains("REST / gRPC"),
+        "{}",
+        run.stdout
+    );
+    // A method whose .proto has no rule has no twin: one line, nothing written.
+    let run = Running::command(
+        "run",
+        &[
+            "--proto",
+            "proto/callbench/v1/students.proto",
+            "--call",
+            "callbench.v1.Students/List",
+            "--rest",
+            &rest,
+            "--grpc",
+            &grpc,
+            "--out",
+            &dir.str("none"),
+        ],
+    )
+    .finish(Duration::from_secs(60));
+    common::assert_one_line(&run, "callbench.v1.Students.List has no google.api.http rule");
+    assert!(!dir.path("none").exists(), "{}", run.all());
+}
