@@ -188,14 +188,21 @@ async fn endpoint(
         let options = tls::TlsOptions {
             insecure: spec.insecure,
             ca_file: spec.ca_file.clone(),
+            client_cert: spec.client_cert()?,
             version: spec.tls_version,
             resume: spec.tls_resume,
         };
         Some(tls::client_config(&options, alpn)?)
     } else {
+        if spec.client_cert.is_some() || spec.tls_server_name.is_some() {
+            return Err("--cert, --key and --tls-server-name are TLS's: give an https:// or grpcs:// target".into());
+        }
         None
     };
-    let endpoint = Endpoint::new(host, port, addrs, config)?.with_connect_timeout(spec.connect_timeout());
+    let mut endpoint = Endpoint::new(host, port, addrs, config)?.with_connect_timeout(spec.connect_timeout());
+    if let Some(name) = &spec.tls_server_name {
+        endpoint = endpoint.with_server_name(name)?;
+    }
     Ok(endpoint.with_io_uring(spec.io.resolve()?))
 }
 
@@ -295,9 +302,13 @@ async fn build_http3(
     let (concurrency, connections) = multiplexed(spec)?;
     crate::open_files::ensure(1)?;
     let addrs = net::resolve(host, port, |ip| callbench_link::route::allowed(ip, spec.allow_remote)).await?;
+    if spec.tls_server_name.is_some() {
+        return Err("--tls-server-name is not there for HTTP/3 yet: QUIC names the URL's host".into());
+    }
     let options = tls::TlsOptions {
         insecure: spec.insecure,
         ca_file: spec.ca_file.clone(),
+        client_cert: spec.client_cert()?,
         version: Some(tls::TlsVersion::V1_3),
         resume: spec.tls_resume,
     };

@@ -110,6 +110,16 @@ pub struct LoadSpec {
     /// TLS: also trust this CA certificate (PEM)
     #[arg(long = "cacert")]
     pub ca_file: Option<PathBuf>,
+    /// TLS: the client's certificate (PEM, its chain after it), for a server that requires one (mutual TLS); with --key
+    #[arg(long = "cert", value_name = "FILE")]
+    pub client_cert: Option<PathBuf>,
+    /// TLS: the private key of --cert (PEM)
+    #[arg(long = "key", value_name = "FILE")]
+    pub client_key: Option<PathBuf>,
+    /// TLS: the server name sent (SNI) and checked in its certificate, instead of the URL's host (an address, or a
+    /// name that leads elsewhere)
+    #[arg(long, value_name = "NAME")]
+    pub tls_server_name: Option<String>,
     /// TLS: offer only this version, 1.2 (a two-round-trip handshake) or 1.3 [default: both]
     #[arg(long)]
     pub tls_version: Option<callbench_engine::net::tls::TlsVersion>,
@@ -220,6 +230,15 @@ impl PacerKind {
 }
 
 impl LoadSpec {
+    /// The client's certificate and key (`--cert`, `--key`), both or neither.
+    pub fn client_cert(&self) -> Result<Option<(PathBuf, PathBuf)>, String> {
+        match (&self.client_cert, &self.client_key) {
+            (Some(cert), Some(key)) => Ok(Some((cert.clone(), key.clone()))),
+            (None, None) => Ok(None),
+            _ => Err("--cert and --key go together: the certificate and its private key".into()),
+        }
+    }
+
     /// Checks of single flags that clap's types do not make.
     pub fn validate(&self) -> Result<(), String> {
         io_from_env().map_err(|e| format!("CALLBENCH_IO: {e}"))?;
@@ -346,6 +365,9 @@ impl LoadSpec {
         add("--user-id", Some(self.preset.user_id.to_string()));
         add("--records", Some(self.preset.records.to_string()));
         add("--cacert", self.ca_file.as_ref().map(|p| p.display().to_string()));
+        add("--cert", self.client_cert.as_ref().map(|p| p.display().to_string()));
+        add("--key", self.client_key.as_ref().map(|p| p.display().to_string()));
+        add("--tls-server-name", self.tls_server_name.clone());
         add("--tls-version", self.tls_version.map(|v| v.to_string()));
         add("--timeout", Some(time(self.timeout)));
         add("--connect-timeout", Some(time(self.connect_timeout)));

@@ -39,6 +39,15 @@ pub struct CallFlags {
     /// TLS: also trust this CA certificate (PEM)
     #[arg(long = "cacert")]
     ca_file: Option<PathBuf>,
+    /// TLS: the client's certificate (PEM), for servers that require one (mutual TLS); with --key
+    #[arg(long = "cert", value_name = "FILE")]
+    client_cert: Option<PathBuf>,
+    /// TLS: the private key of --cert (PEM)
+    #[arg(long = "key", value_name = "FILE")]
+    client_key: Option<PathBuf>,
+    /// TLS: the server name sent (SNI) and checked in the certificates, instead of the URLs' host
+    #[arg(long, value_name = "NAME")]
+    tls_server_name: Option<String>,
     /// The process id of an endpoint's server: its CPU (with its process group's) is measured; once for all, or
     /// once per endpoint in order. Without it the server's CPU is not measured (the report says so)
     #[arg(long = "server-pid", value_name = "PID")]
@@ -68,6 +77,8 @@ impl CallFlags {
             && !self.http3
             && !self.insecure
             && self.ca_file.is_none()
+            && self.client_cert.is_none()
+            && self.tls_server_name.is_none()
             && self.server_pids.is_empty()
             && self.twin.is_none())
     }
@@ -141,6 +152,9 @@ pub fn endpoints(inputs: &[String], flags: &CallFlags, allow_remote: bool) -> Re
             http3: flags.http3 && !grpc,
             insecure: flags.insecure,
             ca_file: flags.ca_file.clone(),
+            client_cert: flags.client_cert.clone(),
+            client_key: flags.client_key.clone(),
+            tls_server_name: flags.tls_server_name.clone(),
             allow_remote,
             ..LoadSpec::default()
         };
@@ -200,6 +214,9 @@ fn twin(flags: &CallFlags, allow_remote: bool) -> Result<Vec<Endpoint>, String> 
             http3: flags.http3 && !grpc,
             insecure: flags.insecure,
             ca_file: flags.ca_file.clone(),
+            client_cert: flags.client_cert.clone(),
+            client_key: flags.client_key.clone(),
+            tls_server_name: flags.tls_server_name.clone(),
             allow_remote,
             ..LoadSpec::default()
         };

@@ -15,6 +15,7 @@ mod load_http3;
 mod load_inproc;
 mod load_interrupt;
 mod load_io;
+mod load_mtls;
 mod load_open_loop;
 mod load_outputs;
 mod load_rate_not_kept;

@@ -106,6 +106,16 @@ impl Endpoint {
         self
     }
 
+    /// Names the server `name` in the TLS handshake (SNI) and checks its certificate against that
+    /// name instead of the target's host; no effect without TLS.
+    pub fn with_server_name(mut self, name: &str) -> Result<Self, String> {
+        if let Some((_, server)) = self.tls.as_mut() {
+            *server = ServerName::try_from(name.to_string())
+                .map_err(|e| format!("{name} is not a valid TLS server name: {e}"))?;
+        }
+        Ok(self)
+    }
+
     /// Gives up on a connection whose handshakes took longer than `limit` (None: never).
     pub fn with_connect_timeout(mut self, limit: Option<Duration>) -> Self {
         self.connect_timeout = limit;

@@ -14,6 +14,9 @@ pub struct TlsOptions {
     pub insecure: bool,
     /// Extra trusted CA certificates (PEM).
     pub ca_file: Option<std::path::PathBuf>,
+    /// The client's certificate chain and its private key (PEM), for a server that asks for one
+    /// (mutual TLS).
+    pub client_cert: Option<(std::path::PathBuf, std::path::PathBuf)>,
     /// Offer only this TLS version; None: 1.3 and 1.2, as browsers do (the server picks, 1.3 when
     /// it can).
     pub version: Option<TlsVersion>,
@@ -60,11 +63,8 @@ pub fn client_config(options: &TlsOptions, alpn: &[&[u8]]) -> Result<Arc<ClientC
     let builder = ClientConfig::builder_with_provider(provider.clone())
         .with_protocol_versions(versions)
         .map_err(|e| format!("TLS set-up failed: {e}"))?;
-    let mut config = if options.insecure {
-        builder
-            .dangerous()
-            .with_custom_certificate_verifier(Arc::new(AnyCertificate::new(provider)))
-            .with_no_client_auth()
+    let verified = if options.insecure {
+        builder.dangerous().with_custom_certificate_verifier(Arc::new(AnyCertificate::new(provider)))
     } else {
         let mut roots = RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
         if let Some(file) = &options.ca_file {
@@ -72,7 +72,19 @@ pub fn client_config(options: &TlsOptions, alpn: &[&[u8]]) -> Result<Arc<ClientC
                 roots.add(cert).map_err(|e| format!("{}: not a usable CA certificate: {e}", file.display()))?;
             }
         }
-        builder.with_root_certificates(roots).with_no_client_auth()
+        builder.with_root_certificates(roots)
+    };
+    let mut config = match &options.client_cert {
+        None => verified.with_no_client_auth(),
+        Some((cert, key)) => {
+            use rustls::pki_types::{pem::PemObject, PrivateKeyDer};
+            let chain = read_pem_certs(cert)?;
+            let key = PrivateKeyDer::from_pem_file(key)
+                .map_err(|e| format!("{}: no usable private key (PEM): {e}", key.display()))?;
+            verified
+                .with_client_auth_cert(chain, key)
+                .map_err(|e| format!("{}: the client certificate and key do not go together: {e}", cert.display()))?
+        }
     };
     config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
     if !options.resume {

@@ -25,6 +25,70 @@ pub struct Options {
     pub tls: bool,
     /// A static file `file.txt` of this text.
     pub file: String,
+    /// With `tls`: certificates from a CA of the test's own (`ca.pem`; the server's names only
+    /// `localhost`), and the TLS port requires a client certificate that CA signed (`client.pem`,
+    /// `client.key`, made beside it).
+    pub mtls: bool,
+}
+
+/// Runs openssl with `args` in `dir`; panics with its output if it fails.
+fn openssl(dir: &TempDir, args: &[&str]) {
+    let made = Command::new("openssl").args(args).current_dir(&dir.0).output().expect("run openssl");
+    assert!(made.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&made.stderr));
+}
+
+/// A CA (`ca.pem`), a server certificate for `localhost` (`cert.pem`, `key.pem`) and a client
+/// certificate (`client.pem`, `client.key`), both signed by the CA.
+fn make_ca_and_certificates(dir: &TempDir) {
+    let key = ["-newkey", "rsa:2048", "-nodes", "-days", "1"];
+    openssl(
+        dir,
+        &[&["req", "-x509"], &key[..], &["-subj", "/CN=callbench test CA", "-keyout", "ca.key", "-out", "ca.pem"]]
+            .concat(),
+    );
+    for (name, subject, extensions) in [
+        ("cert", "/CN=localhost", "subjectAltName=DNS:localhost\nextendedKeyUsage=serverAuth\n"),
+        ("client", "/CN=callbench test client", "extendedKeyUsage=clientAuth\n"),
+    ] {
+        let key_file = if name == "cert" { "key.pem".to_string() } else { format!("{name}.key") };
+        std::fs::write(dir.path(&format!("{name}.ext")), extensions).unwrap();
+        openssl(
+            dir,
+            &[
+                "req",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-subj",
+                subject,
+                "-keyout",
+                &key_file,
+                "-out",
+                &format!("{name}.csr"),
+            ],
+        );
+        let (csr, out, ext) = (format!("{name}.csr"), format!("{name}.pem"), format!("{name}.ext"));
+        openssl(
+            dir,
+            &[
+                "x509",
+                "-req",
+                "-in",
+                &csr,
+                "-CA",
+                "ca.pem",
+                "-CAkey",
+                "ca.key",
+                "-CAcreateserial",
+                "-days",
+                "1",
+                "-out",
+                &out,
+                "-extfile",
+                &ext,
+            ],
+        );
+    }
 }
 
 impl Nginx {
@@ -33,7 +97,9 @@ impl Nginx {
         let dir = TempDir::new("nginx");
         std::fs::write(dir.path("file.txt"), &options.file).unwrap();
         let root = dir.0.display().to_string();
-        if options.tls {
+        if options.mtls {
+            make_ca_and_certificates(&dir);
+        } else if options.tls {
             let made = Command::new("openssl")
                 .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost"])
                 .args(["-keyout", &dir.str("key.pem"), "-out", &dir.str("cert.pem")])
@@ -50,10 +116,15 @@ impl Nginx {
                 continue;
             }
             let user = if unsafe { libc::geteuid() } == 0 { "user root;" } else { "" };
-            let tls = if options.tls {
+            let clients = if options.mtls {
+                format!("ssl_client_certificate {root}/ca.pem;\n    ssl_verify_client on;\n    ")
+            } else {
+                String::new()
+            };
+            let tls = if options.tls || options.mtls {
                 format!(
                     "server {{\n    listen 127.0.0.1:{h2s} ssl http2;\n    ssl_certificate {root}/cert.pem;\n    \
-                     ssl_certificate_key {root}/key.pem;\n    root {root};\n    location = /ok {{ return 200 \"ok\\n\"; }}\n  }}\n"
+                     ssl_certificate_key {root}/key.pem;\n    {clients}root {root};\n    location = /ok {{ return 200 \"ok\\n\"; }}\n  }}\n"
                 )
             } else {
                 String::new()
@@ -78,9 +149,10 @@ impl Nginx {
             );
             let up = super::wait_listening(&format!("127.0.0.1:{h1}"), Duration::from_secs(5))
                 && super::wait_listening(&format!("127.0.0.1:{h2}"), Duration::from_secs(1))
-                && (!options.tls || super::wait_listening(&format!("127.0.0.1:{h2s}"), Duration::from_secs(1)));
+                && (!(options.tls || options.mtls)
+                    || super::wait_listening(&format!("127.0.0.1:{h2s}"), Duration::from_secs(1)));
             if up && master.wait_for(Duration::ZERO).is_none() {
-                return Nginx { master: Some(master), h1, h2, h2s: options.tls.then_some(h2s), dir };
+                return Nginx { master: Some(master), h1, h2, h2s: (options.tls || options.mtls).then_some(h2s), dir };
             }
             drop(master);
             eprintln!("nginx did not start: {}", std::fs::read_to_string(dir.path("error.log")).unwrap_or_default());
