@@ -173,9 +173,19 @@ impl Threshold {
             Metric::ErrorCount => (all > 0).then_some(m.errors as f64),
             Metric::CallsPerS => (all > 0).then_some(m.calls_per_s),
         };
+        let latency = matches!(self.metric, Metric::Quantile(_) | Metric::Mean | Metric::Max);
+        self.judge_value(measured.ok_or(if latency { "no successful call" } else { "no call" }.to_string()))
+    }
+
+    /// Judges this condition on a value measured elsewhere (a run's cell: its medians), in the
+    /// metric's unit (µs, a share as a fraction, a count, calls/s), or why there is none (crossed).
+    pub fn judge_value(&self, measured: Result<f64, String>) -> Judged {
+        let (measured, why) = match measured {
+            Ok(v) => (Some(v), String::new()),
+            Err(why) => (None, why),
+        };
         let measured_text = match (measured, self.metric) {
-            (None, Metric::Quantile(_) | Metric::Mean | Metric::Max) => "no successful call".to_string(),
-            (None, _) => "no call".to_string(),
+            (None, _) => why,
             (Some(v), Metric::Quantile(_) | Metric::Mean | Metric::Max) => latency_text(v),
             (Some(v), Metric::ErrorShare) => format!("{}%", round(v * 100.0)),
             (Some(v), Metric::ErrorCount) => format!("{v:.0}"),

@@ -195,6 +195,22 @@ pub struct Cell {
     /// The emulated link between client and server, when there was one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network: Option<NetworkRecord>,
+    /// The `--threshold` conditions (and the experiment's `thresholds`) judged on the cell's medians.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thresholds: Vec<ThresholdRecord>,
+}
+
+/// A pass/fail condition judged on a cell (`p99<200ms`, `errors<0.1%`, `calls_per_s>5000`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThresholdRecord {
+    /// The condition as written.
+    pub threshold: String,
+    /// The measured value in the condition's unit (µs, percent, a count, calls/s): the median of
+    /// the repetitions (errors: over all of them); null when the cell did not measure it.
+    pub measured: Option<f64>,
+    /// The measured value as the condition writes it, or why there is none.
+    pub measured_text: String,
+    pub met: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -49,6 +49,7 @@ pub fn new_cell(p: &CellPlan, rate: Option<f64>) -> Cell {
         reruns: 0,
         hdr_file: None,
         network: None,
+        thresholds: Vec::new(),
     }
 }
 

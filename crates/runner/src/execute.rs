@@ -49,6 +49,8 @@ pub async fn run(repo: &Repo, suite: &Suite, store: &Store, o: &Options) -> Resu
         progress.end_line();
         print!("{}", crate::terminal::experiment_table(&results, &spec.id));
     }
+    let own = |id: &str| suite.experiments.iter().find(|e| e.id == id).map_or(&[][..], |e| &e.thresholds[..]);
+    crate::thresholds::judge(&mut results, own, &o.thresholds);
     results.interrupted = o.cancel.load(Ordering::Relaxed);
     results.complete = !results.interrupted;
     results.environment.finished_at = Some(crate::environment::utc_now());

@@ -29,3 +29,4 @@ pub mod slow_spells;
 pub mod store;
 pub mod suite;
 pub mod terminal;
+pub mod thresholds;

@@ -18,4 +18,6 @@ pub struct Options {
     pub allow_remote: bool,
     /// Let idle CPUs sleep between calls instead of holding `/dev/cpu_dma_latency` at 0.
     pub allow_cpu_idle: bool,
+    /// Conditions every cell must meet (`--threshold`), besides its experiment's.
+    pub thresholds: Vec<callbench_load::threshold::Threshold>,
 }

@@ -100,6 +100,10 @@ pub struct ExperimentSpec {
     /// run goes on without it and its report says why and how to include it.
     #[serde(default)]
     pub optional: bool,
+    /// Conditions every cell of the experiment must meet, for CI (`["p99<200ms", "errors<0.1%"]`):
+    /// judged on the cells' medians, a crossed one makes `callbench run` exit 99.
+    #[serde(default)]
+    pub thresholds: Vec<String>,
 }
 
 /// `cluster = { ray = "HOST:PORT", workers = N }`: where the Ray cluster's head is, and how many
@@ -370,6 +374,9 @@ impl Suite {
             }
             if seen.insert(e.id.clone(), i).is_some() {
                 return Err(format!("two experiments are called '{}'", e.id));
+            }
+            for text in &e.thresholds {
+                crate::thresholds::parse(text).map_err(|why| format!("experiment '{}': {why}", e.id))?;
             }
             if e.servers.is_empty() || e.workloads.is_empty() {
                 return Err(format!("experiment '{}' needs servers and workloads", e.id));

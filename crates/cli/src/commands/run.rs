@@ -48,6 +48,11 @@ pub struct Args {
     /// that one call at a time does not also time how fast the machine wakes a sleeping CPU.
     #[arg(long)]
     allow_cpu_idle: bool,
+    /// A condition every cell must meet, for CI (repeatable, beside an experiment's `thresholds`): p50, p90, p99,
+    /// p99.9, mean or max latency with a unit ('p99<200ms'), errors as a share or a count ('errors<0.1%'),
+    /// 'calls_per_s>5000'; judged on the cells' medians. A crossed one exits 99
+    #[arg(long = "threshold", value_name = "CONDITION", value_parser = callbench_runner::thresholds::parse)]
+    thresholds: Vec<callbench_load::threshold::Threshold>,
     #[command(flatten, next_help_heading = "Calls to your endpoints (with URLs)")]
     call: CallFlags,
 }
@@ -111,6 +116,7 @@ pub async fn run(args: Args) -> Result<i32> {
         quiet: args.quiet,
         allow_remote: args.allow_remote,
         allow_cpu_idle: args.allow_cpu_idle,
+        thresholds: args.thresholds.clone(),
     };
     if !args.quiet {
         eprintln!(
@@ -166,6 +172,18 @@ pub async fn run(args: Args) -> Result<i32> {
     if !failed.is_empty() {
         eprintln!("callbench: {} cell(s) not fully measured: {}", failed.len(), failed.join(", "));
         return Ok(1);
+    }
+    let judged: usize = results.cells.iter().map(|c| c.thresholds.len()).sum();
+    let crossed = callbench_runner::thresholds::crossed(&results);
+    if judged > 0 {
+        println!("\nThresholds: {} of {judged} met", judged - crossed.len());
+        for line in &crossed {
+            println!("- {line}");
+        }
+    }
+    if !crossed.is_empty() {
+        eprintln!("callbench: {} threshold(s) crossed: {}", crossed.len(), crossed.join("; "));
+        return Ok(callbench_load::threshold::CROSSED_EXIT);
     }
     Ok(0)
 }

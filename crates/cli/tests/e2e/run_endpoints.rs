@@ -179,3 +179,31 @@ fn the_rest_twin_comes_from_the_protos_google_api_http_rule() {
     common::assert_one_line(&run, "callbench.v1.Students.List has no google.api.http rule");
     assert!(!dir.path("none").exists(), "{}", run.all());
 }
+
+#[test]
+fn thresholds_on_the_cells_exit_99_when_one_is_crossed() {
+    let actix = start("rust-actix", &[]);
+    let rest = format!("http://{}/students", actix.addr);
+    let dir = TempDir::new("endpoints-thresholds");
+    let met = run(&[&rest, "--threshold", "errors<=0", "--threshold", "calls_per_s>0", "--out", &dir.str("met")]);
+    assert_eq!(met.code, Some(0), "{}", met.all());
+    let cells = std::fs::read_to_string(dir.path("met").join("results.json")).unwrap();
+    let cells: Value = serde_json::from_str(&cells).unwrap();
+    let count = cells["cells"].as_array().unwrap().len();
+    assert!(met.stdout.contains(&format!("Thresholds: {0} of {0} met", 2 * count)), "{}", met.stdout);
+    // No answer over loopback HTTP comes back in a nanosecond: every cell crosses it.
+    let crossed = run(&[&rest, "--threshold", "p50<1ns", "--out", &dir.str("crossed")]);
+    assert_eq!(crossed.code, Some(99), "{}", crossed.all());
+    assert!(crossed.stdout.contains(&format!("Thresholds: 0 of {count} met")), "{}", crossed.stdout);
+    assert!(crossed.stdout.contains("- sequential/call/rest: p50<1ns crossed ("), "{}", crossed.stdout);
+    let line = crossed.stderr.lines().last().unwrap_or_default();
+    assert!(line.starts_with(&format!("callbench: {count} threshold(s) crossed: ")), "{}", crossed.all());
+    let results = std::fs::read_to_string(dir.path("crossed").join("results.json")).unwrap();
+    let results: Value = serde_json::from_str(&results).unwrap();
+    common::validate_results(&results);
+    assert_eq!(results["cells"][0]["thresholds"][0]["met"], false, "{results:#}");
+    // A quantile a run does not keep is refused before anything runs.
+    let refused = Running::command("run", &[&rest, "--threshold", "p75<1s"]).finish(Duration::from_secs(60));
+    assert_eq!(refused.code, Some(2), "{}", refused.all());
+    assert!(refused.stderr.contains("a run keeps p50, p90, p99 and p99.9"), "{}", refused.all());
+}

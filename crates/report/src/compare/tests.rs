@@ -97,6 +97,7 @@ fn results(p50s: &[(&str, &[f64])]) -> Results {
                 reruns: 0,
                 hdr_file: None,
                 network: None,
+                thresholds: Vec::new(),
             };
             callbench_results::analysis::summarise(&mut cell, "latency_p50_us", 0.0, 1, 1);
             cell

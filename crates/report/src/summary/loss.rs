@@ -241,6 +241,7 @@ mod tests {
                 measured_rtt_us: 40_000.0,
                 own_rtt_us: 50.0,
             }),
+            thresholds: Vec::new(),
         };
         callbench_results::analysis::summarise(&mut c, "latency_p99_us", 0.0, 1, 1);
         c

@@ -80,6 +80,7 @@ async fn an_in_process_experiment_runs_its_rounds_into_results() {
     let o = Options {
         allow_remote: false,
         allow_cpu_idle: true,
+        thresholds: Vec::new(),
         suite_text: SUITE.into(),
         suite_file: "t.toml".into(),
         command_line: vec![],

@@ -30,6 +30,7 @@ fn cell(experiment: &str, server: &str, transport: &str, p50s: &[f64]) -> Cell {
         reruns: 0,
         hdr_file: None,
         network: None,
+        thresholds: Vec::new(),
     };
     callbench_results::analysis::summarise(&mut c, "latency_p50_us", 0.0, 1, 1);
     c

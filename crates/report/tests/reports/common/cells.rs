@@ -136,6 +136,7 @@ pub fn cell(spec: CellSpec) -> Cell {
         reruns: 0,
         hdr_file: (median_p50.is_some()).then(|| format!("hdr/{}.hlog", id.replace('/', "_"))),
         network: None,
+        thresholds: Vec::new(),
     };
     let headline = headline(&cell.experiment);
     analysis::summarise(&mut cell, headline, 0.0, 1, 1);
