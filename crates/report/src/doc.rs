@@ -27,6 +27,7 @@ pub fn report(r: &Results) -> Vec<Block> {
         blocks.push(Block::Heading("The answer".into()));
         blocks.push(Block::Paragraph(answer[0].clone()));
         blocks.push(Block::List(answer[1..].to_vec()));
+        blocks.push(Block::AnswerCharts);
     }
     if !r.seeds.is_empty() {
         blocks.push(Block::Heading("The seed articles, reproduced under their conditions".into()));

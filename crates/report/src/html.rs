@@ -92,6 +92,16 @@ fn block(out: &mut String, r: &Results, palette: &Palette, b: &Block) {
             }
             out.push_str("</div>");
         }
+        Block::AnswerCharts => {
+            let charts = svg::answer_charts(r);
+            if !charts.is_empty() {
+                out.push_str("<div class=\"charts answer\">");
+                for chart in charts {
+                    let _ = write!(out, "<figure>{chart}</figure>");
+                }
+                out.push_str("</div>");
+            }
+        }
         Block::FoldedList { summary, items } => {
             let _ = write!(out, "<details><summary>{}</summary><ul>", esc(summary));
             for item in items {

@@ -28,7 +28,7 @@ fn block(b: &Block) -> Option<String> {
             items.iter().map(|i| format!("- {}", escape::markdown(&one_paragraph(i)))).collect::<Vec<_>>().join("\n")
         }
         Block::Table(t) => table(t),
-        Block::Charts(_) => return None,
+        Block::Charts(_) | Block::AnswerCharts => return None,
         Block::FoldedList { summary, items } => format!(
             "### {}\n\n{}",
             escape::markdown(summary),

@@ -4,10 +4,11 @@
 //! scale, the CPU per call of both sides, and, where several load tools made the calls, which side
 //! was busy tool by tool.
 //!
-//! Stable class names for tests and styles: `chart` on every `<svg>` (with `data-kind`: `headline`,
+//! Stable class names for tests and styles: `chart` on every `<svg>` (with `data-kind`: `answer`, `headline`,
 //! `throughput`, `rate`, `sweep`, `setup`, `spectrum`, `cpu`, `tool-claims`, `tools`), `bar`, `whisker`, `series` (lines),
 //! `point`, `missing` (a cell without a figure), `legend`, `axis`.
 
+mod answer;
 mod bars;
 mod canvas;
 mod cpu;
@@ -21,6 +22,7 @@ mod spectrum;
 mod sweep;
 mod tools;
 
+pub use answer::charts as answer_charts;
 pub use palette::{Palette, COLOURS};
 
 use callbench_results::model::{Experiment, Results};

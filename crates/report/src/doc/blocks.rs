@@ -14,6 +14,8 @@ pub enum Block {
     Table(Table),
     /// The charts of one experiment (by id): HTML draws them, Markdown has none.
     Charts(String),
+    /// The answer's charts (HTML only): each answered question's cells side by side.
+    AnswerCharts,
     /// A list folded away (HTML `<details>`; Markdown: a section of its own, late in the report).
     FoldedList {
         summary: String,

@@ -93,6 +93,40 @@ fn line(r: &Results, exp: &Experiment) -> Option<String> {
     Some(text)
 }
 
+/// What an answered experiment's line rests on, for the answer's chart: its headline and the cells
+/// named, each with its label (`REST`, `gRPC`, `in-process`; across a link or with new connections,
+/// `REST, kept` and `REST, new connection`). None when the line has no cell.
+pub fn cells<'a>(r: &'a Results, exp: &'a Experiment) -> Option<(&'a str, Vec<(String, &'a Cell)>)> {
+    exp.answer.as_ref()?;
+    if exp.skipped.is_some() {
+        return None;
+    }
+    let cells: Vec<&Cell> = r
+        .cells
+        .iter()
+        .filter(|c| c.experiment == exp.id && analysis::measured_fully(c) && c.summary.contains_key(&exp.headline))
+        .collect();
+    let workload = cells.first()?.workload.clone();
+    let cells: Vec<&Cell> = cells.into_iter().filter(|c| c.workload == workload).collect();
+    let mut out = Vec::new();
+    let cold_sweep = cells.iter().any(|c| c.network.is_some() || round_trips::is_cold(c));
+    for (name, family) in [("REST", "rest"), ("gRPC", "grpc"), ("in-process", "inproc")] {
+        if cold_sweep {
+            let of = cells.iter().copied().filter(|c| c.transport.starts_with(family));
+            let of: Vec<&Cell> = of.collect();
+            if let Some(kept) = of.iter().find(|c| !round_trips::is_cold(c)) {
+                out.push((format!("{name}, kept"), *kept));
+            }
+            if let Some(cold) = of.iter().find(|c| round_trips::is_cold(c)) {
+                out.push((format!("{name}, new connection"), *cold));
+            }
+        } else if let Some(c) = best(exp, &cells, family) {
+            out.push((name.to_string(), c));
+        }
+    }
+    (!out.is_empty()).then_some((exp.headline.as_str(), out))
+}
+
 /// The cell of a family of transports (`rest`, `grpc`, `inproc`) best on the headline.
 fn best<'a>(exp: &Experiment, cells: &[&'a Cell], family: &str) -> Option<&'a Cell> {
     let value = |c: &&Cell| c.summary[&exp.headline].median;

@@ -163,3 +163,21 @@ fn bars_whiskers_and_lines_match_the_cells() {
     // The cell without figures is marked in the bar charts instead of being left out.
     assert!(count(&page, "class=\"missing\"") >= 1);
 }
+
+#[test]
+fn the_answer_opens_with_a_chart_per_question() {
+    let mut r = common::fixture();
+    assert!(svg::answer_charts(&r).is_empty(), "no question answered, no answer chart");
+    r.experiments[0].answer = Some("The first question".into());
+    let charts = svg::answer_charts(&r);
+    assert_eq!(charts.len(), 1);
+    let page = html(&r);
+    assert_eq!(count(&page, "data-kind=\"answer\""), 1);
+    // Right after the answer's lines, before any experiment's own charts.
+    let (answer, headline) = (page.find("data-kind=\"answer\"").unwrap(), page.find("data-kind=\"headline\"").unwrap());
+    assert!(page.find("The answer").unwrap() < answer && answer < headline);
+    // A bar and a whisker for each cell the answer's line names (REST, gRPC, in-process: at most 3).
+    let bars = count(&charts[0], "class=\"bar\"");
+    assert!((1..=3).contains(&bars) && count(&charts[0], "class=\"whisker\"") >= bars, "{}", charts[0]);
+    assert!(charts[0].contains("The first question"));
+}
