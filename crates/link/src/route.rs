@@ -24,7 +24,7 @@ pub fn allowed(ip: IpAddr, allow_remote: bool) -> Result<(), String> {
     if allow_remote || ip.to_canonical().is_loopback() {
         Ok(())
     } else if in_benchmark_range(ip) {
-        check_target(ip)
+        check_target(ip).map_err(|why| format!("{why}; or give --allow-remote if it is a server of your own there"))
     } else {
         Err("only loopback targets (127.0.0.0/8, ::1) and the far end of an emulated link (198.18.0.0/15, \
              from inside it) are allowed without --allow-remote"

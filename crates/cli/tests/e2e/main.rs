@@ -20,6 +20,7 @@ mod load_open_loop;
 mod load_outputs;
 mod load_rate_not_kept;
 mod load_raw;
+mod load_remote;
 mod load_safety;
 mod load_stock_servers;
 mod load_thresholds;

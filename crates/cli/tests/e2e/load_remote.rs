@@ -1,0 +1,99 @@
+//! End-to-end: a target outside loopback, as every real user's is. The test makes a network
+//! namespace of its own joined to this one by a veth pair (198.19.X.0/30, a benchmarking range) and
+//! starts a stock server there (Python's http.server at 198.19.X.2). `load` and `run` refuse that
+//! address without `--allow-remote`, and measure it with it, over the test's own interfaces (root
+//! needed, as for every namespace; the namespace and its veth go when the test ends).
+
+use crate::common;
+
+use common::{run_cmd, Guard, Running, TempDir};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A namespace and the veth pair that joins it to this one; removed on drop.
+struct Namespace {
+    name: String,
+    /// This namespace's address and the other side's.
+    ours: String,
+    theirs: String,
+}
+
+impl Namespace {
+    fn create() -> Namespace {
+        let pid = std::process::id();
+        let (name, host_if, ns_if) = (format!("cbremote{pid}"), format!("cbr{pid}a"), format!("cbr{pid}b"));
+        let subnet = 20 + pid % 200;
+        let ours = format!("198.19.{subnet}.1");
+        let theirs = format!("198.19.{subnet}.2");
+        let ns = Namespace { name: name.clone(), ours: ours.clone(), theirs: theirs.clone() };
+        let ip = |args: &[&str]| {
+            let run = run_cmd(Command::new("ip").args(args));
+            assert_eq!(run.code, Some(0), "ip {args:?}: {}", run.all());
+        };
+        ip(&["netns", "add", &name]);
+        ip(&["link", "add", &host_if, "type", "veth", "peer", "name", &ns_if]);
+        ip(&["link", "set", &ns_if, "netns", &name]);
+        ip(&["addr", "add", &format!("{ours}/30"), "dev", &host_if]);
+        ip(&["link", "set", &host_if, "up"]);
+        ip(&["-n", &name, "addr", "add", &format!("{theirs}/30"), "dev", &ns_if]);
+        ip(&["-n", &name, "link", "set", &ns_if, "up"]);
+        ip(&["-n", &name, "link", "set", "lo", "up"]);
+        ns
+    }
+
+    fn exec(&self, argv: &[&str]) -> Command {
+        let mut cmd = Command::new("ip");
+        cmd.args(["netns", "exec", &self.name]).args(argv);
+        cmd
+    }
+}
+
+impl Drop for Namespace {
+    fn drop(&mut self) {
+        // The veth pair goes with its end inside the namespace.
+        let _ = Command::new("ip").args(["netns", "del", &self.name]).status();
+    }
+}
+
+#[test]
+fn load_and_run_measure_a_remote_address_with_allow_remote_only() {
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: a network namespace needs root");
+        return;
+    }
+    let ns = Namespace::create();
+    let port = common::free_port().to_string();
+    let _server = Guard::spawn(
+        ns.exec(&["python3", "-m", "http.server", "--bind", &ns.theirs, &port])
+            .current_dir(common::repo())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null()),
+    );
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !run_cmd(&mut ns.exec(&["ss", "-Hltn", &format!("sport = :{port}")])).stdout.contains(&port) {
+        assert!(Instant::now() < deadline, "http.server did not listen within 60 s");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // The route to it leads over the test's own veth, from this namespace's address.
+    let route = run_cmd(Command::new("ip").args(["route", "get", &ns.theirs]));
+    assert!(route.stdout.contains(&format!("src {}", ns.ours)), "{}", route.all());
+    let url = format!("http://{}:{port}/README.md", ns.theirs);
+
+    common::load_fails(&["-n", "1", &url], "--allow-remote");
+    let report = common::load_json(&["--allow-remote", "-n", "20", "-c", "2", &url]);
+    common::assert_all_ok(&report, 20);
+
+    let dir = TempDir::new("remote-run");
+    let quick = ["--repetitions", "2", "--duration", "50ms", "--warmup", "10ms", "-q"];
+    let refused = Running::command("run", &[&quick[..], &[&url, "--out", &dir.str("refused")]].concat())
+        .finish(Duration::from_secs(60));
+    common::assert_one_line(&refused, "--allow-remote");
+    let run = Running::command("run", &[&quick[..], &["--allow-remote", &url, "--out", &dir.str("out")]].concat())
+        .finish(Duration::from_secs(600));
+    assert_eq!(run.code, Some(0), "{}", run.all());
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path("out").join("results.json")).unwrap()).unwrap();
+    common::validate_results(&results);
+    assert_eq!(results["servers"][0]["endpoint"]["url"], url.as_str());
+    assert!(results["cells"].as_array().unwrap().iter().all(|c| c["status"] == "ok"), "{}", run.all());
+}
