@@ -83,6 +83,36 @@ impl CallFlags {
             && self.twin.is_none())
     }
 
+    /// The spec of a call to `url`: the protocol's own flags where they fit, the TLS flags everywhere.
+    fn spec(
+        &self,
+        url: String,
+        grpc: bool,
+        method: Option<String>,
+        headers: Vec<(String, String)>,
+        data: Option<String>,
+        allow_remote: bool,
+    ) -> LoadSpec {
+        LoadSpec {
+            target: url,
+            method,
+            headers,
+            data,
+            protos: if grpc { self.protos.clone() } else { Vec::new() },
+            import_paths: if grpc { self.import_paths.clone() } else { Vec::new() },
+            protoset: self.protoset.clone().filter(|_| grpc),
+            http2: self.http2 && !grpc,
+            http3: self.http3 && !grpc,
+            insecure: self.insecure,
+            ca_file: self.ca_file.clone(),
+            client_cert: self.client_cert.clone(),
+            client_key: self.client_key.clone(),
+            tls_server_name: self.tls_server_name.clone(),
+            allow_remote,
+            ..LoadSpec::default()
+        }
+    }
+
     /// Whether the endpoints are a method and its REST twin (`--call`).
     pub fn twin(&self) -> bool {
         self.twin.is_some()
@@ -137,28 +167,8 @@ pub fn endpoints(inputs: &[String], flags: &CallFlags, allow_remote: bool) -> Re
             one_or_each(&flags.methods, rest_index - 1, rest_count, "-X/--method (one per REST endpoint)")?
         };
         let pid = one_or_each(&flags.server_pids, i, named.len(), "--server-pid")?;
-        if let Some(pid) = pid.filter(|pid| *pid <= 0 || !std::path::Path::new(&format!("/proc/{pid}")).exists()) {
-            return Err(format!("--server-pid {pid}: no such process"));
-        }
-        let spec = LoadSpec {
-            target: url.clone(),
-            method,
-            headers: flags.headers.clone(),
-            data,
-            protos: if *grpc { flags.protos.clone() } else { Vec::new() },
-            import_paths: if *grpc { flags.import_paths.clone() } else { Vec::new() },
-            protoset: flags.protoset.clone().filter(|_| *grpc),
-            http2: flags.http2 && !grpc,
-            http3: flags.http3 && !grpc,
-            insecure: flags.insecure,
-            ca_file: flags.ca_file.clone(),
-            client_cert: flags.client_cert.clone(),
-            client_key: flags.client_key.clone(),
-            tls_server_name: flags.tls_server_name.clone(),
-            allow_remote,
-            ..LoadSpec::default()
-        };
-        out.push(Endpoint::new(label, spec, pid.into_iter().collect()));
+        let spec = flags.spec(url.clone(), *grpc, method, flags.headers.clone(), data, allow_remote);
+        out.push(Endpoint::new(label, spec, running(pid)?.into_iter().collect()));
     }
     Ok(out)
 }
@@ -202,29 +212,11 @@ fn twin(flags: &CallFlags, allow_remote: bool) -> Result<Vec<Endpoint>, String> 
         if json {
             headers.push(("Content-Type".into(), "application/json".into()));
         }
-        let spec = LoadSpec {
-            target: url,
-            method: (!grpc).then(|| call.method.clone()),
-            headers,
-            data: if grpc { Some(message.clone()).filter(|m| !m.trim().is_empty()) } else { call.body.clone() },
-            protos: if grpc { flags.protos.clone() } else { Vec::new() },
-            import_paths: if grpc { flags.import_paths.clone() } else { Vec::new() },
-            protoset: flags.protoset.clone().filter(|_| grpc),
-            http2: flags.http2 && !grpc,
-            http3: flags.http3 && !grpc,
-            insecure: flags.insecure,
-            ca_file: flags.ca_file.clone(),
-            client_cert: flags.client_cert.clone(),
-            client_key: flags.client_key.clone(),
-            tls_server_name: flags.tls_server_name.clone(),
-            allow_remote,
-            ..LoadSpec::default()
-        };
-        let pid = pid(i)?;
-        if let Some(pid) = pid.filter(|pid| *pid <= 0 || !std::path::Path::new(&format!("/proc/{pid}")).exists()) {
-            return Err(format!("--server-pid {pid}: no such process"));
-        }
-        out.push(Endpoint::new(if grpc { "grpc" } else { "rest" }.into(), spec, pid.into_iter().collect()));
+        let method = (!grpc).then(|| call.method.clone());
+        let data = if grpc { Some(message.clone()).filter(|m| !m.trim().is_empty()) } else { call.body.clone() };
+        let spec = flags.spec(url, grpc, method, headers, data, allow_remote);
+        let label = if grpc { "grpc" } else { "rest" };
+        out.push(Endpoint::new(label.into(), spec, running(pid(i)?)?.into_iter().collect()));
     }
     Ok(out)
 }
@@ -254,6 +246,16 @@ fn labels(named: &[(Option<String>, String, bool)]) -> Result<Vec<String>, Strin
         labels.push(label);
     }
     Ok(labels)
+}
+
+/// A `--server-pid` that names a running process.
+fn running(pid: Option<i32>) -> Result<Option<i32>, String> {
+    match pid {
+        Some(pid) if pid <= 0 || !std::path::Path::new(&format!("/proc/{pid}")).exists() => {
+            Err(format!("--server-pid {pid}: no such process"))
+        }
+        pid => Ok(pid),
+    }
 }
 
 /// The value for endpoint `i` of `n`: none given, one for all, or one each in order.
