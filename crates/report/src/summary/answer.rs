@@ -57,13 +57,7 @@ fn line(r: &Results, exp: &Experiment) -> Option<String> {
     if let Some(why) = &exp.skipped {
         return Some(format!("{label}: {why}."));
     }
-    let cells: Vec<&Cell> = r
-        .cells
-        .iter()
-        .filter(|c| c.experiment == exp.id && analysis::measured_fully(c) && c.summary.contains_key(&exp.headline))
-        .collect();
-    let workload = cells.first()?.workload.clone();
-    let cells: Vec<&Cell> = cells.into_iter().filter(|c| c.workload == workload).collect();
+    let (workload, cells) = answered(r, exp)?;
     // A kept connection against a new one per call: across an emulated link, or to a user's endpoint.
     if cells.iter().any(|c| c.network.is_some() || round_trips::is_cold(c)) {
         return across_link(label, &workload, &cells);
@@ -101,13 +95,7 @@ pub fn cells<'a>(r: &'a Results, exp: &'a Experiment) -> Option<(&'a str, Vec<(S
     if exp.skipped.is_some() {
         return None;
     }
-    let cells: Vec<&Cell> = r
-        .cells
-        .iter()
-        .filter(|c| c.experiment == exp.id && analysis::measured_fully(c) && c.summary.contains_key(&exp.headline))
-        .collect();
-    let workload = cells.first()?.workload.clone();
-    let cells: Vec<&Cell> = cells.into_iter().filter(|c| c.workload == workload).collect();
+    let (_, cells) = answered(r, exp)?;
     let mut out = Vec::new();
     let cold_sweep = cells.iter().any(|c| c.network.is_some() || round_trips::is_cold(c));
     for (name, family) in [("REST", "rest"), ("gRPC", "grpc"), ("in-process", "inproc")] {
@@ -125,6 +113,19 @@ pub fn cells<'a>(r: &'a Results, exp: &'a Experiment) -> Option<(&'a str, Vec<(S
         }
     }
     (!out.is_empty()).then_some((exp.headline.as_str(), out))
+}
+
+/// The cells an answer rests on: the experiment's fully measured cells with a headline figure, of
+/// its first workload (with that workload's name).
+fn answered<'a>(r: &'a Results, exp: &Experiment) -> Option<(String, Vec<&'a Cell>)> {
+    let cells: Vec<&Cell> = r
+        .cells
+        .iter()
+        .filter(|c| c.experiment == exp.id && analysis::measured_fully(c) && c.summary.contains_key(&exp.headline))
+        .collect();
+    let workload = cells.first()?.workload.clone();
+    let cells = cells.into_iter().filter(|c| c.workload == workload).collect();
+    Some((workload, cells))
 }
 
 /// The cell of a family of transports (`rest`, `grpc`, `inproc`) best on the headline.
