@@ -7,8 +7,10 @@ use std::collections::BTreeMap;
 
 mod environment;
 mod steadiness;
+mod user;
 pub use environment::Environment;
 pub use steadiness::{CpuSteadiness, IdleHold, Steadiness, Wakeup};
+pub use user::{EndpointRecord, ThresholdRecord};
 
 pub const SCHEMA: &str = "callbench-results/1";
 
@@ -90,18 +92,6 @@ pub struct ServerRecord {
     /// contract (a call succeeds on its status), its CPU measured only through the pids given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub endpoint: Option<EndpointRecord>,
-}
-
-/// A user's endpoint, as the command line named it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct EndpointRecord {
-    /// The target as given: `http://127.0.0.1:8080/students`, `grpc://host:50051/pkg.Svc/Method`.
-    pub url: String,
-    /// What a call is: `GET /students`, `pkg.Svc/Method`.
-    pub call: String,
-    /// The processes whose CPU is the server's (`--server-pid`, with their process groups); empty:
-    /// the server's CPU was not measured.
-    pub server_pids: Vec<i32>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -198,19 +188,6 @@ pub struct Cell {
     /// The `--threshold` conditions (and the experiment's `thresholds`) judged on the cell's medians.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub thresholds: Vec<ThresholdRecord>,
-}
-
-/// A pass/fail condition judged on a cell (`p99<200ms`, `errors<0.1%`, `calls_per_s>5000`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ThresholdRecord {
-    /// The condition as written.
-    pub threshold: String,
-    /// The measured value in the condition's unit (µs, percent, a count, calls/s): the median of
-    /// the repetitions (errors: over all of them); null when the cell did not measure it.
-    pub measured: Option<f64>,
-    /// The measured value as the condition writes it, or why there is none.
-    pub measured_text: String,
-    pub met: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

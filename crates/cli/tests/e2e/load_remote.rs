@@ -8,7 +8,7 @@ use crate::common;
 
 use common::{run_cmd, Guard, Running, TempDir};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A namespace and the veth pair that joins it to this one; removed on drop.
 struct Namespace {
@@ -69,11 +69,9 @@ fn load_and_run_measure_a_remote_address_with_allow_remote_only() {
             .stdout(Stdio::null())
             .stderr(Stdio::null()),
     );
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !run_cmd(&mut ns.exec(&["ss", "-Hltn", &format!("sport = :{port}")])).stdout.contains(&port) {
-        assert!(Instant::now() < deadline, "http.server did not listen within 60 s");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    // Listening: a connection over the veth is accepted.
+    let addr = format!("{}:{port}", ns.theirs);
+    assert!(common::wait_listening(&addr, Duration::from_secs(60)), "http.server did not listen within 60 s");
     // The route to it leads over the test's own veth, from this namespace's address.
     let route = run_cmd(Command::new("ip").args(["route", "get", &ns.theirs]));
     assert!(route.stdout.contains(&format!("src {}", ns.ours)), "{}", route.all());

@@ -12,8 +12,7 @@
 //! watched before its first receive or send is queued), and a wait queue wakes its newest entries
 //! first, so the task work is queued, and TASKRUN set, before the thread wakes. Waking the
 //! stream's task itself, not the ring's through an epoll set of sockets, saves a nested wake-up,
-//! a drain and a task switch per answer: 0.72-0.79× epoll's calls at `-c 4` became 0.92-1.02×
-//! (bench/results/uring-kernels-2026-12-06.md).
+//! a drain and a task switch per answer (measured: bench/results/uring-kernels-2026-12-06.md).
 
 use std::io;
 use std::net::TcpStream;
