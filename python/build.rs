@@ -3,7 +3,8 @@ fn main() {
     // At run time (a shared target directory reuses the compiled script for another clone).
     let dir = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR for build scripts");
     let lock = std::path::Path::new(&dir).join("../Cargo.lock");
-    println!("cargo:rerun-if-changed={}", lock.display());
+    // Relative to the package: an absolute path would name this clone (see crates/contract/build.rs).
+    println!("cargo:rerun-if-changed=../Cargo.lock");
     let text = std::fs::read_to_string(&lock).unwrap_or_default();
     let version = text
         .split("[[package]]")
