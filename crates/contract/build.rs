@@ -8,10 +8,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // clones reuses the compiled script, and must not read the other clone's files.
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR")?).join("../../proto");
     let names = ["auth", "students", "cars", "life", "echo", "records"];
-    let files: Vec<PathBuf> = names
-        .iter()
-        .map(|name| root.join(format!("callbench/v1/{name}.proto")))
-        .collect();
+    let files: Vec<PathBuf> = names.iter().map(|name| root.join(format!("callbench/v1/{name}.proto"))).collect();
     // Relative to the package, as cargo reads them: an absolute path names this clone, so a target
     // directory kept across clones (.ci/run) would see "another" file and run the script again.
     for name in names {
