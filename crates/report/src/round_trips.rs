@@ -39,6 +39,22 @@ pub fn is_cold(cell: &Cell) -> bool {
     cell.params.get("new_connection_per_call").and_then(|v| v.as_bool()) == Some(true)
 }
 
+/// Whether the server closed its connection after every call although the cell kept it (an
+/// HTTP/1.0 server): every repetition opened at least one connection per call.
+pub fn closed_by_server(cell: &Cell) -> bool {
+    !is_cold(cell)
+        && !cell.runs.is_empty()
+        && cell.runs.iter().all(|r| r.calls_ok > 0 && r.connections_opened >= r.calls_ok)
+}
+
+/// How a warm cell's calls met their connection: kept, or new each time because the server closed it.
+pub fn kept_words(cell: &Cell) -> &'static str {
+    match closed_by_server(cell) {
+        true => "on a new connection each (the server closed every one)",
+        false => "on a kept connection",
+    }
+}
+
 /// The round trip the cell's calls paid (µs): the measured RTT of its link, when the link had a
 /// delay (at RTT 0 a count of round trips would only measure the link's own cost).
 pub fn round_trip_us(cell: &Cell) -> Option<f64> {
@@ -78,7 +94,7 @@ fn describe(mut text: String, cell: &Cell) -> Option<String> {
     if let Some(n) = &cell.network {
         text.push_str(&format!(" across {}", n.spec));
     }
-    let what = if cold { "a cold call (a new connection)" } else { "a call on a kept connection" };
+    let what = if cold { "a cold call (a new connection)".to_string() } else { format!("a call {}", kept_words(cell)) };
     text.push_str(&format!(": {what} took {}", format::duration_us(p50)));
     match (round_trip_us(cell), phases) {
         (Some(rtt), phases) => {
@@ -106,7 +122,7 @@ fn describe(mut text: String, cell: &Cell) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use callbench_results::model::{Estimate, NetworkRecord};
+    use callbench_results::model::{Estimate, NetworkRecord, RunMetrics};
 
     fn cell(cold: bool, rtt_us: f64, measured: f64, metrics: &[(&str, f64)]) -> Cell {
         let mut c: Cell = serde_json::from_value(serde_json::json!({
@@ -150,6 +166,14 @@ mod tests {
         let warm = cell(false, 40_000.0, 40_100.0, &[("latency_p50_us", 40_300.0)]);
         let text = describe("w".into(), &warm).unwrap();
         assert!(text.contains("kept connection took 40.3 ms, 1.0 round trip of 40.1 ms."), "{text}");
+        // A server that closes every connection (HTTP/1.0): the warm cell's calls each opened one.
+        let mut closed = cell(false, 40_000.0, 40_100.0, &[("latency_p50_us", 80_500.0)]);
+        let run = |calls_ok, connections_opened| RunMetrics { calls_ok, connections_opened, ..RunMetrics::default() };
+        closed.runs = vec![run(10, 11), run(12, 12)];
+        let text = describe("c".into(), &closed).unwrap();
+        assert!(text.contains("a call on a new connection each (the server closed every one) took 80.5 ms"), "{text}");
+        closed.runs.push(run(10, 1));
+        assert!(!closed_by_server(&closed), "one repetition kept its connection");
         let at_zero = cell(
             true,
             0.0,

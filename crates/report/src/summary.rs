@@ -88,7 +88,12 @@ fn round_trips(r: &Results, exp: &Experiment) -> Option<String> {
     type Group<'a> = ((String, &'a str), (f64, f64, usize));
     let mut groups: Vec<Group> = Vec::new();
     for (c, rtt) in &at_longest {
-        let key = (crate::names::series(r, c), if crate::round_trips::is_cold(c) { "cold" } else { "kept connection" });
+        let kind = match (crate::round_trips::is_cold(c), crate::round_trips::closed_by_server(c)) {
+            (true, _) => "cold",
+            (false, true) => "a new connection per call: the server closed each",
+            (false, false) => "kept connection",
+        };
+        let key = (crate::names::series(r, c), kind);
         let n = c.summary["latency_p50_us"].median / rtt;
         match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, (lo, hi, count))) => (*lo, *hi, *count) = (lo.min(n), hi.max(n), *count + 1),

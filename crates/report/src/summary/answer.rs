@@ -176,9 +176,9 @@ fn across_link(label: &str, workload: &str, cells: &[&Cell]) -> Option<String> {
         let cold = of.iter().find(|c| round_trips::is_cold(c));
         let p50 = |c: &Cell| c.summary.get("latency_p50_us").map(|e| e.median);
         let mut said = vec![];
-        if let Some(us) = kept.and_then(|c| p50(c)) {
+        if let Some((c, us)) = kept.and_then(|c| Some((c, p50(c)?))) {
             let unit = if rtt.is_some() { " round trip" } else { "" };
-            said.push(format!("{} on a kept connection{}", format::duration_us(us), in_rtt(us, unit)));
+            said.push(format!("{} {}{}", format::duration_us(us), round_trips::kept_words(c), in_rtt(us, unit)));
         }
         if let Some((c, us)) = cold.and_then(|c| Some((c, p50(c)?))) {
             let phases = round_trips::phases(c).zip(rtt).map_or(String::new(), |(p, rtt)| {
