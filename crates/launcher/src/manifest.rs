@@ -59,6 +59,13 @@ pub struct Manifest {
     /// The folder that holds server.toml (set after loading).
     #[serde(skip)]
     pub dir: PathBuf,
+    /// Where it starts (None: the repository's root): a user's server starts in its suite's folder.
+    #[serde(skip)]
+    pub cwd: Option<PathBuf>,
+    /// A user's server that answers its suite's calls only (not callbench's contract): it is not
+    /// verified with the contract's vectors, and is ready when it accepts a connection.
+    #[serde(skip)]
+    pub calls_only: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -107,7 +107,7 @@ impl ServerProcess {
         let mut command = Command::new(&argv[0]);
         command
             .args(&argv[1..])
-            .current_dir(&repo.root)
+            .current_dir(manifest.cwd.as_deref().unwrap_or(&repo.root))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

@@ -21,6 +21,8 @@ pub struct Endpoint {
     /// `rest` or `grpc`, and what a call is (`GET /students`), as the first call found them.
     pub protocol: String,
     pub call: String,
+    /// The workload its cells are listed under: `call` for `callbench run URL…`, a suite's call's name.
+    pub workload: String,
 }
 
 impl Endpoint {
@@ -28,7 +30,7 @@ impl Endpoint {
     pub fn new(label: String, spec: LoadSpec, server_pids: Vec<i32>) -> Endpoint {
         let grpc = spec.target.starts_with("grpc://") || spec.target.starts_with("grpcs://");
         let protocol = if grpc { "grpc" } else { "rest" }.to_string();
-        Endpoint { label, spec, server_pids, protocol, call: String::new() }
+        Endpoint { label, spec, server_pids, protocol, call: String::new(), workload: "call".into() }
     }
 
     pub fn is_grpc(&self) -> bool {

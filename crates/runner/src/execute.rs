@@ -22,8 +22,9 @@ pub async fn run(repo: &Repo, suite: &Suite, store: &Store, o: &Options) -> Resu
     let environment = crate::environment::record(repo, o.command_line.clone(), &o.client_cpus, &o.server_cpus);
     let mut results = new_results(suite, o, environment);
     // A suite that answers the question gets the seed articles' table beside its answer.
-    // (Not for a user's endpoints: the seeds' conditions are not theirs.)
-    if suite.endpoints.is_empty() && suite.experiments.iter().any(|e| e.answer.is_some()) {
+    // (Not for a user's endpoints or servers: the seeds' conditions are not theirs.)
+    let users = !suite.endpoints.is_empty() || !suite.user_servers.is_empty();
+    if !users && suite.experiments.iter().any(|e| e.answer.is_some()) {
         match crate::seed_table::read(&repo.root) {
             Ok(rows) => results.seeds = rows,
             Err(why) => eprintln!("callbench: no seed table: {why}"),
@@ -85,7 +86,9 @@ pub(crate) fn new_results(suite: &Suite, o: &Options, environment: Environment) 
 /// Before anything starts or is written: every server the suite names must exist, and the builds
 /// they need are run (identical build commands once).
 pub fn prepare(repo: &Repo, suite: &Suite, build: bool) -> Result<(), String> {
-    let known = manifest::discover(repo).map_err(|e| format!("{e:#}"))?;
+    // A suite's own servers first: their names are found before the repository's.
+    let mut known = suite.user_manifests();
+    known.extend(manifest::discover(repo).map_err(|e| format!("{e:#}"))?);
     let programs = program::discover(repo).map_err(|e| format!("{e:#}"))?;
     let mut builds: BTreeMap<Vec<String>, String> = BTreeMap::new();
     let mut python_needed = false;

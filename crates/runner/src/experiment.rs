@@ -67,7 +67,11 @@ pub async fn run(
     let _client_side = link.as_ref().map(|l| l.client.enter()).transpose()?;
     let stall = spec.server_stall.iter().map(|s| (callbench_serverkit::stall::ENV.to_string(), s.clone())).collect();
     let host = spec.cluster.as_ref().and_then(|c| c.server_host.clone());
-    let fleet = Fleet::new(repo, o.server_cpus.clone()).behind(link.as_ref()).with_env(stall).listening_on(host);
+    let fleet = Fleet::new(repo, o.server_cpus.clone())
+        .behind(link.as_ref())
+        .with_env(stall)
+        .listening_on(host)
+        .with_user_servers(suite.user_manifests());
     let results_dir = store.dir.clone();
     let mut cx = Context { spec, rig: Rig { repo, o, fleet, programs, python, results_dir } };
     let cells = prepare_cells(&mut cx, plans, results, progress).await;

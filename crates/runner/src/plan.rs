@@ -3,6 +3,7 @@
 
 use crate::endpoint::Endpoint;
 use crate::mechanism::{default_calls, Mechanism};
+use crate::suite::user::CallSpec;
 use crate::suite::ClusterSpec;
 use crate::suite::{ExperimentKind, ExperimentSpec, LoadFields, Suite};
 use callbench_load::{parse, preset::PresetOptions, LoadSpec};
@@ -103,8 +104,11 @@ pub struct CellPlan {
     pub kind: CellKind,
     /// The Ray cluster whose nodes make the calls together (None: this machine).
     pub cluster: Option<ClusterSpec>,
-    /// A user's endpoint (`callbench run URL…`): `server` is its label; nothing is started.
+    /// A user's endpoint (`callbench run URL…`, a suite's server at a URL): `server` is its label;
+    /// nothing is started.
     pub endpoint: Option<Arc<Endpoint>>,
+    /// The suite's `[[call]]` its workload names, sent to a started server.
+    pub call: Option<Arc<CallSpec>>,
 }
 
 /// What a cell times.
@@ -134,14 +138,15 @@ pub fn cells(suite: &Suite, e: &ExperimentSpec) -> Result<Vec<CellPlan>, String>
         .map(|s| match python {
             // A Python caller's label names its server after '+': not a server option.
             true => Mechanism::parse(s).map(|m| {
-                (ServerSpec { name: m.label(), http2: false, tls: false, http3: false }, CellKind::Python(m), None)
+                (ServerSpec { name: m.label(), http2: false, tls: false, http3: false }, CellKind::Python(m), false)
             }),
             false if e.kind == ExperimentKind::Processing => {
-                ServerSpec::parse(s).map(|x| (x, CellKind::Processing, None))
+                ServerSpec::parse(s).map(|x| (x, CellKind::Processing, false))
             }
+            // A user's endpoint (one per call): its cells get the one for their workload below.
             false => match suite.endpoints.iter().find(|t| t.label == *s) {
-                Some(t) => Ok((ServerSpec::of_endpoint(t), CellKind::Load, Some(t.clone()))),
-                None => ServerSpec::parse(s).map(|x| (x, CellKind::Load, None)),
+                Some(t) => Ok((ServerSpec::of_endpoint(t), CellKind::Load, true)),
+                None => ServerSpec::parse(s).map(|x| (x, CellKind::Load, false)),
             },
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -189,7 +194,18 @@ pub fn cells(suite: &Suite, e: &ExperimentSpec) -> Result<Vec<CellPlan>, String>
                         cluster: e.cluster.clone().filter(|_| kind == CellKind::Load),
                         client: client.cloned(),
                         kind,
-                        endpoint: endpoint.clone(),
+                        endpoint: match endpoint {
+                            true => Some(
+                                suite
+                                    .endpoints
+                                    .iter()
+                                    .find(|t| t.label == server.name && t.workload == *workload)
+                                    .cloned()
+                                    .ok_or_else(|| format!("{}: no endpoint for call '{workload}'", server.name))?,
+                            ),
+                            false => None,
+                        },
+                        call: suite.call(workload).cloned().map(Arc::new).filter(|_| !endpoint),
                     };
                     plan.id = format!("{}/{}/{}{}", e.id, workload, plan.label(), suffix);
                     out.push(plan);
@@ -275,6 +291,13 @@ impl CellPlan {
             gzip: f.gzip.unwrap_or(false) && !raw,
             ..LoadSpec::default()
         };
+        if let (Some(call), Some(_)) = (&self.call, addr) {
+            // A suite's own call: its request to this server, its success its status (no preset, no contract check).
+            let mut own = call.spec(&spec.target, protocol)?;
+            (own.insecure, own.http2, own.http3, own.gzip) = (spec.insecure, spec.http2, spec.http3, spec.gzip);
+            self.apply_load(&mut own, rate)?;
+            return Ok(own);
+        }
         self.apply_load(&mut spec, rate)?;
         let defaults = PresetOptions::default();
         spec.preset = PresetOptions {

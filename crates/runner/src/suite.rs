@@ -34,7 +34,17 @@ pub struct Suite {
     /// The experiments, in the order they run (`[[experiment]]` tables).
     #[serde(rename = "experiment")]
     pub experiments: Vec<ExperimentSpec>,
-    /// A user's endpoints, named as servers by their labels (`callbench run URL…`: never in a file).
+    /// A user's servers (`[[server]]`): started by a command, or running at a URL (suite/user.rs).
+    #[serde(default, rename = "server")]
+    pub user_servers: Vec<user::UserServer>,
+    /// A user's calls (`[[call]]`), named in experiments' `workloads`.
+    #[serde(default, rename = "call")]
+    pub calls: Vec<user::CallSpec>,
+    /// The suite file's folder: its servers start there, its calls' files are found from there.
+    #[serde(skip)]
+    pub folder: std::path::PathBuf,
+    /// A user's endpoints, named as servers by their labels (`callbench run URL…`, or a suite's
+    /// servers at a URL, one per server and call).
     #[serde(skip)]
     pub endpoints: Vec<std::sync::Arc<crate::endpoint::Endpoint>>,
 }
@@ -367,6 +377,7 @@ impl Suite {
         if self.repetitions == 0 {
             return Err("repetitions must be at least 1".into());
         }
+        self.check_user()?;
         let mut seen = BTreeMap::new();
         for (i, e) in self.experiments.iter().enumerate() {
             if e.id.is_empty() || !e.id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
@@ -533,3 +544,4 @@ mod endpoints;
 #[cfg(test)]
 mod tests;
 mod times;
+pub mod user;

@@ -43,3 +43,28 @@ pub async fn wait_ready(server: &mut ServerProcess, protocol: Protocol, timeout:
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+/// Polls until the server accepts a TCP connection (a user's server has no health endpoint of
+/// ours), the process dies, or `timeout` passes.
+pub async fn wait_accepting(server: &mut ServerProcess, timeout: Duration) -> Result<()> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(status) = server.exited() {
+            bail!("{} exited during start-up ({status}); its last output:\n{}", server.name, server.output_tail());
+        }
+        let left = deadline.saturating_duration_since(Instant::now()).min(Duration::from_secs(1));
+        if let Ok(Ok(_)) = tokio::time::timeout(left, tokio::net::TcpStream::connect(server.addr)).await {
+            return Ok(());
+        }
+        if Instant::now() >= deadline {
+            bail!(
+                "{} did not accept a connection at {} within {:?}; its last output:\n{}",
+                server.name,
+                server.addr,
+                timeout,
+                server.output_tail()
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

@@ -81,7 +81,23 @@ pub async fn run(args: Args) -> Result<i32> {
             }
             None => (DEFAULT_SUITE.to_string(), "suites/default.toml (built in)".to_string()),
         };
-        let suite = Suite::parse(&text).map_err(|e| anyhow::anyhow!("suite {file}: {e}"))?;
+        let folder = match args.inputs.first() {
+            Some(path) => std::path::absolute(path)?.parent().map(|p| p.to_path_buf()).unwrap_or_default(),
+            None => repo.root.join("suites"),
+        };
+        let mut suite = Suite::parse(&text).map_err(|e| anyhow::anyhow!("suite {file}: {e}"))?.in_folder(&folder);
+        // Its servers at a URL: each call made once before anything is measured, as `run URL…` does.
+        let cancel = Arc::new(AtomicBool::new(false));
+        for mut endpoint in suite.user_endpoints(args.allow_remote).map_err(|e| anyhow::anyhow!("suite {file}: {e}"))? {
+            endpoint.probe(cancel.clone()).await.map_err(|e| anyhow::anyhow!("suite {file}: {e}"))?;
+            if endpoint.server_pids.is_empty() && !args.quiet {
+                eprintln!(
+                    "callbench: {} ({}): no pids, so its server's CPU is not measured",
+                    endpoint.label, endpoint.spec.target
+                );
+            }
+            suite.endpoints.push(Arc::new(endpoint));
+        }
         let (client_cpus, server_cpus) = pinning::choose(
             client.or(suite.client_cpus.clone()),
             server.or(suite.server_cpus.clone()),
