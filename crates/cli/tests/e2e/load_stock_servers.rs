@@ -21,7 +21,7 @@ fn nginx() -> Nginx {
     let line = "callbench serves this file to see wire bytes counted against a server it did not write.\n";
     let file: String = line.chars().cycle().take(FILE_SIZE).collect();
     let http = "keepalive_requests 100000;\n  gzip on;\n  gzip_types text/plain;\n  gzip_min_length 0;".to_string();
-    Nginx::start(&Options { http, tls: false, file, mtls: false })
+    Nginx::start(&Options { http, file, ..Options::default() })
 }
 
 #[test]

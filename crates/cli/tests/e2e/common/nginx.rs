@@ -1,4 +1,5 @@
-//! A stock nginx (Debian's, installed by scripts/setup) in the foreground on loopback ports:
+//! A stock nginx (Debian's, installed by scripts/setup) in the foreground on loopback ports (or
+//! on an address of a network namespace the test made, run inside it):
 //! HTTP/1.1, HTTP/2 with prior knowledge (h2c) and, when asked, HTTP/2 over TLS with a
 //! self-signed certificate made by openssl. Its pid, logs and temp files live in its own
 //! directory. Stopped with SIGTERM (the master stops its worker), then killed, worker included.
@@ -29,6 +30,8 @@ pub struct Options {
     /// `localhost`), and the TLS port requires a client certificate that CA signed (`client.pem`,
     /// `client.key`, made beside it).
     pub mtls: bool,
+    /// Where it listens, with the namespace it runs in (`ip netns exec`); None: 127.0.0.1 here.
+    pub inside: Option<(String, String)>,
 }
 
 /// Runs openssl with `args` in `dir`; panics with its output if it fails.
@@ -92,6 +95,11 @@ fn make_ca_and_certificates(dir: &TempDir) {
 }
 
 impl Nginx {
+    /// The master's pid (it leads the process group of its worker).
+    pub fn pid(&self) -> u32 {
+        self.master.as_ref().map_or(0, |m| m.id())
+    }
+
     pub fn start(options: &Options) -> Nginx {
         let nginx = installed("/usr/sbin/nginx");
         let dir = TempDir::new("nginx");
@@ -109,6 +117,10 @@ impl Nginx {
                 .expect("run openssl");
             assert!(made.success(), "openssl could not make a certificate");
         }
+        let (host, netns) = match &options.inside {
+            Some((host, netns)) => (host.clone(), Some(netns.clone())),
+            None => ("127.0.0.1".to_string(), None),
+        };
         // Ports cannot be 0 here (nginx would not tell which it got): free ones, and a retry if taken meanwhile.
         for _attempt in 0..3 {
             let (h1, h2, h2s) = (super::free_port(), super::free_port(), super::free_port());
@@ -123,7 +135,7 @@ impl Nginx {
             };
             let tls = if options.tls || options.mtls {
                 format!(
-                    "server {{\n    listen 127.0.0.1:{h2s} ssl http2;\n    ssl_certificate {root}/cert.pem;\n    \
+                    "server {{\n    listen {host}:{h2s} ssl http2;\n    ssl_certificate {root}/cert.pem;\n    \
                      ssl_certificate_key {root}/key.pem;\n    {clients}root {root};\n    location = /ok {{ return 200 \"ok\\n\"; }}\n  }}\n"
                 )
             } else {
@@ -134,23 +146,34 @@ impl Nginx {
                  events {{ worker_connections 512; }}\n\
                  http {{\n  access_log {root}/access.log;\n  client_body_temp_path {root}/body;\n  proxy_temp_path {root}/proxy;\n  \
                  fastcgi_temp_path {root}/fastcgi;\n  uwsgi_temp_path {root}/uwsgi;\n  scgi_temp_path {root}/scgi;\n  \
-                 {}\n  default_type text/plain;\n  server {{\n    listen 127.0.0.1:{h1};\n    \
-                 listen 127.0.0.1:{h2} http2;\n    root {root};\n    location = /ok {{ return 200 \"ok\\n\"; }}\n  }}\n  {tls}}}\n",
+                 {}\n  default_type text/plain;\n  server {{\n    listen {host}:{h1};\n    \
+                 listen {host}:{h2} http2;\n    root {root};\n    location = /ok {{ return 200 \"ok\\n\"; }}\n  }}\n  {tls}}}\n",
                 options.http
             );
             std::fs::write(dir.path("nginx.conf"), config).unwrap();
+            // `ip netns exec` execs nginx: the guard's process is nginx's master either way.
+            let mut command = match &netns {
+                Some(ns) => {
+                    let mut c = Command::new("ip");
+                    c.args(["netns", "exec", ns, &nginx]);
+                    c
+                }
+                None => Command::new(&nginx),
+            };
+            // Its own process group, which its worker joins: `--server-pid` of the master counts both.
+            std::os::unix::process::CommandExt::process_group(&mut command, 0);
             let mut master = Guard::spawn(
-                Command::new(&nginx)
+                command
                     .args(["-p", &dir.str(""), "-c", &dir.str("nginx.conf"), "-e", &dir.str("error.log")])
                     .args(["-g", "daemon off;"])
                     .stdin(Stdio::null())
                     .stdout(Stdio::null())
                     .stderr(Stdio::null()),
             );
-            let up = super::wait_listening(&format!("127.0.0.1:{h1}"), Duration::from_secs(5))
-                && super::wait_listening(&format!("127.0.0.1:{h2}"), Duration::from_secs(1))
+            let up = super::wait_listening(&format!("{host}:{h1}"), Duration::from_secs(5))
+                && super::wait_listening(&format!("{host}:{h2}"), Duration::from_secs(1))
                 && (!(options.tls || options.mtls)
-                    || super::wait_listening(&format!("127.0.0.1:{h2s}"), Duration::from_secs(1)));
+                    || super::wait_listening(&format!("{host}:{h2s}"), Duration::from_secs(1)));
             if up && master.wait_for(Duration::ZERO).is_none() {
                 return Nginx { master: Some(master), h1, h2, h2s: (options.tls || options.mtls).then_some(h2s), dir };
             }
