@@ -545,3 +545,4 @@ mod endpoints;
 mod tests;
 mod times;
 pub mod user;
+mod user_suite;

@@ -1,5 +1,6 @@
 use super::*;
 use crate::plan;
+use std::path::PathBuf;
 
 const SUITE: &str = r#"
 name = "mine"
