@@ -34,6 +34,7 @@ mod run_peers;
 mod run_processing;
 mod run_report_verdicts;
 mod run_suite;
+mod run_twin_stock;
 mod run_user_servers;
 mod seed_clients;
 mod serve_network;
