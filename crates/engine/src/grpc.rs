@@ -134,9 +134,13 @@ impl Grpc {
         for (name, value) in &call.metadata {
             header_name(name)?;
             header_value(name, value)?;
-            headers.push((name.clone(), value.clone()));
+            if !name.eq_ignore_ascii_case("host") {
+                headers.push((name.clone(), value.clone()));
+            }
         }
-        let block = request_block("POST", endpoint.is_tls(), &endpoint.authority(), path.as_str(), &headers);
+        // A `Host` in the metadata is the call's :authority (a name-based virtual host, a gateway's route).
+        let authority = crate::request::authority(&call.metadata, endpoint.authority());
+        let block = request_block("POST", endpoint.is_tls(), &authority, path.as_str(), &headers);
         let mut frames = Vec::with_capacity(call.messages.len());
         let mut payload_sent = vec![0];
         for message in call.messages {

@@ -33,7 +33,7 @@ impl Http2 {
         let mut headers = vec![];
         for (name, value) in request.headers.iter().cloned().chain(implied) {
             if name.eq_ignore_ascii_case("host") || name.eq_ignore_ascii_case("connection") {
-                continue; // :authority replaces Host; HTTP/2 forbids connection headers
+                continue; // Host becomes :authority; HTTP/2 forbids connection headers
             }
             header_name(&name)?;
             header_value(&name, &value)?;
@@ -42,7 +42,9 @@ impl Http2 {
         if !body.is_empty() && !request.has_header("content-length") {
             headers.push(("content-length".into(), body.len().to_string()));
         }
-        let block = request_block(&request.method, endpoint.is_tls(), &endpoint.authority(), path.as_str(), &headers);
+        let authority = request.authority(endpoint.authority());
+        header_value("host", &authority)?;
+        let block = request_block(&request.method, endpoint.is_tls(), &authority, path.as_str(), &headers);
         Ok(Http2 { pool: H2Pool::new(endpoint, connections, fresh_each_call), block, body, expect })
     }
 }

@@ -18,8 +18,9 @@ pub struct Http3 {
 }
 
 impl Http3 {
-    /// `authority`: `host:port` as the request's `:authority`.
+    /// `authority`: `host:port` as the request's `:authority`, unless the request has a `Host` header.
     pub fn new(pool: H3Pool, authority: &str, request: &HttpRequest, expect: Expect) -> Result<Self, String> {
+        let authority = request.authority(authority.to_string());
         let uri: http::Uri = format!("https://{authority}{}", request.path)
             .parse()
             .map_err(|e| format!("bad request path {:?}: {e}", request.path))?;
@@ -30,7 +31,7 @@ impl Http3 {
         let implied = request.implied_headers().into_iter().map(|(n, v)| (n.to_string(), v.to_string()));
         for (name, value) in request.headers.iter().cloned().chain(implied) {
             if ["host", "connection", "transfer-encoding"].iter().any(|h| name.eq_ignore_ascii_case(h)) {
-                continue; // :authority replaces Host; HTTP/3 forbids connection headers
+                continue; // Host becomes :authority; HTTP/3 forbids connection headers
             }
             head.headers_mut().append(header_name(&name)?, header_value(&name, &value)?);
         }

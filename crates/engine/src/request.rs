@@ -25,6 +25,12 @@ impl HttpRequest {
         self.headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(name))
     }
 
+    /// The `:authority` of an HTTP/2 or HTTP/3 request: the user's `Host` header when given (as
+    /// curl does), else `target`'s `host:port`.
+    pub fn authority(&self, target: String) -> String {
+        authority(&self.headers, target)
+    }
+
     /// The body as sent: compressed once here, not per call.
     pub fn wire_body(&self) -> Bytes {
         if self.gzip && !self.body.is_empty() {
@@ -51,6 +57,11 @@ impl HttpRequest {
         }
         implied
     }
+}
+
+/// The `:authority` for `headers` (HTTP, or a gRPC call's metadata): their `Host` when given, else `target`.
+pub fn authority(headers: &[(String, String)], target: String) -> String {
+    headers.iter().find(|(n, _)| n.eq_ignore_ascii_case("host")).map_or(target, |(_, v)| v.clone())
 }
 
 /// Judges an answer's body (after undoing gzip) or message (uncompressed protobuf).
@@ -131,6 +142,14 @@ fn gunzip_at_most(data: &[u8], limit: usize) -> Result<Vec<u8>, Inflate> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_host_header_is_the_authority() {
+        let mut r = HttpRequest::get("/");
+        assert_eq!(r.authority("127.0.0.1:8080".into()), "127.0.0.1:8080");
+        r.headers.push(("HOST".into(), "api.example.test".into()));
+        assert_eq!(r.authority("127.0.0.1:8080".into()), "api.example.test");
+    }
 
     #[test]
     fn gzip_round_trip_and_implied_headers() {

@@ -65,7 +65,7 @@ pub struct LoadSpec {
     /// HTTP method [default: GET, or POST with -d]
     #[arg(short = 'X', long = "method")]
     pub method: Option<String>,
-    /// Header (HTTP) or metadata (gRPC), 'Name: value'; repeatable
+    /// Header (HTTP) or metadata (gRPC), 'Name: value'; repeatable ('Host: NAME' is also HTTP/2's :authority)
     #[arg(short = 'H', long = "header", value_parser = parse::header)]
     pub headers: Vec<(String, String)>,
     /// Request body (HTTP) or request message as JSON (gRPC); @FILE reads a file

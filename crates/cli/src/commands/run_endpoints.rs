@@ -12,7 +12,7 @@ pub struct CallFlags {
     /// HTTP method [default: GET, or POST with -d]; once for every REST endpoint, or once per REST endpoint in order
     #[arg(short = 'X', long = "method")]
     methods: Vec<String>,
-    /// Header (HTTP) or metadata (gRPC) on every call, 'Name: value'; repeatable
+    /// Header (HTTP) or metadata (gRPC) on every call, 'Name: value'; repeatable (Host: also HTTP/2's :authority)
     #[arg(short = 'H', long = "header", value_parser = parse::header)]
     headers: Vec<(String, String)>,
     /// Request body (REST) or message as JSON (gRPC), @FILE reads a file; once for all, or once per endpoint in order

@@ -24,6 +24,34 @@ fn nginx() -> Nginx {
     Nginx::start(&Options { http, file, ..Options::default() })
 }
 
+/// `-H 'Host: …'` names the virtual host on every protocol: HTTP/1.1's Host header, HTTP/2's
+/// `:authority` (curl's rule), as nginx logs `$host` for each request.
+#[test]
+fn a_host_header_is_the_authority_over_http2_too() {
+    // A path without a slash is under nginx's prefix, its own folder.
+    let http = "log_format host '$server_protocol $host';\n  access_log host.log host;".to_string();
+    let nginx = Nginx::start(&Options { http, file: "x".into(), ..Options::default() });
+    let host = ["-H", "Host: api.example.test"];
+    assert_all_ok(&load_json(&[&host[..], &["-n", "3", &format!("http://127.0.0.1:{}/ok", nginx.h1)]].concat()), 3);
+    let h2 = format!("http://127.0.0.1:{}/ok", nginx.h2);
+    assert_all_ok(&load_json(&[&host[..], &["-n", "3", "--http2", &h2]].concat()), 3);
+    assert_all_ok(&load_json(&["-n", "2", "--http2", &h2]), 2);
+    // nginx writes each request's line once it has answered: the eight of them, waited for.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let mut log = String::new();
+    while log.lines().count() < 8 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+        log = std::fs::read_to_string(nginx.dir.path("host.log")).unwrap_or_default();
+    }
+    let lines: Vec<&str> = log.lines().collect();
+    assert_eq!(
+        lines,
+        [&["HTTP/1.1 api.example.test"; 3][..], &["HTTP/2.0 api.example.test"; 3][..], &["HTTP/2.0 127.0.0.1"; 2][..]]
+            .concat(),
+        "{log}"
+    );
+}
+
 #[test]
 fn nginx_over_http1_and_h2c() {
     let nginx = nginx();
