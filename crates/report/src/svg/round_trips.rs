@@ -12,11 +12,13 @@ use callbench_results::format;
 use callbench_results::model::Cell;
 use std::fmt::Write;
 
-const PHASES: [(&str, &str); 4] = [
+const PHASES: [(&str, &str); 5] = [
     ("TCP connect", "#0072B2"),
     ("TLS handshake", "#E69F00"),
     ("the request", "#009E73"),
     ("call on a kept connection", "#999999"),
+    // A warm cell whose server closed every connection (HTTP/1.0): not a kept one.
+    ("call on a connection the server closes", "#CC79A7"),
 ];
 const ROW: f64 = 24.0;
 const PLOT_WIDTH: f64 = 460.0;
@@ -115,6 +117,9 @@ fn bar(ctx: &Ctx, cell: &Cell) -> Option<Bar> {
     let total_us = cell.summary.get("latency_p50_us").map(|e| e.median)?;
     let segments = match round_trips::phases(cell).filter(|_| round_trips::is_cold(cell)) {
         Some(p) => p.parts(),
+        None if cell.network.is_some() && round_trips::closed_by_server(cell) => {
+            vec![("call on a connection the server closes", total_us)]
+        }
         None if cell.network.is_some() => vec![("call on a kept connection", total_us)],
         None => return None,
     };
