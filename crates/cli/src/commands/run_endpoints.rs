@@ -49,9 +49,10 @@ pub struct CallFlags {
     #[arg(long, value_name = "NAME")]
     tls_server_name: Option<String>,
     /// The process id of an endpoint's server: its CPU (with its process group's) is measured; once for all, or
-    /// once per endpoint in order. Without it the server's CPU is not measured (the report says so)
-    #[arg(long = "server-pid", value_name = "PID")]
-    server_pids: Vec<i32>,
+    /// once per endpoint in order; PID,PID for a server of several processes (a gateway and the gRPC server
+    /// behind it). Without it the server's CPU is not measured (the report says so)
+    #[arg(long = "server-pid", value_name = "PID", value_parser = pid_list)]
+    server_pids: Vec<Vec<i32>>,
     /// The REST twin of a gRPC method from its google.api.http rule (in --proto or --protoset): the method
     /// (pkg.Service/Method), called over gRPC at --grpc and as its rule says over REST at --rest, with -d's message
     #[arg(long = "call", value_name = "METHOD", requires_all = ["rest", "grpc"])]
@@ -168,7 +169,7 @@ pub fn endpoints(inputs: &[String], flags: &CallFlags, allow_remote: bool) -> Re
         };
         let pid = one_or_each(&flags.server_pids, i, named.len(), "--server-pid")?;
         let spec = flags.spec(url.clone(), *grpc, method, flags.headers.clone(), data, allow_remote);
-        out.push(Endpoint::new(label, spec, running(pid)?.into_iter().collect()));
+        out.push(Endpoint::new(label, spec, running(pid)?));
     }
     Ok(out)
 }
@@ -216,7 +217,7 @@ fn twin(flags: &CallFlags, allow_remote: bool) -> Result<Vec<Endpoint>, String> 
         let data = if grpc { Some(message.clone()).filter(|m| !m.trim().is_empty()) } else { call.body.clone() };
         let spec = flags.spec(url, grpc, method, headers, data, allow_remote);
         let label = if grpc { "grpc" } else { "rest" };
-        out.push(Endpoint::new(label.into(), spec, running(pid(i)?)?.into_iter().collect()));
+        out.push(Endpoint::new(label.into(), spec, running(pid(i)?)?));
     }
     Ok(out)
 }
@@ -248,13 +249,17 @@ fn labels(named: &[(Option<String>, String, bool)]) -> Result<Vec<String>, Strin
     Ok(labels)
 }
 
-/// A `--server-pid` that names a running process.
-fn running(pid: Option<i32>) -> Result<Option<i32>, String> {
-    match pid {
-        Some(pid) if pid <= 0 || !std::path::Path::new(&format!("/proc/{pid}")).exists() => {
-            Err(format!("--server-pid {pid}: no such process"))
-        }
-        pid => Ok(pid),
+/// `--server-pid 4242` or `4242,4343`: the processes of one endpoint's server.
+fn pid_list(text: &str) -> Result<Vec<i32>, String> {
+    text.split(',').map(|p| p.trim().parse::<i32>().map_err(|_| format!("'{p}' is not a process id"))).collect()
+}
+
+/// A `--server-pid` whose every process runs.
+fn running(pids: Option<Vec<i32>>) -> Result<Vec<i32>, String> {
+    let pids = pids.unwrap_or_default();
+    match pids.iter().find(|&&pid| pid <= 0 || !std::path::Path::new(&format!("/proc/{pid}")).exists()) {
+        Some(pid) => Err(format!("--server-pid {pid}: no such process")),
+        None => Ok(pids),
     }
 }
 
@@ -306,8 +311,11 @@ mod tests {
     #[test]
     fn a_flag_is_given_once_for_all_or_once_per_endpoint() {
         let urls = inputs(&["http://127.0.0.1:1/a", "grpc://127.0.0.1:2/p.S/M"]);
-        let flags =
-            CallFlags { data: vec!["{}".into()], server_pids: vec![std::process::id() as i32], ..Default::default() };
+        let flags = CallFlags {
+            data: vec!["{}".into()],
+            server_pids: vec![vec![std::process::id() as i32]],
+            ..Default::default()
+        };
         let all = endpoints(&urls, &flags, false).unwrap();
         assert!(all.iter().all(|e| e.spec.data.as_deref() == Some("{}") && e.server_pids.len() == 1));
         let each = CallFlags { data: vec!["a".into(), "b".into()], ..Default::default() };
@@ -316,8 +324,15 @@ mod tests {
         assert_eq!(got, [Some("a".to_string()), Some("b".to_string())]);
         let three = CallFlags { data: vec!["a".into(), "b".into(), "c".into()], ..Default::default() };
         assert!(endpoints(&urls, &three, false).unwrap_err().contains("-d/--data given 3 times for 2 endpoints"));
-        let dead = CallFlags { server_pids: vec![i32::MAX], ..Default::default() };
+        let dead = CallFlags { server_pids: vec![vec![i32::MAX]], ..Default::default() };
         assert!(endpoints(&urls, &dead, false).unwrap_err().contains("no such process"));
+        // Several processes for one server: all measured, each must run.
+        let me = std::process::id() as i32;
+        let two = CallFlags { server_pids: vec![pid_list(&format!("{me},{me}")).unwrap()], ..Default::default() };
+        assert!(endpoints(&urls, &two, false).unwrap().iter().all(|e| e.server_pids == [me, me]));
+        let one_dead = CallFlags { server_pids: vec![vec![me, i32::MAX]], ..Default::default() };
+        assert!(endpoints(&urls, &one_dead, false).unwrap_err().contains("no such process"));
+        assert!(pid_list("12,x").unwrap_err().contains("'x'"));
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! user's service is: grpc-go's route_guide_server (gRPC) and, in front of it, grpc-gateway's
 //! reverse proxy generated from a google.api.http rule for its GetFeature
 //! (stock/grpc-gateway/, built by scripts/setup). Compared once by their URLs with `--server-pid`
-//! (server CPU given), and once by `--call` from the rule (server CPU said to be missing).
+//! (server CPU given: the REST side's is the gateway's and the gRPC server's behind it), and once by
+//! `--call` from the rule (server CPU said to be missing).
 
 use crate::common;
 
@@ -54,7 +55,8 @@ fn a_grpc_gateway_and_its_grpc_server_are_compared_by_url_and_by_the_rule() {
     let rest = format!("http://{rest_addr}/v1/features/407838351/-746143763");
     let grpc = format!("grpc://{grpc_addr}/routeguide.RouteGuide/GetFeature");
     let proto = format!("{proto_dir}/route_guide.proto");
-    let (rest_pid, grpc_pid) = (rest_server.id().to_string(), grpc_server.id().to_string());
+    // The REST side is the gateway and the gRPC server it calls: both its processes.
+    let (rest_pid, grpc_pid) = (format!("{},{}", rest_server.id(), grpc_server.id()), grpc_server.id().to_string());
     let by_url = [
         "-X",
         "GET",
@@ -79,6 +81,8 @@ fn a_grpc_gateway_and_its_grpc_server_are_compared_by_url_and_by_the_rule() {
         assert!(dir.path("urls").join(file).exists(), "{file}");
     }
     let urls = results(&dir, "urls");
+    let rest_pids = &urls["servers"][0]["endpoint"]["server_pids"];
+    assert_eq!(rest_pids, &serde_json::json!([rest_server.id(), grpc_server.id()]), "{rest_pids}");
     for cell in urls["cells"].as_array().unwrap() {
         assert_eq!(cell["status"], "ok", "{cell:#}");
         assert!(cell["summary"]["server_cpu_us_per_call"]["median"].as_f64().is_some_and(|v| v > 0.0), "{cell:#}");
