@@ -293,7 +293,7 @@ impl CellPlan {
         };
         if let (Some(call), Some(_)) = (&self.call, addr) {
             // A suite's own call: its request to this server, its success its status (no preset, no contract check).
-            let mut own = call.spec(&spec.target, protocol)?;
+            let mut own = call.spec(&spec.target, protocol).map_err(|e| e.to_string())?;
             (own.insecure, own.http2, own.http3, own.gzip) = (spec.insecure, spec.http2, spec.http3, spec.gzip);
             self.apply_load(&mut own, rate)?;
             return Ok(own);

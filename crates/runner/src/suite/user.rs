@@ -153,17 +153,50 @@ impl UserServer {
     }
 }
 
+/// Why a suite's call cannot be made to a server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallError {
+    /// The call has no `rest = { … }` or `grpc = { … }` for the server's protocol.
+    NoPart { call: String, protocol: Protocol },
+    /// A raw server (an echo) takes no calls.
+    RawServer { call: String },
+    /// A `headers` or `metadata` line is not `Name: value`.
+    BadHeader { call: String, why: String },
+    /// The server's URL is outside loopback, and `--allow-remote` was not given.
+    NotLoopback { server: String, url: String },
+}
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CallError::NoPart { call, protocol } => write!(f, "call '{call}' has no {protocol} = {{ … }}"),
+            CallError::RawServer { call } => write!(f, "call '{call}': raw servers take no calls"),
+            CallError::BadHeader { call, why } => write!(f, "call '{call}': {why}"),
+            CallError::NotLoopback { server, url } => {
+                write!(f, "server '{server}' at {url} is not on this machine's loopback; give --allow-remote")
+            }
+        }
+    }
+}
+
+impl std::error::Error for CallError {}
+
 impl CallSpec {
     /// The `callbench load` spec of this call to `base` (`http://HOST:PORT`, `grpc://HOST:PORT`)
     /// over `protocol`: the load is set by the cell.
-    pub fn spec(&self, base: &str, protocol: Protocol) -> Result<LoadSpec, String> {
+    pub fn spec(&self, base: &str, protocol: Protocol) -> Result<LoadSpec, CallError> {
         let base = base.trim_end_matches('/');
-        let lines = |lines: &[String]| -> Result<Vec<(String, String)>, String> {
-            lines.iter().map(|l| callbench_load::parse::header(l)).collect()
+        let lines = |lines: &[String]| -> Result<Vec<(String, String)>, CallError> {
+            lines
+                .iter()
+                .map(|l| callbench_load::parse::header(l))
+                .collect::<Result<_, _>>()
+                .map_err(|why| CallError::BadHeader { call: self.name.clone(), why })
         };
+        let no_part = || CallError::NoPart { call: self.name.clone(), protocol };
         match protocol {
             Protocol::Rest => {
-                let rest = self.rest.as_ref().ok_or_else(|| format!("call '{}' has no rest = {{ … }}", self.name))?;
+                let rest = self.rest.as_ref().ok_or_else(no_part)?;
                 Ok(LoadSpec {
                     target: format!("{base}/{}", rest.path.trim_start_matches('/')),
                     method: rest.method.clone(),
@@ -174,7 +207,7 @@ impl CallSpec {
                 })
             }
             Protocol::Grpc => {
-                let grpc = self.grpc.as_ref().ok_or_else(|| format!("call '{}' has no grpc = {{ … }}", self.name))?;
+                let grpc = self.grpc.as_ref().ok_or_else(no_part)?;
                 Ok(LoadSpec {
                     target: format!("{base}/{}", grpc.method.trim_start_matches('/')),
                     headers: lines(&grpc.metadata)?,
@@ -185,7 +218,7 @@ impl CallSpec {
                     ..LoadSpec::default()
                 })
             }
-            Protocol::Raw => Err(format!("call '{}': raw servers take no calls", self.name)),
+            Protocol::Raw => Err(CallError::RawServer { call: self.name.clone() }),
         }
     }
 

@@ -2,7 +2,7 @@
 //! folder their files are found from, turns them into manifests and endpoints, and checks them
 //! and the experiments that use them.
 
-use super::user::{CallSpec, UserServer};
+use super::user::{CallError, CallSpec, UserServer};
 use super::Suite;
 use callbench_launcher::manifest::{Manifest, Protocol};
 use std::collections::BTreeMap;
@@ -28,7 +28,7 @@ impl Suite {
 
     /// An endpoint for each call made to each of its servers at a URL (not probed yet). Outside
     /// loopback only with `allow_remote`.
-    pub fn user_endpoints(&self, allow_remote: bool) -> Result<Vec<crate::endpoint::Endpoint>, String> {
+    pub fn user_endpoints(&self, allow_remote: bool) -> Result<Vec<crate::endpoint::Endpoint>, CallError> {
         let mut out: Vec<crate::endpoint::Endpoint> = Vec::new();
         for e in &self.experiments {
             for s in e.servers.iter().filter_map(|s| self.user_server(server_name(s))) {
@@ -42,10 +42,7 @@ impl Suite {
                     let mut endpoint = crate::endpoint::Endpoint::new(s.name.clone(), spec, s.pids.clone());
                     endpoint.workload = call.name.clone();
                     if !allow_remote && !endpoint.on_loopback() {
-                        return Err(format!(
-                            "server '{}' at {url} is not on this machine's loopback; give --allow-remote",
-                            s.name
-                        ));
+                        return Err(CallError::NotLoopback { server: s.name.clone(), url: url.clone() });
                     }
                     out.push(endpoint);
                 }
@@ -98,7 +95,7 @@ impl Suite {
             }
             for protocol in [Protocol::Rest, Protocol::Grpc] {
                 if c.rest.is_some() && protocol == Protocol::Rest || c.grpc.is_some() && protocol == Protocol::Grpc {
-                    c.spec("http://127.0.0.1:1", protocol).map_err(|why| format!("call '{}': {why}", c.name))?;
+                    c.spec("http://127.0.0.1:1", protocol).map_err(|e| e.to_string())?;
                 }
             }
         }
