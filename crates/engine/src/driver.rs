@@ -346,7 +346,8 @@ async fn worker<T: Target, P: Pacer, S: Sink>(shared: Arc<Shared<T, P>>, slot: u
         let start = clock.now();
         let answered = {
             // Pinned here, once: the call's future is most of what a caller holds.
-            let attempt = std::pin::pin!(one_call(&shared, slot, &mut caller));
+            let turn = crate::call_data::Turn { call: seq, caller: slot };
+            let attempt = std::pin::pin!(turn.scope(one_call(&shared, slot, &mut caller)));
             match &mut guard {
                 Some(guard) => guard.run(clock.instant(start), attempt).await,
                 None => Some(attempt.await),

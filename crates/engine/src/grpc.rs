@@ -6,12 +6,13 @@
 
 mod messages;
 
+use crate::call_data::{CallData, Prepared};
 use crate::h2pool::{request_block, Answer, H2Error, H2Handle, H2Pool, HeaderList, RequestBlocks};
 use crate::http2::{header_name, header_value};
 use crate::net::failures::ConnectFailures;
 use crate::net::Endpoint;
 use crate::record::{ByteCounts, ErrorKind};
-use crate::request::{gunzip, gzip, BodyCheck};
+use crate::request::{gunzip, BodyCheck};
 use crate::target::{Connected, Reply, Streamed, Target, WireTotals};
 use bytes::Bytes;
 pub(crate) use messages::Messages;
@@ -65,9 +66,10 @@ pub enum Pace {
 pub struct GrpcCall {
     /// `/package.Service/Method`.
     pub path: String,
-    /// The request messages, protobuf-encoded: exactly one for unary and server-streaming methods,
-    /// any number (none included) for client- and bidi-streaming ones.
-    pub messages: Vec<Vec<u8>>,
+    /// The request messages of a call, protobuf-encoded: exactly one for unary and server-streaming
+    /// methods, any number (none included) for client- and bidi-streaming ones. The same for every
+    /// call, or varying (in turn, or made per call).
+    pub messages: CallData<Vec<Vec<u8>>>,
     /// Metadata (`-H`), sent as headers.
     pub metadata: Vec<(String, String)>,
     /// Compress the requests with gzip and accept gzip answers.
@@ -85,7 +87,7 @@ impl GrpcCall {
     pub fn unary(path: String, message: Vec<u8>) -> GrpcCall {
         GrpcCall {
             path,
-            messages: vec![message],
+            messages: CallData::One(vec![message]),
             metadata: Vec::new(),
             gzip: false,
             check: None,
@@ -100,23 +102,47 @@ pub struct Grpc {
     pool: H2Pool,
     /// The call's HPACK header blocks, encoded once.
     block: RequestBlocks,
-    /// Each request message framed (prefix, compressed if asked), and all of them together.
-    frames: Vec<Bytes>,
-    body: Bytes,
-    /// Payload bytes of the first `i` messages, for `i` from 0 to all of them.
-    payload_sent: Vec<u64>,
+    requests: Prepared<Framed>,
     check: Option<BodyCheck>,
     shape: Shape,
     pace: Pace,
     expect_messages: Option<u64>,
 }
 
+/// A call's request messages as they go out: each framed (prefix, compressed if asked), and all
+/// of them together.
+struct Framed {
+    frames: Vec<Bytes>,
+    body: Bytes,
+    /// Payload bytes of the first `i` messages, for `i` from 0 to all of them.
+    payload_sent: Vec<u64>,
+}
+
+impl Framed {
+    fn new(messages: &[Vec<u8>], shape: Shape, gzip: bool) -> Result<Framed, String> {
+        if !shape.client_streams() && messages.len() != 1 {
+            let n = messages.len();
+            return Err(format!("a {} method takes exactly one request message, not {n}", shape.name()));
+        }
+        let mut frames = Vec::with_capacity(messages.len());
+        let mut payload_sent = vec![0];
+        for message in messages {
+            let compressed;
+            let message = if gzip {
+                compressed = crate::request::gzip(message);
+                &compressed
+            } else {
+                message
+            };
+            payload_sent.push(payload_sent.last().copied().unwrap_or(0) + message.len() as u64);
+            frames.push(Bytes::from(frame(gzip, message)));
+        }
+        Ok(Framed { body: Bytes::from(frames.concat()), frames, payload_sent })
+    }
+}
+
 impl Grpc {
     pub fn new(endpoint: Endpoint, connections: usize, fresh_each_call: bool, call: GrpcCall) -> Result<Self, String> {
-        if !call.shape.client_streams() && call.messages.len() != 1 {
-            let n = call.messages.len();
-            return Err(format!("a {} method takes exactly one request message, not {n}", call.shape.name()));
-        }
         if call.pace == Pace::PingPong && call.shape != Shape::Bidi {
             return Err(format!("ping-pong pacing is for bidi-streaming methods; this one is {}", call.shape.name()));
         }
@@ -141,20 +167,12 @@ impl Grpc {
         // A `Host` in the metadata is the call's :authority (a name-based virtual host, a gateway's route).
         let authority = crate::request::authority(&call.metadata, endpoint.authority());
         let block = request_block("POST", endpoint.is_tls(), &authority, path.as_str(), &headers);
-        let mut frames = Vec::with_capacity(call.messages.len());
-        let mut payload_sent = vec![0];
-        for message in call.messages {
-            let message = if call.gzip { gzip(&message) } else { message };
-            payload_sent.push(payload_sent.last().copied().unwrap_or(0) + message.len() as u64);
-            frames.push(Bytes::from(frame(call.gzip, &message)));
-        }
-        let body = Bytes::from(frames.concat());
+        let (shape, gzip) = (call.shape, call.gzip);
+        let requests = Prepared::new(call.messages, move |messages| Framed::new(messages, shape, gzip))?;
         Ok(Grpc {
             pool: H2Pool::new(endpoint, connections, fresh_each_call),
             block,
-            frames,
-            body,
-            payload_sent,
+            requests,
             check: call.check,
             shape: call.shape,
             pace: call.pace,
@@ -166,13 +184,14 @@ impl Grpc {
     /// Gives the answer and how many messages went out.
     async fn converse(
         &self,
+        request: &Framed,
         conn: &H2Handle,
         messages: &mut Messages,
         first_answer: &mut Option<Instant>,
     ) -> (Result<Answer, H2Error>, usize) {
         let keep = self.check.is_some();
-        let n = self.frames.len();
-        let opening = self.frames.first().cloned().unwrap_or_default();
+        let n = request.frames.len();
+        let opening = request.frames.first().cloned().unwrap_or_default();
         let mut stream = match conn.open(&self.block, &opening, n <= 1).await {
             Ok(stream) => stream,
             Err(e) => return (Err(e), 0),
@@ -187,7 +206,7 @@ impl Grpc {
                 return (answer, sent);
             }
             while sent < n && messages.count >= sent as u64 {
-                stream.send(self.frames[sent].clone(), sent + 1 == n);
+                stream.send(request.frames[sent].clone(), sent + 1 == n);
                 sent += 1;
             }
         }
@@ -261,24 +280,28 @@ impl Target for Grpc {
     }
 
     async fn call(&self, conn: &mut H2Handle) -> Reply {
+        let request = match self.requests.pick() {
+            Ok(request) => request,
+            Err(_) => return Reply::error(ErrorKind::Validation, ByteCounts::default()),
+        };
         let mut messages = Messages::default();
         let keep = self.check.is_some();
         let mut first_answer = None;
         let (answer, sent) = match self.pace {
             Pace::Burst => {
                 let answer = conn
-                    .exchange(&self.block, &self.body, |chunk| {
+                    .exchange(&self.block, &request.body, |chunk| {
                         messages.push(chunk, keep);
                         if first_answer.is_none() && messages.count > 0 {
                             first_answer = Some(Instant::now());
                         }
                     })
                     .await;
-                (answer, self.frames.len())
+                (answer, request.frames.len())
             }
-            Pace::PingPong => self.converse(conn, &mut messages, &mut first_answer).await,
+            Pace::PingPong => self.converse(&request, conn, &mut messages, &mut first_answer).await,
         };
-        let bytes = ByteCounts { sent: self.payload_sent[sent], received: messages.payload };
+        let bytes = ByteCounts { sent: request.payload_sent[sent], received: messages.payload };
         let streamed = Streamed {
             sent: u32::try_from(sent).unwrap_or(u32::MAX),
             received: u32::try_from(messages.count).unwrap_or(u32::MAX),

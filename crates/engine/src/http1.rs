@@ -1,4 +1,4 @@
-//! The HTTP/1.1 target: one request serialised once, written whole per call; answers parsed with
+//! The HTTP/1.1 target: each request serialised once (or per call, when made per call), written whole; answers parsed with
 //! `httparse` in a buffer each connection reuses. Bodies are skipped unless a check needs them.
 //! A keep-alive connection the server closed between calls is replaced before the next call is
 //! written; a request it closed on before any answer byte was never processed (RFC 9112 §9.3.1):
@@ -7,6 +7,7 @@
 pub(crate) mod chunked;
 mod framing;
 
+use crate::call_data::{CallData, Prepared};
 use crate::limits::MAX_KEPT_BODY;
 use crate::net::failures::ConnectFailures;
 use crate::net::{Endpoint, Stream};
@@ -33,12 +34,17 @@ const MAX_READ: usize = 64 * 1024;
 
 pub struct Http1 {
     endpoint: Endpoint,
-    request: Bytes,
+    requests: Prepared<Wire>,
+    expect: Expect,
+}
+
+/// A request as written on the socket, and what the call needs to know of it.
+struct Wire {
+    bytes: Bytes,
     payload_sent: u64,
     head_request: bool,
     /// RFC 9110 §9.2.2: a server that closed before answering may be sent it again.
     idempotent: bool,
-    expect: Expect,
 }
 
 /// `S` is the socket in a run; the fuzz targets read answers from memory through the same code.
@@ -69,39 +75,25 @@ impl Http1 {
     /// `close_each`: ask the server to close after each answer (new-connection-per-call mode), so the
     /// server, not the client, holds the TIME_WAIT sockets.
     pub fn new(endpoint: Endpoint, request: &HttpRequest, expect: Expect, close_each: bool) -> Self {
-        let body = request.wire_body();
-        let mut head = format!("{} {} HTTP/1.1\r\n", request.method, request.path);
-        if !request.has_header("host") {
-            head.push_str(&format!("host: {}\r\n", endpoint.authority()));
-        }
-        for (name, value) in &request.headers {
-            head.push_str(&format!("{name}: {value}\r\n"));
-        }
-        for (name, value) in request.implied_headers() {
-            head.push_str(&format!("{name}: {value}\r\n"));
-        }
-        if !body.is_empty() || !matches!(request.method.as_str(), "GET" | "HEAD" | "DELETE" | "OPTIONS") {
-            head.push_str(&format!("content-length: {}\r\n", body.len()));
-        }
-        if close_each && !request.has_header("connection") {
-            head.push_str("connection: close\r\n");
-        }
-        head.push_str("\r\n");
-        let mut wire = head.into_bytes();
-        wire.extend_from_slice(&body);
-        Http1 {
-            endpoint,
-            request: wire.into(),
-            payload_sent: body.len() as u64,
-            head_request: request.method == "HEAD",
-            idempotent: matches!(request.method.as_str(), "GET" | "HEAD" | "OPTIONS" | "TRACE" | "PUT" | "DELETE"),
-            expect,
-        }
+        Self::with_data(endpoint, CallData::One(request.clone()), expect, close_each)
+            .expect("one request always serialises")
     }
 
-    /// The request exactly as written on the socket.
-    pub fn request_bytes(&self) -> &[u8] {
-        &self.request
+    /// A target whose calls send `data`'s requests (in turn, or made per call).
+    pub fn with_data(
+        endpoint: Endpoint,
+        data: CallData<HttpRequest>,
+        expect: Expect,
+        close_each: bool,
+    ) -> Result<Self, String> {
+        let authority = endpoint.authority();
+        let requests = Prepared::new(data, move |request| Ok(serialise(request, &authority, close_each)))?;
+        Ok(Http1 { endpoint, requests, expect })
+    }
+
+    /// The first request exactly as written on the socket.
+    pub fn request_bytes(&self) -> Bytes {
+        self.requests.first().map(|w| w.bytes.clone()).unwrap_or_default()
     }
 
     /// The answer a server sent before reading the whole request and closing (a 413 for an
@@ -110,12 +102,13 @@ impl Http1 {
         &self,
         conn: &mut Http1Conn,
         refused: &std::io::Error,
+        head_request: bool,
         keep_body: bool,
     ) -> Option<(Head, Vec<u8>, u64)> {
         if !matches!(refused.kind(), std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset) {
             return None;
         }
-        let (mut head, body, size) = conn.answer(self.head_request, keep_body).await.ok()?;
+        let (mut head, body, size) = conn.answer(head_request, keep_body).await.ok()?;
         head.close = true;
         Some((head, body, size))
     }
@@ -380,6 +373,36 @@ pub(crate) async fn read_answers<S: AsyncRead + AsyncWrite + Unpin>(
     answers
 }
 
+/// `request` as HTTP/1.1 writes it to `authority` (its `Host` unless the request has one).
+fn serialise(request: &HttpRequest, authority: &str, close_each: bool) -> Wire {
+    let body = request.wire_body();
+    let mut head = format!("{} {} HTTP/1.1\r\n", request.method, request.path);
+    if !request.has_header("host") {
+        head.push_str(&format!("host: {authority}\r\n"));
+    }
+    for (name, value) in &request.headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    for (name, value) in request.implied_headers() {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    if !body.is_empty() || !matches!(request.method.as_str(), "GET" | "HEAD" | "DELETE" | "OPTIONS") {
+        head.push_str(&format!("content-length: {}\r\n", body.len()));
+    }
+    if close_each && !request.has_header("connection") {
+        head.push_str("connection: close\r\n");
+    }
+    head.push_str("\r\n");
+    let mut wire = head.into_bytes();
+    wire.extend_from_slice(&body);
+    Wire {
+        bytes: wire.into(),
+        payload_sent: body.len() as u64,
+        head_request: request.method == "HEAD",
+        idempotent: matches!(request.method.as_str(), "GET" | "HEAD" | "OPTIONS" | "TRACE" | "PUT" | "DELETE"),
+    }
+}
+
 impl Target for Http1 {
     type Conn = Http1Conn;
 
@@ -393,12 +416,16 @@ impl Target for Http1 {
     }
 
     async fn call(&self, conn: &mut Http1Conn) -> Reply {
-        let mut bytes = ByteCounts { sent: self.payload_sent, received: 0 };
+        let request = match self.requests.pick() {
+            Ok(request) => request,
+            Err(_) => return Reply::error(ErrorKind::Validation, ByteCounts::default()),
+        };
+        let mut bytes = ByteCounts { sent: request.payload_sent, received: 0 };
         let keep_body = self.expect.body.is_some();
-        let (head, body, size) = match conn.send(&self.request).await {
+        let (head, body, size) = match conn.send(&request.bytes).await {
             // The server answered before the whole request was sent (a 413 for a body it will not
             // read): the answer is the call's, the connection ends with the unsent rest.
-            Ok(false) => match conn.answer(self.head_request, keep_body).await {
+            Ok(false) => match conn.answer(request.head_request, keep_body).await {
                 Ok((mut head, body, size)) => {
                     head.close = true;
                     (head, body, size)
@@ -407,18 +434,18 @@ impl Target for Http1 {
             },
             Ok(true) => {
                 conn.read_any = !conn.buf.is_empty();
-                match conn.answer(self.head_request, keep_body).await {
+                match conn.answer(request.head_request, keep_body).await {
                     Ok(answer) => answer,
                     // A kept connection closed with no byte of answer: the server closed it as the
                     // request arrived (an idle timeout crossing it), so it did not process it (RFC
                     // 9112 §9.3.1).
-                    Err(_) if conn.answered > 0 && !conn.read_any && self.idempotent => {
+                    Err(_) if conn.answered > 0 && !conn.read_any && request.idempotent => {
                         return Reply::unprocessed(bytes, false)
                     }
                     Err(kind) => return Reply::broken(kind, bytes),
                 }
             }
-            Err(e) => match self.early_answer(conn, &e, keep_body).await {
+            Err(e) => match self.early_answer(conn, &e, request.head_request, keep_body).await {
                 Some(answer) => answer,
                 // A kept connection the server had closed: a request it could not read whole was
                 // not processed. On a new one, the server refused us.

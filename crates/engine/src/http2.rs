@@ -1,5 +1,6 @@
 //! The HTTP/2 target (h2c with prior knowledge, or ALPN h2 over TLS) for REST calls.
 
+use crate::call_data::{CallData, Prepared};
 use crate::h2pool::{request_block, H2Handle, H2Pool, RequestBlocks};
 use crate::net::failures::ConnectFailures;
 use crate::net::Endpoint;
@@ -11,10 +12,14 @@ use http::{HeaderName, HeaderValue, Method};
 
 pub struct Http2 {
     pool: H2Pool,
-    /// The request's HPACK header blocks, encoded once.
+    requests: Prepared<H2Request>,
+    expect: Expect,
+}
+
+/// A request's HPACK header blocks and its body, made once (or per call, when made per call).
+struct H2Request {
     block: RequestBlocks,
     body: Bytes,
-    expect: Expect,
 }
 
 impl Http2 {
@@ -25,28 +30,46 @@ impl Http2 {
         request: &HttpRequest,
         expect: Expect,
     ) -> Result<Self, String> {
-        let path: http::uri::PathAndQuery =
-            request.path.parse().map_err(|e| format!("bad request path {:?}: {e}", request.path))?;
-        Method::from_bytes(request.method.as_bytes()).map_err(|_| format!("bad HTTP method {:?}", request.method))?;
-        let body = request.wire_body();
-        let implied = request.implied_headers().into_iter().map(|(n, v)| (n.to_string(), v.to_string()));
-        let mut headers = vec![];
-        for (name, value) in request.headers.iter().cloned().chain(implied) {
-            if name.eq_ignore_ascii_case("host") || name.eq_ignore_ascii_case("connection") {
-                continue; // Host becomes :authority; HTTP/2 forbids connection headers
-            }
-            header_name(&name)?;
-            header_value(&name, &value)?;
-            headers.push((name, value));
-        }
-        if !body.is_empty() && !request.has_header("content-length") {
-            headers.push(("content-length".into(), body.len().to_string()));
-        }
-        let authority = request.authority(endpoint.authority());
-        header_value("host", &authority)?;
-        let block = request_block(&request.method, endpoint.is_tls(), &authority, path.as_str(), &headers);
-        Ok(Http2 { pool: H2Pool::new(endpoint, connections, fresh_each_call), block, body, expect })
+        Self::with_data(endpoint, connections, fresh_each_call, CallData::One(request.clone()), expect)
     }
+
+    /// A target whose calls send `data`'s requests (in turn, or made per call).
+    pub fn with_data(
+        endpoint: Endpoint,
+        connections: usize,
+        fresh_each_call: bool,
+        data: CallData<HttpRequest>,
+        expect: Expect,
+    ) -> Result<Self, String> {
+        let (authority, tls) = (endpoint.authority(), endpoint.is_tls());
+        let requests = Prepared::new(data, move |request| encode(request, &authority, tls))?;
+        Ok(Http2 { pool: H2Pool::new(endpoint, connections, fresh_each_call), requests, expect })
+    }
+}
+
+/// `request` as HTTP/2 sends it to `authority` (its `Host` unless the request has one).
+fn encode(request: &HttpRequest, authority: &str, tls: bool) -> Result<H2Request, String> {
+    let path: http::uri::PathAndQuery =
+        request.path.parse().map_err(|e| format!("bad request path {:?}: {e}", request.path))?;
+    Method::from_bytes(request.method.as_bytes()).map_err(|_| format!("bad HTTP method {:?}", request.method))?;
+    let body = request.wire_body();
+    let implied = request.implied_headers().into_iter().map(|(n, v)| (n.to_string(), v.to_string()));
+    let mut headers = vec![];
+    for (name, value) in request.headers.iter().cloned().chain(implied) {
+        if name.eq_ignore_ascii_case("host") || name.eq_ignore_ascii_case("connection") {
+            continue; // Host becomes :authority; HTTP/2 forbids connection headers
+        }
+        header_name(&name)?;
+        header_value(&name, &value)?;
+        headers.push((name, value));
+    }
+    if !body.is_empty() && !request.has_header("content-length") {
+        headers.push(("content-length".into(), body.len().to_string()));
+    }
+    let authority = request.authority(authority.to_string());
+    header_value("host", &authority)?;
+    let block = request_block(&request.method, tls, &authority, path.as_str(), &headers);
+    Ok(H2Request { block, body })
 }
 
 pub fn header_name(name: &str) -> Result<HeaderName, String> {
@@ -65,12 +88,16 @@ impl Target for Http2 {
     }
 
     async fn call(&self, conn: &mut H2Handle) -> Reply {
-        let mut bytes = ByteCounts { sent: self.body.len() as u64, received: 0 };
+        let request = match self.requests.pick() {
+            Ok(request) => request,
+            Err(_) => return Reply::error(ErrorKind::Validation, ByteCounts::default()),
+        };
+        let mut bytes = ByteCounts { sent: request.body.len() as u64, received: 0 };
         let keep = self.expect.body.is_some();
         let mut body = Vec::new();
         let mut too_large = false;
         let answer = conn
-            .exchange(&self.block, &self.body, |chunk| {
+            .exchange(&request.block, &request.body, |chunk| {
                 bytes.received += chunk.len() as u64;
                 too_large |= keep && body.len() + chunk.len() > crate::limits::MAX_KEPT_BODY;
                 if keep && !too_large {

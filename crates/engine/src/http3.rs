@@ -1,6 +1,7 @@
 //! The HTTP/3 target (QUIC, always TLS 1.3) for REST calls: every call is a request stream on a
 //! connection of the pool ([`crate::h3pool`]), as HTTP/2's calls are streams.
 
+use crate::call_data::{CallData, Prepared};
 use crate::h3pool::{H3Handle, H3Pool};
 use crate::http2::{header_name, header_value};
 use crate::net::failures::ConnectFailures;
@@ -11,56 +12,80 @@ use bytes::{Buf, Bytes};
 
 pub struct Http3 {
     pool: H3Pool,
-    /// The request's head, made once (`:authority` from the URI).
-    head: http::Request<()>,
-    body: Bytes,
+    requests: Prepared<H3Request>,
     expect: Expect,
 }
 
-impl Http3 {
-    /// `authority`: `host:port` as the request's `:authority`, unless the request has a `Host` header.
-    pub fn new(pool: H3Pool, authority: &str, request: &HttpRequest, expect: Expect) -> Result<Self, String> {
-        let authority = request.authority(authority.to_string());
-        let uri: http::Uri = format!("https://{authority}{}", request.path)
-            .parse()
-            .map_err(|e| format!("bad request path {:?}: {e}", request.path))?;
-        let method = http::Method::from_bytes(request.method.as_bytes())
-            .map_err(|_| format!("bad HTTP method {:?}", request.method))?;
-        let body = request.wire_body();
-        let mut head = http::Request::builder().method(method).uri(uri).body(()).map_err(|e| e.to_string())?;
-        let implied = request.implied_headers().into_iter().map(|(n, v)| (n.to_string(), v.to_string()));
-        for (name, value) in request.headers.iter().cloned().chain(implied) {
-            if ["host", "connection", "transfer-encoding"].iter().any(|h| name.eq_ignore_ascii_case(h)) {
-                continue; // Host becomes :authority; HTTP/3 forbids connection headers
-            }
-            head.headers_mut().append(header_name(&name)?, header_value(&name, &value)?);
-        }
-        if !body.is_empty() && !request.has_header("content-length") {
-            head.headers_mut().insert(http::header::CONTENT_LENGTH, body.len().into());
-        }
-        Ok(Http3 { pool, head, body, expect })
-    }
+/// A request's head (`:authority` from the URI) and body, made once (or per call, when made per call).
+struct H3Request {
+    head: http::Request<()>,
+    body: Bytes,
+}
 
-    fn request(&self) -> http::Request<()> {
+impl H3Request {
+    fn head(&self) -> http::Request<()> {
         let mut request = http::Request::new(());
         *request.method_mut() = self.head.method().clone();
         *request.uri_mut() = self.head.uri().clone();
         *request.headers_mut() = self.head.headers().clone();
         request
     }
+}
+
+/// `request` as HTTP/3 sends it to `authority` (its `Host` unless the request has one).
+fn encode(request: &HttpRequest, authority: &str) -> Result<H3Request, String> {
+    let authority = request.authority(authority.to_string());
+    let uri: http::Uri = format!("https://{authority}{}", request.path)
+        .parse()
+        .map_err(|e| format!("bad request path {:?}: {e}", request.path))?;
+    let method = http::Method::from_bytes(request.method.as_bytes())
+        .map_err(|_| format!("bad HTTP method {:?}", request.method))?;
+    let body = request.wire_body();
+    let mut head = http::Request::builder().method(method).uri(uri).body(()).map_err(|e| e.to_string())?;
+    let implied = request.implied_headers().into_iter().map(|(n, v)| (n.to_string(), v.to_string()));
+    for (name, value) in request.headers.iter().cloned().chain(implied) {
+        if ["host", "connection", "transfer-encoding"].iter().any(|h| name.eq_ignore_ascii_case(h)) {
+            continue; // Host becomes :authority; HTTP/3 forbids connection headers
+        }
+        head.headers_mut().append(header_name(&name)?, header_value(&name, &value)?);
+    }
+    if !body.is_empty() && !request.has_header("content-length") {
+        head.headers_mut().insert(http::header::CONTENT_LENGTH, body.len().into());
+    }
+    Ok(H3Request { head, body })
+}
+
+impl Http3 {
+    /// `authority`: `host:port` as the request's `:authority`, unless the request has a `Host` header.
+    pub fn new(pool: H3Pool, authority: &str, request: &HttpRequest, expect: Expect) -> Result<Self, String> {
+        Self::with_data(pool, authority, CallData::One(request.clone()), expect)
+    }
+
+    /// A target whose calls send `data`'s requests (in turn, or made per call).
+    pub fn with_data(
+        pool: H3Pool,
+        authority: &str,
+        data: CallData<HttpRequest>,
+        expect: Expect,
+    ) -> Result<Self, String> {
+        let authority = authority.to_string();
+        let requests = Prepared::new(data, move |request| encode(request, &authority))?;
+        Ok(Http3 { pool, requests, expect })
+    }
 
     /// The request and its answer on one stream: the status, gzip named or not, and the body's bytes.
     async fn exchange(
         &self,
+        request: &H3Request,
         conn: &mut H3Handle,
         bytes: &mut ByteCounts,
         body: &mut Vec<u8>,
     ) -> Result<(u16, bool), h3::error::StreamError> {
         let keep = self.expect.body.is_some();
-        let mut stream = conn.send.send_request(self.request()).await?;
+        let mut stream = conn.send.send_request(request.head()).await?;
         let sent = async {
-            if !self.body.is_empty() {
-                stream.send_data(self.body.clone()).await?;
+            if !request.body.is_empty() {
+                stream.send_data(request.body.clone()).await?;
             }
             stream.finish().await
         };
@@ -114,9 +139,13 @@ impl Target for Http3 {
     }
 
     async fn call(&self, conn: &mut H3Handle) -> Reply {
-        let mut bytes = ByteCounts { sent: self.body.len() as u64, received: 0 };
+        let request = match self.requests.pick() {
+            Ok(request) => request,
+            Err(_) => return Reply::error(ErrorKind::Validation, ByteCounts::default()),
+        };
+        let mut bytes = ByteCounts { sent: request.body.len() as u64, received: 0 };
         let mut body = Vec::new();
-        let (status, gzip) = match self.exchange(conn, &mut bytes, &mut body).await {
+        let (status, gzip) = match self.exchange(&request, conn, &mut bytes, &mut body).await {
             Ok(answer) => answer,
             Err(e) if unprocessed(&e) => return Reply::unprocessed(bytes, conn.is_usable()),
             Err(_) if conn.is_usable() => return Reply::error(ErrorKind::Protocol, bytes),

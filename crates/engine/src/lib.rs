@@ -6,6 +6,7 @@
 //! [`target::Target`] makes the calls, [`driver::run`] gives one [`record::CallRecord`] per call to each
 //! worker's [`sink::Sink`] (such as [`stats::Stats`]), merged when the run ends. The engine never formats output.
 
+pub mod call_data;
 pub mod clock;
 pub mod cpu;
 pub mod driver;

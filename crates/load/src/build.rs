@@ -2,12 +2,14 @@
 //! the server probed once (so an unreachable target is one clear error, not a run of failures),
 //! the request prepared once.
 
+use crate::data::{self, DataUsed};
 use crate::parse::{self, TargetUrl};
 use crate::preset::{self, Preset};
 use crate::sink::{RunResult, RunSink};
 use crate::spec::{LoadSpec, Plan, DEFAULT_CONCURRENCY};
 use crate::watch::{RunView, Watch};
 use callbench_dynproto::{MethodDescriptor, ReflectionConn, Source};
+use callbench_engine::call_data::CallData;
 use callbench_engine::grpc::{Grpc, GrpcCall, Shape};
 use callbench_engine::h3pool::{H3Options, H3Pool, QuicClient};
 use callbench_engine::http1::Http1;
@@ -44,6 +46,8 @@ pub struct Built {
     pub call: String,
     /// What drove the sockets: `epoll`, `io_uring`, or `none` (in-process calls).
     pub io: &'static str,
+    /// What the calls sent: one request, several in turn, templates.
+    pub data: DataUsed,
 }
 
 /// An `Arc` of a target is a target: a search reuses one prepared target for every run.
@@ -123,8 +127,14 @@ pub async fn build(spec: &LoadSpec) -> Result<Built, String> {
         (_, Some(name)) => Some(preset::preset(name, &spec.preset)?),
         _ => None,
     };
-    if preset.is_some() && (spec.data.is_some() || spec.method.is_some()) {
-        return Err("--workload fills in the request: leave out -X and -d".into());
+    if preset.is_some() && (spec.data.is_some() || spec.method.is_some() || spec.data_lines.is_some()) {
+        return Err("--workload fills in the request: leave out -X, -d and --data-lines".into());
+    }
+    if preset.is_some() && (spec.template || spec.http_rule.is_some()) {
+        return Err("--workload fills in the request: leave out --template and --http-rule".into());
+    }
+    if spec.http_rule.is_some() && !matches!(url, TargetUrl::Http { .. }) {
+        return Err("--http-rule makes a REST request: give an http:// or https:// target".into());
     }
     match url {
         TargetUrl::Http { tls, host, port, path } => build_http(spec, tls, &host, port, &path, preset).await,
@@ -214,49 +224,42 @@ async fn build_http(
     path: &str,
     preset: Option<Preset>,
 ) -> Result<Built, String> {
-    if !spec.protos.is_empty() || spec.protoset.is_some() {
-        return Err("--proto and --protoset apply to grpc:// targets".into());
+    if (!spec.protos.is_empty() || spec.protoset.is_some()) && spec.http_rule.is_none() {
+        return Err("--proto and --protoset apply to grpc:// targets (and to --http-rule)".into());
     }
-    let (request, check) = match &preset {
+    let (data, used, check) = match &preset {
         Some(p) => {
             if let Some(why) = p.no_rest() {
                 return Err(format!("--workload {}: {why}; call it over grpc://", p.name));
             }
             let check = if spec.check { Some(p.http_check(&p.contract_method())?) } else { None };
-            (p.http_request(path), check)
+            (CallData::One(with_flags(p.http_request(path), spec)), DataUsed::one(), check)
         }
         None => {
             if spec.check {
                 return Err("--check needs --workload (it knows the right answer); use --expect-body".into());
             }
-            let body = spec.body()?.unwrap_or_default();
-            let method = spec.method.clone().unwrap_or_else(|| if body.is_empty() { "GET" } else { "POST" }.into());
-            let mut r = HttpRequest::get(path);
-            r.method = method.to_ascii_uppercase();
-            r.body = body.into();
-            (r, None)
+            let make = rest_request(spec, path)?;
+            let (data, used) = data::call_data(spec, data::longest_run(spec), data::most_callers(spec), make)?;
+            (data, used, None)
         }
     };
-    let mut request = request;
-    // The user's headers go over a preset's own (its NDJSON content type) by name.
-    request.headers.retain(|(name, _)| !spec.headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(name)));
-    request.headers.extend(spec.headers.iter().cloned());
-    request.gzip = spec.gzip;
     let check = match (spec.expected_body()?, check) {
         (Some(expected), _) => Some(Box::new(move |body: &[u8]| body == expected.as_slice()) as BodyCheck),
         (None, check) => check,
     };
     let expect = Expect { status: spec.expect_status.clone(), body: check };
-    let call = format!("{} {}", request.method, request.path);
+    let first = data.first()?;
+    let call = format!("{} {}", first.method, first.path);
     if spec.http3 {
-        return build_http3(spec, host, port, &request, expect, call).await;
+        return build_http3(spec, host, port, data, expect, call, used).await;
     }
     if spec.http2 {
         let (concurrency, connections) = multiplexed(spec)?;
         let endpoint = endpoint(spec, connections, tls, host, port, &[b"h2"]).await?;
         callbench_engine::h2pool::probe(&endpoint, probe_wait(spec)).await?;
         let io = endpoint.io();
-        let target = Http2::new(endpoint, connections, spec.new_connection_per_call, &request, expect)?;
+        let target = Http2::with_data(endpoint, connections, spec.new_connection_per_call, data, expect)?;
         Ok(Built {
             target: AnyTarget::Http2(Arc::new(target)),
             protocol: "h2",
@@ -265,13 +268,14 @@ async fn build_http(
             connections,
             call,
             io,
+            data: used,
         })
     } else {
         let (concurrency, connections) = one_call_per_connection(spec)?;
         let endpoint = endpoint(spec, connections, tls, host, port, &[b"http/1.1"]).await?;
         drop(endpoint.connect_uncounted().await?.0);
         let io = endpoint.io();
-        let target = Http1::new(endpoint, &request, expect, spec.new_connection_per_call);
+        let target = Http1::with_data(endpoint, data, expect, spec.new_connection_per_call)?;
         Ok(Built {
             target: AnyTarget::Http1(Arc::new(target)),
             protocol: "http/1.1",
@@ -280,6 +284,7 @@ async fn build_http(
             connections,
             call,
             io,
+            data: used,
         })
     }
 }
@@ -289,9 +294,10 @@ async fn build_http3(
     spec: &LoadSpec,
     host: &str,
     port: u16,
-    request: &HttpRequest,
+    data: CallData<HttpRequest>,
     expect: Expect,
     call: String,
+    used: DataUsed,
 ) -> Result<Built, String> {
     if spec.io == callbench_engine::net::socket::Io::Uring {
         return Err("--io uring drives TCP sockets; HTTP/3's UDP socket is quinn's (epoll)".into());
@@ -322,7 +328,7 @@ async fn build_http3(
     drop(new_pool().open_uncounted().await?);
     let pool = new_pool().with_connect_timeout(spec.connect_timeout());
     let authority = if port == 443 { host.to_string() } else { format!("{host}:{port}") };
-    let target = Http3::new(pool, &authority, request, expect)?;
+    let target = Http3::with_data(pool, &authority, data, expect)?;
     Ok(Built {
         target: AnyTarget::Http3(Arc::new(target)),
         protocol: "h3",
@@ -331,6 +337,7 @@ async fn build_http3(
         connections,
         call,
         io: "epoll",
+        data: used,
     })
 }
 
@@ -348,13 +355,13 @@ async fn build_grpc(
     let (concurrency, connections) = multiplexed(spec)?;
     let endpoint = endpoint(spec, connections, tls, host, port, &[b"h2"]).await?;
     let probe = callbench_engine::h2pool::probe(&endpoint, probe_wait(spec)).await?;
-    let (descriptor, messages, preset_check) = match (&preset, &method) {
+    let (descriptor, (messages, used), preset_check) = match (&preset, &method) {
         (Some(_), Some(m)) => return Err(format!("--workload names the method: leave {m} out of the target URL")),
         (Some(p), None) => {
             let d = p.contract_method();
             let check = if spec.check { Some(p.grpc_check(&d)?) } else { None };
             let messages = p.grpc_messages(&d)?;
-            (d, messages, check)
+            (d, (CallData::One(messages), DataUsed::one()), check)
         }
         (None, None) => {
             return Err("name the method: grpc://host:port/package.Service/Method (or use --workload)".into())
@@ -364,11 +371,12 @@ async fn build_grpc(
                 return Err("--check needs --workload (it knows the right answer); use --expect-body".into());
             }
             let d = resolve_method(spec, &endpoint, probe, name).await?;
-            let json = match spec.body()? {
-                Some(b) => String::from_utf8(b).map_err(|_| "the request JSON (-d) is not UTF-8".to_string())?,
-                None => String::new(),
+            let method = d.clone();
+            let make = move |text: &[u8]| {
+                let json = std::str::from_utf8(text).map_err(|_| "the request JSON is not UTF-8".to_string())?;
+                request_messages(&method, json)
             };
-            (d.clone(), request_messages(&d, &json)?, None)
+            (d, data::call_data(spec, data::longest_run(spec), concurrency, make)?, None)
         }
     };
     let check = match spec.expected_body()? {
@@ -401,6 +409,7 @@ async fn build_grpc(
         connections,
         call: path.trim_start_matches('/').to_string(),
         io,
+        data: used,
     })
 }
 
@@ -469,10 +478,68 @@ fn expected_message_check(method: &MethodDescriptor, json: &[u8]) -> Result<Body
     }))
 }
 
+/// A preset's request with the user's headers (over its own, by name) and `--gzip`.
+fn with_flags(mut request: HttpRequest, spec: &LoadSpec) -> HttpRequest {
+    request.headers.retain(|(name, _)| !spec.headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(name)));
+    request.headers.extend(spec.headers.iter().cloned());
+    request.gzip = spec.gzip;
+    request
+}
+
+/// Makes a REST call's request from its text: the body (`-X`, or POST with a body and GET
+/// without), or with `--http-rule` the message its method's rule maps to a request under `path`.
+fn rest_request(
+    spec: &LoadSpec,
+    path: &str,
+) -> Result<impl Fn(&[u8]) -> Result<HttpRequest, String> + Send + Sync + 'static, String> {
+    let rule = match &spec.http_rule {
+        None => None,
+        Some(name) => {
+            if spec.method.is_some() {
+                return Err("-X: with --http-rule the method's google.api.http rule says the HTTP method".into());
+            }
+            let pool = match (&spec.protoset, spec.protos.is_empty()) {
+                (Some(set), _) => callbench_dynproto::load_protoset(set)?,
+                (None, false) => callbench_dynproto::load_protos(&spec.protos, &spec.import_paths)?,
+                (None, true) => return Err("--http-rule reads the method's rule from --proto or --protoset".into()),
+            };
+            Some(callbench_dynproto::find_method(&pool, name)?)
+        }
+    };
+    let (spec, prefix) = (spec.clone(), path.trim_end_matches('/').to_string());
+    let path = path.to_string();
+    Ok(move |text: &[u8]| {
+        let mut request = match &rule {
+            None => {
+                let method = spec.method.clone().unwrap_or_else(|| if text.is_empty() { "GET" } else { "POST" }.into());
+                let mut r = HttpRequest::get(&path);
+                r.method = method.to_ascii_uppercase();
+                r.body = text.to_vec().into();
+                r
+            }
+            Some(method) => {
+                let json = std::str::from_utf8(text).map_err(|_| "the message JSON is not UTF-8".to_string())?;
+                let twin = callbench_dynproto::rest_twin(method, json)?;
+                let mut r = HttpRequest::get(&format!("{prefix}{}", twin.path));
+                r.method = twin.method;
+                if let Some(body) = twin.body {
+                    r.body = body.into_bytes().into();
+                }
+                r
+            }
+        };
+        request.headers.extend(spec.headers.iter().cloned());
+        request.gzip = spec.gzip;
+        Ok(request)
+    })
+}
+
 async fn build_raw(spec: &LoadSpec, host: &str, port: u16, size: usize) -> Result<Built, String> {
     let misplaced = [
         (!spec.headers.is_empty(), "-H"),
         (spec.data.is_some(), "-d"),
+        (spec.data_lines.is_some(), "--data-lines"),
+        (spec.template, "--template"),
         (spec.method.is_some(), "-X"),
         (spec.gzip, "--gzip"),
         (spec.check, "--check"),
@@ -495,6 +562,7 @@ async fn build_raw(spec: &LoadSpec, host: &str, port: u16, size: usize) -> Resul
         connections,
         call: format!("echo {size} B"),
         io,
+        data: DataUsed::one(),
     })
 }
 
@@ -505,6 +573,8 @@ fn build_inproc(spec: &LoadSpec, workload: &str) -> Result<Built, String> {
         (spec.new_connection_per_call, "--new-connection-per-call"),
         (!spec.headers.is_empty(), "-H"),
         (spec.data.is_some(), "-d"),
+        (spec.data_lines.is_some(), "--data-lines"),
+        (spec.template, "--template"),
         (spec.method.is_some(), "-X"),
         (spec.gzip, "--gzip"),
         (spec.expect_body.is_some(), "--expect-body"),
@@ -525,5 +595,6 @@ fn build_inproc(spec: &LoadSpec, workload: &str) -> Result<Built, String> {
         connections: 0,
         call: workload.to_string(),
         io: "none",
+        data: DataUsed::one(),
     })
 }

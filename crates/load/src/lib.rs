@@ -3,6 +3,7 @@
 //! report is printed, and the progress bar, are the CLI's.
 
 pub mod build;
+pub mod data;
 pub mod open_files;
 pub mod parse;
 pub mod preset;
@@ -11,6 +12,7 @@ pub mod search;
 pub mod sink;
 pub mod spec;
 pub mod startup;
+pub mod template;
 pub mod threshold;
 pub mod watch;
 

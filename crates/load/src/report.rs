@@ -84,6 +84,8 @@ pub struct LoadReport {
     pub protocol: &'static str,
     pub tls: bool,
     pub workload: Option<String>,
+    /// What the calls sent: the same request, several in turn, templates.
+    pub data: crate::data::DataUsed,
     pub settings: Settings,
     /// True when Ctrl-C ended the run early: the figures cover what ran.
     pub interrupted: bool,
@@ -108,6 +110,7 @@ impl LoadReport {
             protocol: built.protocol,
             tls: built.tls,
             workload: spec.workload.clone().or_else(|| spec.target.strip_prefix("inproc:").map(str::to_string)),
+            data: built.data.clone(),
             settings: Settings {
                 model: if open { "open" } else { "closed" },
                 concurrency: built.concurrency,

@@ -36,7 +36,7 @@ pub struct LoadSpec {
     /// Open loop with Poisson arrivals (exponential gaps) instead of even spacing
     #[arg(long)]
     pub poisson: bool,
-    /// Seed of the Poisson arrivals
+    /// Seed of the Poisson arrivals and of --template's random values
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Open loop following steps and ramps: RATE@DURATION and FROM..TO@DURATION, comma-separated
@@ -71,6 +71,18 @@ pub struct LoadSpec {
     /// Request body (HTTP) or request message as JSON (gRPC); @FILE reads a file
     #[arg(short = 'd', long = "data")]
     pub data: Option<String>,
+    /// An NDJSON file: each line one call's body (HTTP) or message as JSON (gRPC; a stream's messages as one
+    /// array), used in turn (call i sends line i mod n)
+    #[arg(long, value_name = "FILE", conflicts_with = "data")]
+    pub data_lines: Option<PathBuf>,
+    /// -d (or each line of --data-lines) is a template filled in per call: {{call}}, {{caller}}, {{int A B}},
+    /// {{string N}}, {{uuid}} (random values from --seed)
+    #[arg(long)]
+    pub template: bool,
+    /// REST: make the request from a gRPC method's google.api.http rule (--proto/--protoset), -d being its
+    /// message as JSON: the rule's verb, its path filled from the message, its body and query
+    #[arg(long, value_name = "METHOD")]
+    pub http_rule: Option<String>,
     /// gRPC streams: how a client- or bidi-streaming call sends its messages (-d gives them: JSON
     /// values one after another, e.g. a file of one message per line, or one array): burst (all,
     /// then the request ends) or ping-pong (bidi: each after the answer to the one before) [default: burst]
@@ -351,6 +363,8 @@ impl LoadSpec {
             add("--header", Some(format!("{name}: {value}")));
         }
         add("--data", self.data.clone());
+        add("--data-lines", self.data_lines.as_ref().map(|p| p.display().to_string()));
+        add("--http-rule", self.http_rule.clone());
         add("--stream-pace", self.stream_pace.map(|p| parse::pace_name(p).to_string()));
         for path in &self.protos {
             add("--proto", Some(path.display().to_string()));
@@ -388,6 +402,7 @@ impl LoadSpec {
             (self.insecure, "--insecure"),
             (self.tls_resume, "--tls-resume"),
             (self.check, "--check"),
+            (self.template, "--template"),
             (self.allow_remote, "--allow-remote"),
         ] {
             if set {
@@ -472,7 +487,8 @@ mod tests {
              --connections 2 --streams 4 -X PUT -H a:b -d {} --http2 --workload auth --payload-size 10 --ntimes 2 \
              --user-id 7 --gzip -k --tls-version 1.2 --tls-resume --timeout 3s --connect-timeout 2s --ramp 1s \
              --expect-status 200,204 \
-             --expect-body ok --check --threads 2 --io uring --allow-remote --coarse-timer --new-connection-per-call"
+             --expect-body ok --check --threads 2 --io uring --allow-remote --coarse-timer --new-connection-per-call \
+             --template --http-rule a.B/C"
                 .split_whitespace()
                 .map(String::from)
                 .collect(),
@@ -485,7 +501,10 @@ mod tests {
             ..LoadSpec::default()
         };
         let dashed_target = LoadSpec { target: "--".into(), ..LoadSpec::default() };
-        for spec in [LoadSpec { target: "inproc:noop".into(), ..LoadSpec::default() }, full, dashes, dashed_target] {
+        let lines = LoadSpec { data_lines: Some("calls.ndjson".into()), ..LoadSpec::default() };
+        for spec in
+            [LoadSpec { target: "inproc:noop".into(), ..LoadSpec::default() }, full, dashes, dashed_target, lines]
+        {
             assert_eq!(format!("{:?}", parse(spec.to_flags())), format!("{spec:?}"));
         }
     }

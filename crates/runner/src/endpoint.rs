@@ -21,6 +21,8 @@ pub struct Endpoint {
     /// `rest` or `grpc`, and what a call is (`GET /students`), as the first call found them.
     pub protocol: String,
     pub call: String,
+    /// What the calls send, when not the same request every call (as the first call found it).
+    pub data: Option<String>,
     /// The workload its cells are listed under: `call` for `callbench run URL…`, a suite's call's name.
     pub workload: String,
 }
@@ -30,7 +32,7 @@ impl Endpoint {
     pub fn new(label: String, spec: LoadSpec, server_pids: Vec<i32>) -> Endpoint {
         let grpc = spec.target.starts_with("grpc://") || spec.target.starts_with("grpcs://");
         let protocol = if grpc { "grpc" } else { "rest" }.to_string();
-        Endpoint { label, spec, server_pids, protocol, call: String::new(), workload: "call".into() }
+        Endpoint { label, spec, server_pids, protocol, call: String::new(), data: None, workload: "call".into() }
     }
 
     pub fn is_grpc(&self) -> bool {
@@ -87,6 +89,7 @@ impl Endpoint {
                 url: self.spec.target.clone(),
                 call: self.call.clone(),
                 server_pids: self.server_pids.clone(),
+                data: self.data.clone(),
             }),
         }
     }
@@ -104,6 +107,7 @@ impl Endpoint {
             return Err(failed(format!("the first call failed: {answer}")));
         }
         self.call = report.call;
+        self.data = (report.data.kind != "one").then(|| report.data.describe());
         self.protocol = if report.protocol == "grpc" { "grpc" } else { "rest" }.into();
         Ok(())
     }

@@ -7,6 +7,7 @@
 use crate::check::{grpc_request, judge_grpc_reply, judge_grpc_status, judge_rest_body, output, rest_request};
 use anyhow::{anyhow, bail, Result};
 use callbench_contract::vectors::{GrpcCase, RestCase};
+use callbench_engine::call_data::CallData;
 use callbench_engine::grpc::{Grpc, GrpcCall, Pace, Shape};
 use callbench_engine::http1::Http1;
 use callbench_engine::net::Endpoint;
@@ -115,7 +116,7 @@ async fn grpc(addr: SocketAddr, case: &GrpcCase) -> Result<()> {
         }) as BodyCheck
     });
     let call = GrpcCall {
-        messages: messages.iter().map(|m| m.to_vec()).collect(),
+        messages: CallData::One(messages.iter().map(|m| m.to_vec()).collect()),
         check,
         shape,
         pace: if shape == Shape::Bidi { Pace::PingPong } else { Pace::Burst },

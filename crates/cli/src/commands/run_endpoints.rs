@@ -18,6 +18,14 @@ pub struct CallFlags {
     /// Request body (REST) or message as JSON (gRPC), @FILE reads a file; once for all, or once per endpoint in order
     #[arg(short = 'd', long = "data")]
     data: Vec<String>,
+    /// An NDJSON file of requests, one per line, used in turn (REST: bodies; gRPC: messages as JSON); once for
+    /// all, or once per endpoint in order
+    #[arg(long = "data-lines", value_name = "FILE", conflicts_with = "data")]
+    data_lines: Vec<PathBuf>,
+    /// -d (or each line of --data-lines) is a template filled in per call: {{call}}, {{caller}}, {{int A B}},
+    /// {{string N}}, {{uuid}}; every endpoint gets the same values call by call
+    #[arg(long)]
+    template: bool,
     /// gRPC: .proto file describing the methods (repeatable); without --proto/--protoset, server reflection
     #[arg(long = "proto")]
     protos: Vec<PathBuf>,
@@ -71,6 +79,8 @@ impl CallFlags {
         !(self.methods.is_empty()
             && self.headers.is_empty()
             && self.data.is_empty()
+            && self.data_lines.is_empty()
+            && !self.template
             && self.protos.is_empty()
             && self.import_paths.is_empty()
             && self.protoset.is_none()
@@ -85,23 +95,30 @@ impl CallFlags {
     }
 
     /// The spec of a call to `url`: the protocol's own flags where they fit, the TLS flags everywhere.
+    /// The proto flags reach a REST call only with its google.api.http rule (`http_rule`).
+    #[allow(clippy::too_many_arguments)]
     fn spec(
         &self,
         url: String,
         grpc: bool,
         method: Option<String>,
         headers: Vec<(String, String)>,
-        data: Option<String>,
+        (data, data_lines): (Option<String>, Option<PathBuf>),
+        http_rule: Option<String>,
         allow_remote: bool,
     ) -> LoadSpec {
+        let protos = grpc || http_rule.is_some();
         LoadSpec {
             target: url,
             method,
             headers,
             data,
-            protos: if grpc { self.protos.clone() } else { Vec::new() },
-            import_paths: if grpc { self.import_paths.clone() } else { Vec::new() },
-            protoset: self.protoset.clone().filter(|_| grpc),
+            data_lines,
+            template: self.template,
+            http_rule,
+            protos: if protos { self.protos.clone() } else { Vec::new() },
+            import_paths: if protos { self.import_paths.clone() } else { Vec::new() },
+            protoset: self.protoset.clone().filter(|_| protos),
             http2: self.http2 && !grpc,
             http3: self.http3 && !grpc,
             insecure: self.insecure,
@@ -161,6 +178,7 @@ pub fn endpoints(inputs: &[String], flags: &CallFlags, allow_remote: bool) -> Re
     let mut out = Vec::new();
     for (i, ((_, url, grpc), label)) in named.iter().zip(labels).enumerate() {
         let data = one_or_each(&flags.data, i, named.len(), "-d/--data")?;
+        let data_lines = one_or_each(&flags.data_lines, i, named.len(), "--data-lines")?;
         let method = if *grpc {
             None
         } else {
@@ -168,7 +186,8 @@ pub fn endpoints(inputs: &[String], flags: &CallFlags, allow_remote: bool) -> Re
             one_or_each(&flags.methods, rest_index - 1, rest_count, "-X/--method (one per REST endpoint)")?
         };
         let pid = one_or_each(&flags.server_pids, i, named.len(), "--server-pid")?;
-        let spec = flags.spec(url.clone(), *grpc, method, flags.headers.clone(), data, allow_remote);
+        let spec =
+            flags.spec(url.clone(), *grpc, method, flags.headers.clone(), (data, data_lines), None, allow_remote);
         out.push(Endpoint::new(label, spec, running(pid)?));
     }
     Ok(out)
@@ -189,12 +208,14 @@ fn twin(flags: &CallFlags, allow_remote: bool) -> Result<Vec<Endpoint>, String> 
     if !flags.methods.is_empty() {
         return Err("-X: with --call the method's google.api.http rule says the HTTP method".into());
     }
-    if flags.data.len() > 1 {
-        return Err("-d: with --call one message, sent to both".into());
+    if flags.data.len() > 1 || flags.data_lines.len() > 1 {
+        return Err("-d, --data-lines: with --call one message (or file of them), sent to both".into());
     }
     let data = flags.data.first().map(|d| parse::bytes(d, "-d")).transpose()?;
     let message = String::from_utf8(data.unwrap_or_default()).map_err(|_| "-d: the message is not UTF-8 JSON")?;
-    let call = callbench_dynproto::rest_twin(&descriptor, &message)?;
+    if flags.data_lines.is_empty() && !flags.template {
+        callbench_dynproto::rest_twin(&descriptor, &message)?; // a method without a rule, a message it cannot map
+    }
     let grpc_base = grpc.trim_end_matches('/');
     if !(grpc_base.starts_with("grpc://") || grpc_base.starts_with("grpcs://")) || grpc_base.matches('/').count() > 2 {
         return Err(format!("--grpc {grpc}: give grpc://HOST:PORT (or grpcs://), the method comes from --call"));
@@ -202,20 +223,17 @@ fn twin(flags: &CallFlags, allow_remote: bool) -> Result<Vec<Endpoint>, String> 
     if !(rest.starts_with("http://") || rest.starts_with("https://")) {
         return Err(format!("--rest {rest}: give http://HOST:PORT (or https://)"));
     }
-    let rest_url = format!("{}{}", rest.trim_end_matches('/'), call.path);
     let grpc_url = format!("{grpc_base}/{}", callbench_dynproto::grpc_path(&descriptor).trim_start_matches('/'));
     let pid = |i: usize| one_or_each(&flags.server_pids, i, 2, "--server-pid");
+    let message = Some(message).filter(|m| !m.trim().is_empty());
+    let data_lines = flags.data_lines.first().cloned();
     let mut out = Vec::new();
-    for (i, (url, grpc)) in [(rest_url, false), (grpc_url, true)].into_iter().enumerate() {
+    for (i, (url, grpc)) in [(rest.clone(), false), (grpc_url, true)].into_iter().enumerate() {
         parse::target(&url)?;
-        let mut headers = flags.headers.clone();
-        let json = !grpc && call.body.is_some() && !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("content-type"));
-        if json {
-            headers.push(("Content-Type".into(), "application/json".into()));
-        }
-        let method = (!grpc).then(|| call.method.clone());
-        let data = if grpc { Some(message.clone()).filter(|m| !m.trim().is_empty()) } else { call.body.clone() };
-        let spec = flags.spec(url, grpc, method, headers, data, allow_remote);
+        // The REST request is made per message, from the rule, by the load it runs.
+        let rule = (!grpc).then(|| method.clone());
+        let data = (message.clone(), data_lines.clone());
+        let spec = flags.spec(url, grpc, None, flags.headers.clone(), data, rule, allow_remote);
         let label = if grpc { "grpc" } else { "rest" };
         out.push(Endpoint::new(label.into(), spec, running(pid(i)?)?));
     }

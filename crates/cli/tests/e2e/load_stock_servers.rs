@@ -229,6 +229,51 @@ fn grpc_go_greeter_server_by_proto_file() {
     });
 }
 
+/// Messages that vary reach greeter_server, which logs each name it is sent: a template's per-call
+/// values (the same for a seed), then an NDJSON file's messages in turn.
+#[test]
+fn grpc_go_greeter_server_gets_the_messages_of_a_template_and_of_lines_in_turn() {
+    let greeter = installed("~/go/bin/greeter_server");
+    in_own_network(move |isolated| {
+        let addr = format!("127.0.0.1:{GREETER_PORT}");
+        if !isolated {
+            assert!(
+                std::net::TcpStream::connect(&addr).is_err(),
+                "{addr} is taken (no network namespace without root)"
+            );
+        }
+        let dir = TempDir::new("greeter-data");
+        std::fs::write(dir.path("helloworld.proto"), HELLOWORLD_PROTO).unwrap();
+        std::fs::write(dir.path("names.ndjson"), "{\"name\": \"ann\"}\n{\"name\": \"bob\"}\n").unwrap();
+        let log = std::fs::File::create(dir.path("greeter.log")).unwrap();
+        let server = Guard::spawn(Command::new(greeter).stdin(Stdio::null()).stdout(Stdio::null()).stderr(log));
+        assert!(common::wait_listening(&addr, Duration::from_secs(10)), "greeter_server did not listen on {addr}");
+        let target = format!("grpc://{addr}/helloworld.Greeter/SayHello");
+        let proto = ["--proto", &dir.str("helloworld.proto"), "-I", &dir.str("")];
+        let template = ["--template", "-d", r#"{"name":"n{{call}}-{{uuid}}"}"#, "-n", "20", "-c", "4"];
+        let report = load_json(&[&proto[..], &template[..], &[&target]].concat());
+        assert_all_ok(&report, 20);
+        assert_eq!(report["data"], json!({"kind": "per-call", "requests": 1, "template": true}));
+        let lines = ["--data-lines", &dir.str("names.ndjson"), "-n", "4", "-c", "1"];
+        assert_all_ok(&load_json(&[&proto[..], &lines[..], &[&target]].concat()), 4);
+        // It logs a line per call as it answers: all 24 are there once the loads have ended.
+        let names: Vec<String> = std::fs::read_to_string(dir.path("greeter.log"))
+            .unwrap()
+            .lines()
+            .filter_map(|l| l.split_once("Received: ").map(|(_, name)| name.to_string()))
+            .collect();
+        assert_eq!(names.len(), 24, "{names:?}");
+        let mut calls: Vec<u64> = names[..20].iter().map(|n| n[1..n.find('-').unwrap()].parse().unwrap()).collect();
+        calls.sort_unstable();
+        assert_eq!(calls, (0..20).collect::<Vec<_>>(), "{names:?}");
+        let uuids: std::collections::BTreeSet<&str> =
+            names[..20].iter().map(|n| &n[n.find('-').unwrap() + 1..]).collect();
+        assert_eq!(uuids.len(), 20, "a UUID per call: {names:?}");
+        assert_eq!(names[20..], ["ann", "bob", "ann", "bob"]);
+        drop(server);
+    });
+}
+
 /// The folder of route_guide.proto as grpc-go published it in `module` (Go module cache, filled
 /// by scripts/setup): v1.29.1's is proto3, the examples module's of 2026-08 edition 2023.
 fn route_guide_proto_dir(module: &str) -> String {

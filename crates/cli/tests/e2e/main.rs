@@ -5,6 +5,7 @@
 
 mod common;
 mod lab;
+mod load_call_data;
 mod load_connections;
 mod load_goaway;
 mod load_grpc;

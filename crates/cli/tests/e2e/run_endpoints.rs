@@ -150,7 +150,7 @@ fn the_rest_twin_comes_from_the_protos_google_api_http_rule() {
     assert_eq!(run.code, Some(0), "{}", run.all());
     let results = results(&dir);
     let servers = results["servers"].as_array().unwrap();
-    assert_eq!(servers[0]["endpoint"]["url"], format!("{rest}/auth/7"));
+    assert_eq!(servers[0]["endpoint"]["url"], rest.as_str(), "the --rest given");
     assert_eq!(servers[0]["endpoint"]["call"], "PUT /auth/7");
     assert_eq!(servers[1]["endpoint"]["url"], format!("{grpc}/callbench.v1.Auth/Test"));
     assert!(results["cells"].as_array().unwrap().iter().all(|c| c["status"] == "ok"), "{}", run.all());

@@ -3,7 +3,7 @@
 //! reverse proxy generated from a google.api.http rule for its GetFeature
 //! (stock/grpc-gateway/, built by scripts/setup). Compared once by their URLs with `--server-pid`
 //! (server CPU given: the REST side's is the gateway's and the gRPC server's behind it), and once by
-//! `--call` from the rule (server CPU said to be missing).
+//! `--call` from the rule with two points in turn (server CPU said to be missing).
 
 use crate::common;
 
@@ -100,8 +100,12 @@ fn a_grpc_gateway_and_its_grpc_server_are_compared_by_url_and_by_the_rule() {
         "a verdict: {line}"
     );
 
-    // From the rule: the REST request derived from route_guide_http.proto's `get:` template; no pids.
+    // From the rule: the REST requests derived from route_guide_http.proto's `get:` template, one
+    // per point of an NDJSON file, in turn; no pids.
     let rule = common::repo().join("crates/cli/tests/e2e/stock/grpc-gateway/route_guide_http.proto");
+    let points = dir.path("points.ndjson");
+    std::fs::write(&points, format!("{POINT}\n{{\"latitude\": 408122808, \"longitude\": -743999179}}\n")).unwrap();
+    let points = points.display().to_string();
     let rest_base = format!("http://{rest_addr}");
     let grpc_base = format!("grpc://{grpc_addr}");
     let rule_str = rule.display().to_string();
@@ -114,8 +118,8 @@ fn a_grpc_gateway_and_its_grpc_server_are_compared_by_url_and_by_the_rule() {
         &rest_base,
         "--grpc",
         &grpc_base,
-        "-d",
-        POINT,
+        "--data-lines",
+        &points,
         "--out",
         &dir.str("rule"),
     ];
@@ -123,8 +127,12 @@ fn a_grpc_gateway_and_its_grpc_server_are_compared_by_url_and_by_the_rule() {
     assert_eq!(run.code, Some(0), "{}", run.all());
     let rule = results(&dir, "rule");
     let servers = rule["servers"].as_array().unwrap();
-    assert_eq!(servers[0]["endpoint"]["url"], rest.as_str(), "the path filled from the message");
-    assert_eq!(servers[0]["endpoint"]["call"], "GET /v1/features/407838351/-746143763");
+    assert_eq!(servers[0]["endpoint"]["url"], rest_base.as_str(), "the --rest given");
+    assert_eq!(servers[0]["endpoint"]["call"], "GET /v1/features/407838351/-746143763", "the first point's");
+    for server in servers {
+        let data = server["endpoint"]["data"].as_str().unwrap_or_default();
+        assert!(data.starts_with("2 requests in turn from "), "{server:#}");
+    }
     for cell in rule["cells"].as_array().unwrap() {
         assert_eq!(cell["status"], "ok", "{cell:#}");
         assert!(cell["summary"].get("server_cpu_us_per_call").is_none(), "{cell:#}");

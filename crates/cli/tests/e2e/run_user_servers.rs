@@ -77,7 +77,7 @@ pids = [{pid}]
 [[call]]
 name = "feature"
 rest = {{ path = "/feature.json", status = [200] }}
-grpc = {{ method = "routeguide.RouteGuide/GetFeature", message = '{PATRIOTS_PATH}', proto = ["{proto_dir}/route_guide.proto"], import_paths = ["{proto_dir}"] }}
+grpc = {{ method = "routeguide.RouteGuide/GetFeature", data_lines = "points.ndjson", template = true, proto = ["{proto_dir}/route_guide.proto"], import_paths = ["{proto_dir}"] }}
 
 [[experiment]]
 id = "one"
@@ -99,6 +99,11 @@ optional = true
         pid = running.id(),
     );
     std::fs::write(dir.path("suite.toml"), suite).unwrap();
+    // The gRPC call's messages, in turn, relative to the suite's folder: a point of the guide's, and
+    // one a template moves per call.
+    let points =
+        format!("{PATRIOTS_PATH}\n{{\"latitude\": {{{{int 400000000 420000000}}}}, \"longitude\": -746143763}}\n");
+    std::fs::write(dir.path("points.ndjson"), points).unwrap();
     let args = ["--repetitions", "2", "--duration", "100ms", "--warmup", "20ms", "-q"];
     let run = Running::command("run", &[&args[..], &[&dir.str("suite.toml"), "--out", &dir.str("out")]].concat())
         .finish(Duration::from_secs(600));

@@ -151,7 +151,7 @@ fn request_is_serialised_once_with_close_when_asked() {
     r.headers.push(("X-Trace".into(), "1".into()));
     let target = Http1::new(endpoint, &r, Expect::default(), true);
     assert_eq!(
-        target.request_bytes(),
+        &target.request_bytes()[..],
         b"GET /students HTTP/1.1\r\nhost: localhost\r\nX-Trace: 1\r\nconnection: close\r\n\r\n"
     );
 }

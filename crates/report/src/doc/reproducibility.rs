@@ -41,8 +41,9 @@ pub fn servers(r: &Results) -> Vec<Block> {
             [] => "its CPU not measured (no --server-pid)".to_string(),
             pids => format!("its CPU read from process {pids:?} and their process groups"),
         };
+        let data = e.data.as_ref().map(|d| format!(" ({d})")).unwrap_or_default();
         Some(format!(
-            "{}: your endpoint {}, a call is {}; not started, pinned or verified by callbench, {cpu}",
+            "{}: your endpoint {}, a call is {}{data}; not started, pinned or verified by callbench, {cpu}",
             s.name, e.url, e.call
         ))
     });

@@ -13,6 +13,10 @@ pub struct EndpointRecord {
     /// The processes whose CPU is the server's (`--server-pid`, with their process groups); empty:
     /// the server's CPU was not measured.
     pub server_pids: Vec<i32>,
+    /// What the calls sent, when not the same request every call: `3 requests in turn from
+    /// calls.ndjson`, `a template, filled in per call`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<String>,
 }
 
 /// A pass/fail condition judged on a cell (`p99<200ms`, `errors<0.1%`, `calls_per_s>5000`).

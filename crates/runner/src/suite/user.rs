@@ -92,6 +92,13 @@ pub struct RestCall {
     /// The request body (JSON, or any text).
     #[serde(default)]
     pub body: Option<String>,
+    /// An NDJSON file of bodies, one per line, used in turn (instead of `body`); relative to the suite's folder.
+    #[serde(default)]
+    pub data_lines: Option<PathBuf>,
+    /// `body` (or each line of `data_lines`) is a template filled in per call: `{{call}}`, `{{caller}}`,
+    /// `{{int A B}}`, `{{string N}}`, `{{uuid}}`.
+    #[serde(default)]
+    pub template: bool,
     /// The statuses that count as success (default: any 2xx).
     #[serde(default)]
     pub status: Vec<u16>,
@@ -105,6 +112,12 @@ pub struct GrpcCall {
     /// The request message as JSON (default `{}`).
     #[serde(default)]
     pub message: Option<String>,
+    /// An NDJSON file of messages, one per line, used in turn (instead of `message`); relative to the suite's folder.
+    #[serde(default)]
+    pub data_lines: Option<PathBuf>,
+    /// `message` (or each line of `data_lines`) is a template filled in per call, as a REST body's.
+    #[serde(default)]
+    pub template: bool,
     /// `.proto` files that describe it, relative to the suite's folder; none: server reflection.
     #[serde(default)]
     pub proto: Vec<PathBuf>,
@@ -202,6 +215,8 @@ impl CallSpec {
                     method: rest.method.clone(),
                     headers: lines(&rest.headers)?,
                     data: rest.body.clone(),
+                    data_lines: rest.data_lines.clone(),
+                    template: rest.template,
                     expect_status: rest.status.clone(),
                     ..LoadSpec::default()
                 })
@@ -211,7 +226,9 @@ impl CallSpec {
                 Ok(LoadSpec {
                     target: format!("{base}/{}", grpc.method.trim_start_matches('/')),
                     headers: lines(&grpc.metadata)?,
-                    data: Some(grpc.message.clone().unwrap_or_else(|| "{}".into())),
+                    data: grpc.message.clone().or_else(|| grpc.data_lines.is_none().then(|| "{}".into())),
+                    data_lines: grpc.data_lines.clone(),
+                    template: grpc.template,
                     protos: grpc.proto.clone(),
                     import_paths: grpc.import_paths.clone(),
                     protoset: grpc.protoset.clone(),
@@ -224,12 +241,16 @@ impl CallSpec {
 
     /// Its files' paths made absolute from the suite's folder.
     pub(super) fn in_folder(&mut self, folder: &Path) {
+        let join = |p: &mut PathBuf| {
+            if p.is_relative() {
+                *p = folder.join(&*p);
+            }
+        };
+        if let Some(rest) = &mut self.rest {
+            rest.data_lines.iter_mut().for_each(join);
+        }
         if let Some(grpc) = &mut self.grpc {
-            let join = |p: &mut PathBuf| {
-                if p.is_relative() {
-                    *p = folder.join(&*p);
-                }
-            };
+            grpc.data_lines.iter_mut().for_each(join);
             grpc.proto.iter_mut().for_each(join);
             grpc.import_paths.iter_mut().for_each(join);
             grpc.protoset.iter_mut().for_each(join);

@@ -96,6 +96,9 @@ pub fn text(r: &LoadReport) -> String {
         );
     }
     let _ = writeln!(out, "Target       {}  ({}, {}{tls})", r.target, r.call, r.protocol);
+    if r.data.kind != "one" {
+        let _ = writeln!(out, "Data         {}", r.data.describe());
+    }
     let model = match (set.model, &set.rate_shape, set.rate) {
         ("open", Some(shape), _) => format!("open loop, rate shape {shape}"),
         ("open", None, Some(rate)) => format!("open loop at {rate:.0} calls/s ({})", set.arrivals),
