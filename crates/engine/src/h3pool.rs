@@ -39,8 +39,12 @@ pub struct H3Options {
 
 pub struct H3Pool {
     addrs: Vec<SocketAddr>,
-    /// The TLS server name and `:authority` host.
+    /// When set, the host is looked up again for each connection, its addresses checked by this rule.
+    lookup: Option<crate::net::Allowed>,
+    /// The `:authority` host, and the TLS server name unless `server_name` is set.
     pub host: String,
+    /// The TLS server name sent (SNI) and checked in the certificate, when not the host.
+    server_name: Option<String>,
     client: QuicClient,
     /// Made on first use, on the runtime that runs the calls (quinn's driver task lives there).
     endpoint: OnceLock<Result<quinn::Endpoint, String>>,
@@ -127,6 +131,8 @@ impl H3Pool {
         let slots = (0..connections.max(1)).map(|_| tokio::sync::Mutex::new(None)).collect();
         H3Pool {
             addrs,
+            lookup: None,
+            server_name: None,
             host: host.trim_start_matches('[').trim_end_matches(']').to_string(),
             client,
             endpoint: OnceLock::new(),
@@ -136,6 +142,39 @@ impl H3Pool {
             wire: Mutex::default(),
             failures: FailureTally::default(),
         }
+    }
+
+    /// Names the server `name` in the TLS handshake (SNI) and checks its certificate against that
+    /// name instead of the host.
+    pub fn with_server_name(mut self, name: &str) -> Self {
+        self.server_name = Some(name.to_string());
+        self
+    }
+
+    /// Looks the host up for each connection, as [`crate::net::Endpoint::with_lookup_per_connection`]
+    /// does; the address taken is the first of the family the pool's UDP socket has.
+    pub fn with_lookup_per_connection(mut self, allowed: crate::net::Allowed) -> Self {
+        if self.host.parse::<std::net::IpAddr>().is_err() {
+            self.lookup = Some(allowed);
+        }
+        self
+    }
+
+    /// Whether each connection looks the host up.
+    pub fn looks_up_per_connection(&self) -> bool {
+        self.lookup.is_some()
+    }
+
+    /// The address of a new connection, and how long looking it up took (None: found once).
+    async fn address(&self) -> Result<(SocketAddr, Option<Duration>), ConnectFailure> {
+        let Some(allowed) = &self.lookup else { return Ok((self.addrs[0], None)) };
+        let started = Instant::now();
+        let port = self.addrs[0].port();
+        let found = crate::net::resolve(&self.host, port, |ip| allowed(ip)).await.map_err(ConnectFailure::Other)?;
+        let addr = found.iter().find(|a| a.is_ipv6() == self.addrs[0].is_ipv6()).copied().ok_or_else(|| {
+            ConnectFailure::Other(format!("{} no longer resolves to an address of the family first found", self.host))
+        })?;
+        Ok((addr, Some(started.elapsed())))
     }
 
     /// Gives up on a connection whose handshake took longer than `limit` (None: never).
@@ -210,10 +249,10 @@ impl H3Pool {
 
     async fn open_unbounded(&self) -> Result<(H3Handle, Handshake), ConnectFailure> {
         let endpoint = self.endpoint()?;
-        let addr = self.addrs[0];
+        let (addr, lookup) = self.address().await?;
         let started = Instant::now();
         let connecting = endpoint
-            .connect_with(self.client.config.clone(), addr, &self.host)
+            .connect_with(self.client.config.clone(), addr, self.server_name.as_deref().unwrap_or(&self.host))
             .map_err(|e| ConnectFailure::Other(format!("cannot connect to {addr} over QUIC: {e}")))?;
         // With a ticket, 0-RTT gives the connection at once: the request goes in the first flight.
         let early = if self.client.options.zero_rtt { connecting.into_0rtt() } else { Err(connecting) };
@@ -221,7 +260,7 @@ impl H3Pool {
             Ok((quic, _accepted)) => quic,
             Err(connecting) => connecting.await.map_err(|e| handshake_failure(addr, e))?,
         };
-        let handshake = Handshake::quic(started.elapsed());
+        let handshake = Handshake::quic(started.elapsed()).after_lookup(lookup);
         {
             let mut book = self.wire.lock().unwrap_or_else(|p| p.into_inner());
             book.fold_closed();

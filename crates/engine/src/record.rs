@@ -57,11 +57,14 @@ pub struct StreamCounts {
     pub first_answer: Option<Duration>,
 }
 
-/// Opening a connection, phase by phase (as curl's `-w` time_connect and time_appconnect): the
-/// TCP handshake, then the TLS handshake on a TLS connection; or, over QUIC, the one handshake
-/// that is both (`tcp` zero).
+/// Opening a connection, phase by phase (as curl's `-w` time_namelookup, time_connect and
+/// time_appconnect): the name lookup when the target is a name looked up per connection, the TCP
+/// handshake, then the TLS handshake on a TLS connection; or, over QUIC, the one handshake that is
+/// both (`tcp` zero).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Handshake {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lookup: Option<Duration>,
     pub tcp: Duration,
     pub tls: Option<Duration>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -71,17 +74,22 @@ pub struct Handshake {
 impl Handshake {
     /// A TCP connection's, TLS or not.
     pub fn tcp(tcp: Duration, tls: Option<Duration>) -> Self {
-        Handshake { tcp, tls, quic: None }
+        Handshake { lookup: None, tcp, tls, quic: None }
+    }
+
+    /// This handshake, after a name lookup that took `lookup`.
+    pub fn after_lookup(self, lookup: Option<Duration>) -> Self {
+        Handshake { lookup, ..self }
     }
 
     /// A QUIC connection's: transport and TLS 1.3 in one handshake.
     pub fn quic(quic: Duration) -> Self {
-        Handshake { tcp: Duration::ZERO, tls: None, quic: Some(quic) }
+        Handshake { lookup: None, tcp: Duration::ZERO, tls: None, quic: Some(quic) }
     }
 
     /// All of it.
     pub fn total(&self) -> Duration {
-        self.tcp + self.tls.unwrap_or_default() + self.quic.unwrap_or_default()
+        self.lookup.unwrap_or_default() + self.tcp + self.tls.unwrap_or_default() + self.quic.unwrap_or_default()
     }
 }
 

@@ -47,12 +47,13 @@ pub struct Stats {
     pub streams: StreamStats,
 }
 
-/// The calls that opened their own connection, split as curl's `-w` splits a transfer: the TCP
-/// handshake (time_connect), the TLS handshake (time_appconnect − time_connect), and the rest up to
+/// The calls that opened their own connection, split as curl's `-w` splits a transfer: the name
+/// lookup when there is one (time_namelookup), the TCP handshake (time_connect), the TLS handshake (time_appconnect − time_connect), and the rest up to
 /// the answer's end (HTTP/2's preface, the request and its answer). Over QUIC the handshake is one
 /// phase, transport and TLS together.
 #[derive(Debug, Clone)]
 pub struct ColdPhases {
+    pub lookup_us: Histogram<u64>,
     pub tcp_us: Histogram<u64>,
     pub tls_us: Histogram<u64>,
     pub quic_us: Histogram<u64>,
@@ -61,11 +62,20 @@ pub struct ColdPhases {
 
 impl ColdPhases {
     fn new() -> Self {
-        ColdPhases { tcp_us: histogram(), tls_us: histogram(), quic_us: histogram(), rest_us: histogram() }
+        ColdPhases {
+            lookup_us: histogram(),
+            tcp_us: histogram(),
+            tls_us: histogram(),
+            quic_us: histogram(),
+            rest_us: histogram(),
+        }
     }
 
     fn add(&mut self, r: &CallRecord, connect: Connect) {
         let handshake = connect.handshake;
+        if let Some(lookup) = handshake.lookup {
+            self.lookup_us.saturating_record(micros(lookup));
+        }
         match (handshake.quic, handshake.tls) {
             (Some(quic), _) => self.quic_us.saturating_record(micros(quic)),
             (None, tls) => {
@@ -79,6 +89,7 @@ impl ColdPhases {
     }
 
     fn merge(&mut self, other: &ColdPhases) {
+        self.lookup_us.add(&other.lookup_us).expect("same bounds");
         self.tcp_us.add(&other.tcp_us).expect("same bounds");
         self.tls_us.add(&other.tls_us).expect("same bounds");
         self.quic_us.add(&other.quic_us).expect("same bounds");
@@ -88,6 +99,7 @@ impl ColdPhases {
     fn summary(&self) -> Option<ColdSummary> {
         Some(ColdSummary {
             calls: self.rest_us.len(),
+            name_lookup_us: percentiles(&self.lookup_us),
             tcp_connect_us: percentiles(&self.tcp_us),
             tls_handshake_us: percentiles(&self.tls_us),
             quic_handshake_us: percentiles(&self.quic_us),
@@ -101,6 +113,9 @@ impl ColdPhases {
 pub struct ColdSummary {
     /// Measured calls that opened a connection.
     pub calls: u64,
+    /// Targets named by a name looked up per connection only (`getaddrinfo`, as curl's time_namelookup).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name_lookup_us: Option<Percentiles>,
     /// TCP connections only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tcp_connect_us: Option<Percentiles>,

@@ -48,6 +48,8 @@ pub struct Built {
     pub io: &'static str,
     /// What the calls sent: one request, several in turn, templates.
     pub data: DataUsed,
+    /// How the target's name was looked up: `per-connection`, `once` (before the run), or `none` (an address).
+    pub lookup: &'static str,
 }
 
 /// An `Arc` of a target is a target: a search reuses one prepared target for every run.
@@ -210,6 +212,11 @@ async fn endpoint(
         None
     };
     let mut endpoint = Endpoint::new(host, port, addrs, config)?.with_connect_timeout(spec.connect_timeout());
+    if !spec.resolve_once {
+        let allow_remote = spec.allow_remote;
+        endpoint =
+            endpoint.with_lookup_per_connection(Arc::new(move |ip| callbench_link::route::allowed(ip, allow_remote)));
+    }
     if let Some(name) = &spec.tls_server_name {
         endpoint = endpoint.with_server_name(name)?;
     }
@@ -258,7 +265,7 @@ async fn build_http(
         let (concurrency, connections) = multiplexed(spec)?;
         let endpoint = endpoint(spec, connections, tls, host, port, &[b"h2"]).await?;
         callbench_engine::h2pool::probe(&endpoint, probe_wait(spec)).await?;
-        let io = endpoint.io();
+        let (io, lookup) = (endpoint.io(), lookup_of(host, endpoint.looks_up_per_connection()));
         let target = Http2::with_data(endpoint, connections, spec.new_connection_per_call, data, expect)?;
         Ok(Built {
             target: AnyTarget::Http2(Arc::new(target)),
@@ -269,12 +276,13 @@ async fn build_http(
             call,
             io,
             data: used,
+            lookup,
         })
     } else {
         let (concurrency, connections) = one_call_per_connection(spec)?;
         let endpoint = endpoint(spec, connections, tls, host, port, &[b"http/1.1"]).await?;
         drop(endpoint.connect_uncounted().await?.0);
-        let io = endpoint.io();
+        let (io, lookup) = (endpoint.io(), lookup_of(host, endpoint.looks_up_per_connection()));
         let target = Http1::with_data(endpoint, data, expect, spec.new_connection_per_call)?;
         Ok(Built {
             target: AnyTarget::Http1(Arc::new(target)),
@@ -285,6 +293,7 @@ async fn build_http(
             call,
             io,
             data: used,
+            lookup,
         })
     }
 }
@@ -308,9 +317,6 @@ async fn build_http3(
     let (concurrency, connections) = multiplexed(spec)?;
     crate::open_files::ensure(1)?;
     let addrs = net::resolve(host, port, |ip| callbench_link::route::allowed(ip, spec.allow_remote)).await?;
-    if spec.tls_server_name.is_some() {
-        return Err("--tls-server-name is not there for HTTP/3 yet: QUIC names the URL's host".into());
-    }
     let options = tls::TlsOptions {
         insecure: spec.insecure,
         ca_file: spec.ca_file.clone(),
@@ -320,13 +326,24 @@ async fn build_http3(
     };
     let h3 = H3Options { zero_rtt: spec.zero_rtt };
     let client = QuicClient::new(tls::client_config(&options, &[b"h3"])?, h3)?;
+    let allow_remote = spec.allow_remote;
     let new_pool = || {
-        H3Pool::new(host, addrs.clone(), client.clone(), connections, spec.new_connection_per_call)
-            .with_connect_timeout(Some(spec.connect_timeout().unwrap_or(Duration::MAX).min(Duration::from_secs(10))))
+        let mut pool = H3Pool::new(host, addrs.clone(), client.clone(), connections, spec.new_connection_per_call)
+            .with_connect_timeout(Some(spec.connect_timeout().unwrap_or(Duration::MAX).min(Duration::from_secs(10))));
+        if let Some(name) = &spec.tls_server_name {
+            pool = pool.with_server_name(name);
+        }
+        match spec.resolve_once {
+            true => pool,
+            false => {
+                pool.with_lookup_per_connection(Arc::new(move |ip| callbench_link::route::allowed(ip, allow_remote)))
+            }
+        }
     };
     // One connection first, on its own endpoint: a server that does not speak HTTP/3 is one clear error.
     drop(new_pool().open_uncounted().await?);
     let pool = new_pool().with_connect_timeout(spec.connect_timeout());
+    let lookup = lookup_of(host, pool.looks_up_per_connection());
     let authority = if port == 443 { host.to_string() } else { format!("{host}:{port}") };
     let target = Http3::with_data(pool, &authority, data, expect)?;
     Ok(Built {
@@ -338,6 +355,7 @@ async fn build_http3(
         call,
         io: "epoll",
         data: used,
+        lookup,
     })
 }
 
@@ -399,7 +417,7 @@ async fn build_grpc(
         expect_messages: preset.as_ref().filter(|_| spec.check).and_then(|p| p.grpc_answer_count()),
         ..GrpcCall::unary(path.clone(), Vec::new())
     };
-    let io = endpoint.io();
+    let (io, lookup) = (endpoint.io(), lookup_of(host, endpoint.looks_up_per_connection()));
     let target = Grpc::new(endpoint, connections, spec.new_connection_per_call, call)?;
     Ok(Built {
         target: AnyTarget::Grpc(Arc::new(target)),
@@ -410,6 +428,7 @@ async fn build_grpc(
         call: path.trim_start_matches('/').to_string(),
         io,
         data: used,
+        lookup,
     })
 }
 
@@ -476,6 +495,15 @@ fn expected_message_check(method: &MethodDescriptor, json: &[u8]) -> Result<Body
         prost_reflect::DynamicMessage::decode(output.clone(), bytes)
             .is_ok_and(|m| callbench_contract::rest_json::same_message(&m, &expected))
     }))
+}
+
+/// How `host` is looked up: `none` for an address, else `per-connection` or `once`.
+fn lookup_of(host: &str, per_connection: bool) -> &'static str {
+    match (host.trim_start_matches('[').trim_end_matches(']').parse::<std::net::IpAddr>(), per_connection) {
+        (Ok(_), _) => "none",
+        (Err(_), true) => "per-connection",
+        (Err(_), false) => "once",
+    }
 }
 
 /// A preset's request with the user's headers (over its own, by name) and `--gzip`.
@@ -553,7 +581,7 @@ async fn build_raw(spec: &LoadSpec, host: &str, port: u16, size: usize) -> Resul
     let (concurrency, connections) = one_call_per_connection(spec)?;
     let endpoint = endpoint(spec, connections, false, host, port, &[]).await?;
     drop(endpoint.connect_uncounted().await?.0);
-    let io = endpoint.io();
+    let (io, lookup) = (endpoint.io(), lookup_of(host, endpoint.looks_up_per_connection()));
     Ok(Built {
         target: AnyTarget::Raw(Arc::new(Raw::new(endpoint, size))),
         protocol: "raw",
@@ -563,6 +591,7 @@ async fn build_raw(spec: &LoadSpec, host: &str, port: u16, size: usize) -> Resul
         call: format!("echo {size} B"),
         io,
         data: DataUsed::one(),
+        lookup,
     })
 }
 
@@ -596,5 +625,6 @@ fn build_inproc(spec: &LoadSpec, workload: &str) -> Result<Built, String> {
         call: workload.to_string(),
         io: "none",
         data: DataUsed::one(),
+        lookup: "none",
     })
 }

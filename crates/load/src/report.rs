@@ -24,6 +24,9 @@ pub struct Settings {
     pub rate_shape: Option<String>,
     /// `uniform` or `poisson`.
     pub arrivals: &'static str,
+    /// How the target's name was looked up: `per-connection` (the cold calls' first phase), `once`
+    /// (before the run), or `none` (the target is an address).
+    pub name_lookup: &'static str,
     pub timeout_s: Option<f64>,
     pub gzip: bool,
     pub client_threads: usize,
@@ -122,6 +125,7 @@ impl LoadReport {
                 rate,
                 rate_shape: spec.rate_shape.clone(),
                 arrivals: if spec.poisson { "poisson" } else { "uniform" },
+                name_lookup: built.lookup,
                 timeout_s: spec.timeout().map(|d| d.as_secs_f64()),
                 gzip: spec.gzip,
                 client_threads: spec.threads,

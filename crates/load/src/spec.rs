@@ -174,6 +174,10 @@ pub struct LoadSpec {
     /// Client runtime threads (1 is the leanest; the benchmark pins it to one core)
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
+    /// Look a target's name up once, before the run (as wrk and hey do) [default: per new connection, as a new
+    /// client would: its time is the cold call's first phase]
+    #[arg(long)]
+    pub resolve_once: bool,
     /// Allow targets outside this machine (never used by callbench's own tests)
     #[arg(long)]
     pub allow_remote: bool,
@@ -403,6 +407,7 @@ impl LoadSpec {
             (self.tls_resume, "--tls-resume"),
             (self.check, "--check"),
             (self.template, "--template"),
+            (self.resolve_once, "--resolve-once"),
             (self.allow_remote, "--allow-remote"),
         ] {
             if set {
@@ -488,7 +493,7 @@ mod tests {
              --user-id 7 --gzip -k --tls-version 1.2 --tls-resume --timeout 3s --connect-timeout 2s --ramp 1s \
              --expect-status 200,204 \
              --expect-body ok --check --threads 2 --io uring --allow-remote --coarse-timer --new-connection-per-call \
-             --template --http-rule a.B/C"
+             --template --http-rule a.B/C --resolve-once"
                 .split_whitespace()
                 .map(String::from)
                 .collect(),

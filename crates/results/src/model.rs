@@ -343,11 +343,14 @@ pub struct PeerRun {
 }
 
 /// Calls that opened their own connection, split as curl's `-w` splits a transfer: medians (µs)
-/// of the TCP handshake, the TLS handshake, and the rest up to the answer's end. Over QUIC
+/// of the name lookup (a name looked up per connection), the TCP handshake, the TLS handshake, and the rest up to the answer's end. Over QUIC
 /// (HTTP/3) the handshake is one phase, transport and TLS together.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct ColdCalls {
     pub calls: u64,
+    /// A target named by a name looked up per connection only: the lookup.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name_lookup_p50_us: Option<f64>,
     /// TCP connections only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp_connect_p50_us: Option<f64>,
@@ -487,6 +490,7 @@ pub const METRICS: &[(&str, &str, bool)] = &[
     ("connections_opened", "", false),
     ("duration_s", "s", false),
     ("wall_us_per_call", "µs", false),
+    ("cold_name_lookup_p50_us", "µs", false),
     ("cold_tcp_connect_p50_us", "µs", false),
     ("cold_tls_handshake_p50_us", "µs", false),
     ("cold_quic_handshake_p50_us", "µs", false),
@@ -558,6 +562,7 @@ impl RunMetrics {
                 let calls = self.calls_ok + self.calls_errors;
                 (calls > 0).then(|| self.duration_s * 1e6 / calls as f64)
             }
+            "cold_name_lookup_p50_us" => self.cold.and_then(|c| c.name_lookup_p50_us),
             "cold_tcp_connect_p50_us" => self.cold.and_then(|c| c.tcp_connect_p50_us),
             "cold_tls_handshake_p50_us" => self.cold.and_then(|c| c.tls_handshake_p50_us),
             "cold_quic_handshake_p50_us" => self.cold.and_then(|c| c.quic_handshake_p50_us),

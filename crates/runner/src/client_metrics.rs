@@ -33,6 +33,7 @@ pub fn from_summary(s: &Summary, info: &RunInfo, warmup: Duration) -> RunMetrics
         client_cpu_cores: info.client_cpu.as_secs_f64() / wall,
         cold: s.cold_calls.map(|c| ColdCalls {
             calls: c.calls,
+            name_lookup_p50_us: c.name_lookup_us.map(|t| t.p50 as f64),
             tcp_connect_p50_us: c.tcp_connect_us.map(|t| t.p50 as f64),
             tls_handshake_p50_us: c.tls_handshake_us.map(|t| t.p50 as f64),
             quic_handshake_p50_us: c.quic_handshake_us.map(|t| t.p50 as f64),

@@ -165,8 +165,20 @@ fn quic_gos_example_server_answers_over_http3() {
     let closed = load_json(&[&checked[..], &["-n", "300", "-c", "6", "--connections", "2", &echo]].concat());
     assert_all_ok(&closed, 300);
     assert_eq!(num(&closed, "/payload_bytes_per_call/received"), body.len() as f64, "{closed:#}");
+    // A new QUIC connection per call to a name: each looks localhost up first (the cold call's first phase).
+    let cold = load_json(&[&checked[..], &["-n", "5", "-c", "1", "--new-connection-per-call", &echo]].concat());
+    assert_all_ok(&cold, 5);
+    assert_eq!(cold["settings"]["name_lookup"], "per-connection", "{cold:#}");
+    assert!(
+        num(&cold, "/cold_calls/name_lookup_us/p50") > 0.0 && num(&cold, "/cold_calls/quic_handshake_us/p50") > 0.0
+    );
     let open = load_json(&[&checked[..], &["--rate", "200", "-z", "1s", &echo]].concat());
     assert!(num(&open, "/calls/ok") >= 20.0 && num(&open, "/calls/errors") == 0.0, "{open:#}");
     // A certificate it does not trust is a failed handshake, said once.
     load_fails(&["--http3", "-n", "1", &echo], "QUIC handshake");
+    // --tls-server-name is the name QUIC's TLS sends and checks: its certificate names localhost, not this.
+    let by_address = echo.replace("localhost", "127.0.0.1");
+    let named = ["--http3", "--cacert", &ca, "-n", "2", "-d", "x", "--tls-server-name"];
+    assert_all_ok(&load_json(&[&named[..], &["localhost", &by_address]].concat()), 2);
+    load_fails(&[&named[..], &["elsewhere.example", &by_address]].concat(), "QUIC handshake");
 }

@@ -59,6 +59,15 @@ fn names_are_judged_by_what_they_resolve_to() {
     let actix = start("rust-actix", &[]);
     let report = common::load_json(&["-n", "5", "-c", "1", &format!("http://localhost:{}/students", actix.port())]);
     common::assert_all_ok(&report, 5);
+    // Each new connection looks the name up again (its rule checked again), its time the cold call's first phase.
+    let url = format!("http://localhost:{}/students", actix.port());
+    let cold = common::load_json(&["-n", "5", "-c", "1", "--new-connection-per-call", &url]);
+    common::assert_all_ok(&cold, 5);
+    assert_eq!(cold["settings"]["name_lookup"], "per-connection", "{cold:#}");
+    assert!(common::num(&cold, "/cold_calls/name_lookup_us/p50") > 0.0, "{cold:#}");
+    let address = common::load_json(&["-n", "2", "--new-connection-per-call", &url.replace("localhost", "127.0.0.1")]);
+    assert_eq!(address["settings"]["name_lookup"], "none", "{address:#}");
+    assert!(address["cold_calls"].get("name_lookup_us").is_none(), "{address:#}");
 
     let hostname = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default().trim().to_string();
     let candidates: Vec<String> = [hostname].into_iter().filter(|h| !h.is_empty()).collect();

@@ -216,6 +216,39 @@ fn a_capture_agrees_with_the_engines_own_connect_times() {
     assert!((engine - packets).abs() <= (0.05 * packets).max(500.0), "engine {engine} µs, packets {packets} µs");
 }
 
+/// A target named by a name (`serve --dns`: a name server on the far side of a 20 ms link): each new
+/// connection looks it up first, a round trip the cold calls show as their first phase; with
+/// `--resolve-once` the name is looked up before the run and the phase is not there.
+#[test]
+fn a_cold_call_to_a_name_starts_with_its_lookup_across_the_link() {
+    let _alone = alone();
+    let load = format!(
+        "{} load -q -o json -c 1 -n 4 --new-connection-per-call --workload students \"$CALLBENCH_TARGET\"",
+        common::callbench()
+    );
+    let script = format!("{load} && echo && {load} --resolve-once");
+    let args = ["serve", "rust-actix", "--no-build", "--dns", "--network", "rtt=20ms", "--", "sh", "-c", &script];
+    let run = run_cmd(Command::new(common::callbench()).args(args));
+    assert_eq!(run.code, Some(0), "{}", run.all());
+    let reports: Vec<Value> = serde_json::Deserializer::from_str(&run.stdout)
+        .into_iter::<Value>()
+        .map(|r| r.unwrap_or_else(|e| panic!("{e}: {}", run.all())))
+        .collect();
+    let [per_connection, once] = &reports[..] else { panic!("two reports: {}", run.all()) };
+    for report in [per_connection, once] {
+        common::assert_all_ok(report, 4);
+        assert!(report["target"].as_str().unwrap().contains("server.callbench.test"), "{report:#}");
+        assert_eq!(trips(&report["cold_calls"]["tcp_connect_us"]["p50"]), 1, "{report:#}");
+    }
+    assert_eq!(per_connection["settings"]["name_lookup"], "per-connection");
+    assert_eq!(trips(&per_connection["cold_calls"]["name_lookup_us"]["p50"]), 1, "{per_connection:#}");
+    // The whole cold call: the lookup, the connect and the answer, a round trip each.
+    assert_eq!(trips(&per_connection["latency_us"]["p50"]), 3, "{per_connection:#}");
+    assert_eq!(once["settings"]["name_lookup"], "once");
+    assert!(once["cold_calls"].get("name_lookup_us").is_none(), "{once:#}");
+    assert_eq!(trips(&once["latency_us"]["p50"]), 2, "{once:#}");
+}
+
 /// `--cpu-limit 5%`: the server runs in a cgroup of its own whose quota holds it back under load
 /// (its `cpu.stat` counts the periods), and the group is gone when serve ends.
 #[test]

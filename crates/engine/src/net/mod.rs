@@ -53,12 +53,18 @@ pub async fn resolve(
     Ok(addrs)
 }
 
+/// Decides whether an address may be loaded (the loopback rule; see [`resolve`]).
+pub type Allowed = Arc<dyn Fn(IpAddr) -> Result<(), String> + Send + Sync>;
+
 /// Where to connect, and how.
 pub struct Endpoint {
     /// The host as the user wrote it (Host header, :authority, TLS server name).
     pub host: String,
     pub port: u16,
     pub addrs: Vec<SocketAddr>,
+    /// When set, the host is looked up again for each connection (as a new client would), its
+    /// addresses checked by this rule, instead of `addrs` found once.
+    lookup: Option<Allowed>,
     tls: Option<(TlsConnector, ServerName<'static>)>,
     counter: Arc<WireCounter>,
     /// Why the counted connects failed.
@@ -91,6 +97,7 @@ impl Endpoint {
             host: host.to_string(),
             port,
             addrs,
+            lookup: None,
             tls,
             counter: Arc::default(),
             failures: FailureTally::default(),
@@ -98,6 +105,21 @@ impl Endpoint {
             io_uring: false,
             ring: OnceLock::new(),
         })
+    }
+
+    /// Looks the host up for each connection, its addresses checked by `allowed` each time: a
+    /// connection's handshake then starts with its name lookup. No effect on an address.
+    pub fn with_lookup_per_connection(mut self, allowed: Allowed) -> Self {
+        let bare = self.host.trim_start_matches('[').trim_end_matches(']');
+        if bare.parse::<IpAddr>().is_err() {
+            self.lookup = Some(allowed);
+        }
+        self
+    }
+
+    /// Whether each connection looks the host up.
+    pub fn looks_up_per_connection(&self) -> bool {
+        self.lookup.is_some()
     }
 
     /// Drives this endpoint's sockets through io_uring (see [`uring::available`] first).
@@ -197,9 +219,21 @@ impl Endpoint {
         }
     }
 
+    /// The addresses to try for a new connection, and how long looking them up took (None: found
+    /// once, before the run).
+    async fn addresses(&self) -> Result<(Vec<SocketAddr>, Option<Duration>), (ConnectFailure, String)> {
+        let Some(allowed) = &self.lookup else { return Ok((self.addrs.clone(), None)) };
+        let started = Instant::now();
+        let addrs = resolve(&self.host, self.port, |ip| allowed(ip))
+            .await
+            .map_err(|e| (ConnectFailure::Other(e.clone()), e))?;
+        Ok((addrs, Some(started.elapsed())))
+    }
+
     async fn open_unbounded(&self, counter: Arc<WireCounter>) -> Result<(Stream, Handshake), (ConnectFailure, String)> {
+        let (addrs, lookup) = self.addresses().await?;
         let mut last = (ConnectFailure::Other("no address".into()), String::new());
-        for addr in &self.addrs {
+        for addr in &addrs {
             let started = Instant::now();
             match TcpStream::connect(addr).await {
                 Ok(tcp) => {
@@ -215,12 +249,13 @@ impl Endpoint {
                     };
                     let counted = Counted::new(socket, counter);
                     return match &self.tls {
-                        None => Ok((Stream::Plain(counted), Handshake::tcp(tcp_time, None))),
+                        None => Ok((Stream::Plain(counted), Handshake::tcp(tcp_time, None).after_lookup(lookup))),
                         Some((connector, name)) => connector
                             .connect(name.clone(), counted)
                             .await
                             .map(|tls| {
-                                let handshake = Handshake::tcp(tcp_time, Some(connected.elapsed()));
+                                let handshake =
+                                    Handshake::tcp(tcp_time, Some(connected.elapsed())).after_lookup(lookup);
                                 (Stream::Tls(Box::new(tls)), handshake)
                             })
                             .map_err(|e| {

@@ -195,6 +195,7 @@ pub fn text(r: &LoadReport) -> String {
         if let Some(cold) = &s.cold_calls {
             let phase = |name: &str, p: Option<Percentiles>| p.map(|p| format!("{name} {}", micros(p.p50 as f64)));
             let phases: Vec<String> = [
+                phase("name lookup", cold.name_lookup_us),
                 phase("TCP connect", cold.tcp_connect_us),
                 phase("TLS handshake", cold.tls_handshake_us),
                 phase("QUIC handshake", cold.quic_handshake_us),
@@ -287,7 +288,8 @@ throughput_per_s,latency_p50_us,latency_p90_us,latency_p95_us,latency_p99_us,lat
 latency_mean_us,latency_uncorrected_p50_us,latency_uncorrected_p99_us,connections_opened,connect_p50_us,\
 wire_sent_per_call,wire_received_per_call,payload_sent_per_call,payload_received_per_call,client_cpu_us_per_call,\
 rate_requested,rate_achieved,late_starts,interrupted,goaways,retries,planned_s,not_started,rate_kept,\
-cold_calls,cold_tcp_connect_p50_us,cold_tls_handshake_p50_us,cold_rest_p50_us,cold_quic_handshake_p50_us";
+cold_calls,cold_tcp_connect_p50_us,cold_tls_handshake_p50_us,cold_rest_p50_us,cold_quic_handshake_p50_us,\
+cold_name_lookup_p50_us";
 
 fn csv_field(text: &str) -> String {
     if text.contains([',', '"', '\n']) {
@@ -344,6 +346,7 @@ pub fn csv(r: &LoadReport) -> String {
         opt(s.cold_calls.and_then(|c| c.tls_handshake_us.map(|t| t.p50))),
         opt(s.cold_calls.map(|c| c.rest_us.p50)),
         opt(s.cold_calls.and_then(|c| c.quic_handshake_us.map(|t| t.p50))),
+        opt(s.cold_calls.and_then(|c| c.name_lookup_us.map(|t| t.p50))),
     ];
     format!("{CSV_COLUMNS}\n{}\n", fields.join(","))
 }
