@@ -1,7 +1,8 @@
 //! What a target's calls send when it is not one fixed request: several requests used in turn
 //! (call `i` sends request `i mod n`, as ghz rotates its data), or one made per call from the call's
 //! [`Turn`] (a template). Requests in turn are prepared once, as a single request is; a request made
-//! per call is prepared per call, a cost the client pays (and the results say so).
+//! per call is prepared per call, a cost the client pays (and the results say so; measured in
+//! bench/results/call-data-cost-2026-12-06.md).
 
 use std::sync::Arc;
 
@@ -106,6 +107,11 @@ impl<P: Send + Sync + 'static> Prepared<P> {
             }
         };
         Ok(Prepared { ready, make: None })
+    }
+
+    /// Whether calls send different requests.
+    pub(crate) fn varies(&self) -> bool {
+        self.make.is_some() || self.ready.len() > 1
     }
 
     /// The request of the current call (see [`Turn::current`]).

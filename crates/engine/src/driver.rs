@@ -332,6 +332,7 @@ async fn worker<T: Target, P: Pacer, S: Sink>(shared: Arc<Shared<T, P>>, slot: u
         clock.sleep_until(ramp.mul_f64(slot as f64 / shared.load.concurrency as f64)).await;
     }
     let mut caller = Caller { conn: None, tried: false, connected: false, answered: false };
+    let varies = shared.target.varies();
     let mut guard = shared.load.timeout.map(Guard::new);
     loop {
         if shared.load.cancel.load(Ordering::Relaxed) {
@@ -346,8 +347,17 @@ async fn worker<T: Target, P: Pacer, S: Sink>(shared: Arc<Shared<T, P>>, slot: u
         let start = clock.now();
         let answered = {
             // Pinned here, once: the call's future is most of what a caller holds.
+            // Only a target whose requests vary is told the call's turn (a task-local, set per poll:
+            // bench/results/call-data-cost-2026-12-06.md measured it on every call).
             let turn = crate::call_data::Turn { call: seq, caller: slot };
-            let attempt = std::pin::pin!(turn.scope(one_call(&shared, slot, &mut caller)));
+            let attempt = std::pin::pin!(async {
+                let call = one_call(&shared, slot, &mut caller);
+                if varies {
+                    turn.scope(call).await
+                } else {
+                    call.await
+                }
+            });
             match &mut guard {
                 Some(guard) => guard.run(clock.instant(start), attempt).await,
                 None => Some(attempt.await),

@@ -315,6 +315,10 @@ impl Target for Grpc {
         }
     }
 
+    fn varies(&self) -> bool {
+        self.requests.varies()
+    }
+
     fn reusable(&self, conn: &mut H2Handle) -> bool {
         conn.is_usable()
     }

@@ -411,6 +411,10 @@ impl Target for Http1 {
         Ok(Connected::new(Http1Conn::new(stream), handshake))
     }
 
+    fn varies(&self) -> bool {
+        self.requests.varies()
+    }
+
     fn reusable(&self, conn: &mut Http1Conn) -> bool {
         conn.answered == 0 || !conn.closed_while_idle()
     }

@@ -124,6 +124,10 @@ impl Target for Http2 {
         }
     }
 
+    fn varies(&self) -> bool {
+        self.requests.varies()
+    }
+
     fn reusable(&self, conn: &mut H2Handle) -> bool {
         conn.is_usable()
     }

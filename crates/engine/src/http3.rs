@@ -163,6 +163,10 @@ impl Target for Http3 {
         }
     }
 
+    fn varies(&self) -> bool {
+        self.requests.varies()
+    }
+
     fn reusable(&self, conn: &mut H3Handle) -> bool {
         conn.is_usable()
     }

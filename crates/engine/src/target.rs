@@ -133,6 +133,12 @@ pub trait Target: Send + Sync + 'static {
         true
     }
 
+    /// Whether a call's request depends on its turn (requests in turn, or made per call): the
+    /// driver then tells each call its [`crate::call_data::Turn`].
+    fn varies(&self) -> bool {
+        false
+    }
+
     /// Bytes on the wire so far, all connections together (0 for targets without a wire).
     fn wire(&self) -> WireTotals {
         WireTotals::default()

@@ -66,6 +66,9 @@ impl<T: Target> Target for Shared<T> {
     fn reusable(&self, conn: &mut T::Conn) -> bool {
         self.0.reusable(conn)
     }
+    fn varies(&self) -> bool {
+        self.0.varies()
+    }
     fn wire(&self) -> WireTotals {
         self.0.wire()
     }
