@@ -432,6 +432,74 @@ def test_a_repetition_whose_workers_never_start_together_is_made_three_times_the
     assert cell["error"].count("ms apart (limit 0.0 ms)") == 3, cell["error"]
 
 
+def test_a_users_own_servers_calls_are_split_over_the_cluster(loopback_cluster, tmp_path):
+    """A suite's own REST server, started by its command (Python's http.server), and one already running named by its
+    url and pid: each cell's calls made by two workers of the cluster, the server's CPU measured from its processes."""
+    (tmp_path / "hello.txt").write_text("hello\n")
+    port = free_port()
+    running = subprocess.Popen(
+        [sys.executable, "-m", "http.server", "--bind", "127.0.0.1", str(port)],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for("http.server", lambda: socket.socket().connect_ex(("127.0.0.1", port)) == 0, timeout=30)
+        suite = tmp_path / "mine.toml"
+        suite.write_text(f"""name = "mine"
+repetitions = 1
+
+[[server]]
+name = "files"
+protocol = "rest"
+start = ["{sys.executable}", "-m", "http.server", "--bind", "{{host}}", "{{port}}"]
+
+[[server]]
+name = "files-running"
+protocol = "rest"
+url = "http://127.0.0.1:{port}"
+pids = [{running.pid}]
+
+[[call]]
+name = "hello"
+rest = {{ path = "/hello.txt", status = [200] }}
+
+[[experiment]]
+id = "split"
+title = "A file from two workers"
+servers = ["files", "files-running"]
+workloads = ["hello"]
+rate = 100
+concurrency = 4
+duration = "1s"
+warmup = "200ms"
+cluster = {{ ray = "{loopback_cluster}", workers = 2, skew_limit = "100ms" }}
+""")
+        out = tmp_path / "results"
+        r = subprocess.run(
+            [find_cli(REPO), "run", str(suite), "--out", str(out), "--no-build", "-q"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env=dict(os.environ, CALLBENCH_PYTHON=sys.executable),
+        )
+        cells = {c["id"]: c for c in json.loads((out / "results.json").read_text())["cells"]}
+        assert r.returncode == 0, f"{r.stderr}\n{[c.get('error') for c in cells.values()]}"
+        assert set(cells) == {"split/hello/files", "split/hello/files-running"}, cells.keys()
+        for cell in cells.values():
+            assert cell["status"] == "ok", cell
+            [run] = cell["runs"]
+            shares = run["cluster"]["per_worker"]
+            assert [w["segment"] for w in shares] == ["0:1/2", "1/2:1"], shares
+            assert run["calls_ok"] == sum(w["calls_ok"] for w in shares) == 100, shares
+            assert run["server_cpu_us_per_call"] > 0, run
+        assert running.poll() is None, "the server named by its url is the user's: still running"
+    finally:
+        running.terminate()
+        running.wait(timeout=10)
+
+
 @pytest.mark.parametrize(
     "servers, cluster, needle",
     [

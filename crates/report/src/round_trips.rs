@@ -1,5 +1,6 @@
 //! Connection set-up and round trips: the phases of the calls that opened their own connection
-//! (TCP connect, TLS handshake, the rest: as curl's `-w` splits a transfer) and, across an
+//! (name lookup when a name was looked up per connection, TCP connect, TLS handshake, the rest: as
+//! curl's `-w` splits a transfer) and, across an
 //! emulated link with a delay, every time counted in the link's measured round trips — what
 //! explains a remote call's cost better than the serialiser does.
 
@@ -10,6 +11,8 @@ use callbench_results::model::{Cell, Results};
 /// Medians (µs) of the phases of the calls that opened a connection.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Phases {
+    /// A target named by a name looked up per connection (a user's endpoint).
+    pub lookup_us: Option<f64>,
     pub tcp_us: f64,
     pub tls_us: Option<f64>,
     pub rest_us: f64,
@@ -18,7 +21,8 @@ pub struct Phases {
 impl Phases {
     /// In drawing order, with their names.
     pub fn parts(&self) -> Vec<(&'static str, f64)> {
-        let mut parts = vec![("TCP connect", self.tcp_us)];
+        let mut parts: Vec<(&'static str, f64)> = self.lookup_us.map(|l| ("name lookup", l)).into_iter().collect();
+        parts.push(("TCP connect", self.tcp_us));
         parts.extend(self.tls_us.map(|t| ("TLS handshake", t)));
         parts.push(("the request", self.rest_us));
         parts
@@ -28,6 +32,7 @@ impl Phases {
 pub fn phases(cell: &Cell) -> Option<Phases> {
     let median = |m: &str| cell.summary.get(m).map(|e| e.median).filter(|v| v.is_finite());
     Some(Phases {
+        lookup_us: median("cold_name_lookup_p50_us"),
         tcp_us: median("cold_tcp_connect_p50_us")?,
         tls_us: median("cold_tls_handshake_p50_us"),
         rest_us: median("cold_rest_p50_us")?,
@@ -159,6 +164,23 @@ mod tests {
         let text = describe("rust-actix+tls, auth".into(), &c).unwrap();
         assert!(text.contains("a cold call (a new connection) took 121 ms, 3.0 round trips of 40.1 ms"), "{text}");
         assert!(text.contains("(TCP connect 1.0, TLS handshake 1.0, the request 1.0)"), "{text}");
+    }
+
+    #[test]
+    fn a_name_looked_up_per_connection_is_the_first_phase() {
+        let c = cell(
+            true,
+            20_000.0,
+            20_000.0,
+            &[
+                ("latency_p50_us", 60_300.0),
+                ("cold_name_lookup_p50_us", 20_100.0),
+                ("cold_tcp_connect_p50_us", 20_100.0),
+                ("cold_rest_p50_us", 20_100.0),
+            ],
+        );
+        let text = describe("mine, call".into(), &c).unwrap();
+        assert!(text.contains("(name lookup 1.0, TCP connect 1.0, the request 1.0)"), "{text}");
     }
 
     #[test]

@@ -70,7 +70,8 @@ async fn by_engine(
     o: &Options,
 ) -> Result<Measured, CellError> {
     if let Some(endpoint) = &p.endpoint {
-        return by_endpoint(p, endpoint, rate, o).await;
+        let python = p.cluster.as_ref().map(|_| crate::python_env::interpreter(fleet.repo()));
+        return by_endpoint(p, endpoint, rate, python, o).await;
     }
     let (addr, group, protocol) = if p.server.is_inproc() {
         (None, None, Protocol::Rest)
@@ -99,7 +100,8 @@ async fn by_engine(
             // `callbench run --allow-remote` let this experiment's servers listen where the workers reach them.
             spec.allow_remote = cluster.remote_server_host().is_some() && o.allow_remote;
             let python = crate::python_env::interpreter(fleet.repo());
-            cluster::measure(&python, &spec, cluster, group, o.cancel.clone()).await
+            let pids = group.map(callbench_machine::process_group::group_pids).unwrap_or_default();
+            cluster::measure(&python, &spec, cluster, &pids, o.cancel.clone()).await
         }
         None => engine::run(&spec, group, Some(&sides), counters, o.cancel.clone()).await,
     };
@@ -115,16 +117,30 @@ async fn by_engine(
 }
 
 /// One repetition of a user's endpoint's cell: its CPU read from the pids the user gave (with their
-/// process groups), which must still run before and after.
-async fn by_endpoint(p: &CellPlan, endpoint: &Endpoint, rate: Option<f64>, o: &Options) -> Result<Measured, CellError> {
+/// process groups), which must still run before and after. Its calls are made by this process's
+/// engine, or by the workers of the experiment's Ray cluster (`python` runs its coordinator).
+async fn by_endpoint(
+    p: &CellPlan,
+    endpoint: &Endpoint,
+    rate: Option<f64>,
+    python: Option<PathBuf>,
+    o: &Options,
+) -> Result<Measured, CellError> {
     let gone =
         |pid: i32| CellError::ServerDied(format!("process {pid} (--server-pid of {}) has exited", endpoint.label));
     if let Some(pid) = endpoint.gone() {
         return Err(gone(pid));
     }
     let spec = p.endpoint_spec(rate)?;
-    let sides = Sides { client: &o.client_cpus, server: &o.server_cpus };
-    let outcome = engine::run_with_pids(&spec, endpoint.pids(), Some(&sides), None, o.cancel.clone()).await;
+    let outcome = match (&p.cluster, python) {
+        (Some(cluster), Some(python)) => {
+            cluster::measure(&python, &spec, cluster, &endpoint.pids(), o.cancel.clone()).await
+        }
+        _ => {
+            let sides = Sides { client: &o.client_cpus, server: &o.server_cpus };
+            engine::run_with_pids(&spec, endpoint.pids(), Some(&sides), None, o.cancel.clone()).await
+        }
+    };
     if let Some(pid) = endpoint.gone() {
         return Err(gone(pid));
     }

@@ -183,8 +183,10 @@ fn across_link(label: &str, workload: &str, cells: &[&Cell]) -> Option<String> {
         if let Some((c, us)) = cold.and_then(|c| Some((c, p50(c)?))) {
             let phases = round_trips::phases(c).zip(rtt).map_or(String::new(), |(p, rtt)| {
                 let tls = p.tls_us.map_or(String::new(), |t| format!(", TLS {}", round_trips::in_round_trips(t, rtt)));
+                let lookup =
+                    p.lookup_us.map_or(String::new(), |l| format!("lookup {}, ", round_trips::in_round_trips(l, rtt)));
                 format!(
-                    ": TCP {}{tls}, request {}",
+                    ": {lookup}TCP {}{tls}, request {}",
                     round_trips::in_round_trips(p.tcp_us, rtt),
                     round_trips::in_round_trips(p.rest_us, rtt)
                 )

@@ -26,17 +26,17 @@ const CPU_EVERY: Duration = Duration::from_millis(20);
 const SKEWED_ATTEMPTS: usize = 3;
 
 /// Runs `spec` split across `cluster`'s workers with `python` (which has the package and Ray);
-/// `server_group` is the server's process group.
+/// `server_pids` are the server's processes (its process group's, or an endpoint's `--server-pid`s).
 pub async fn measure(
     python: &Path,
     spec: &LoadSpec,
     cluster: &ClusterSpec,
-    server_group: Option<i32>,
+    server_pids: &[i32],
     cancel: Arc<AtomicBool>,
 ) -> Result<Measured, String> {
     let mut skewed = Vec::new();
     while skewed.len() < SKEWED_ATTEMPTS {
-        match attempt(python, spec, cluster, server_group, cancel.clone()).await? {
+        match attempt(python, spec, cluster, server_pids, cancel.clone()).await? {
             Attempt::Measured(mut m) => {
                 if let Some(run) = m.metrics.cluster.as_mut() {
                     run.remade_for_skew = skewed;
@@ -62,7 +62,7 @@ async fn attempt(
     python: &Path,
     spec: &LoadSpec,
     cluster: &ClusterSpec,
-    server_group: Option<i32>,
+    server_pids: &[i32],
     cancel: Arc<AtomicBool>,
 ) -> Result<Attempt, String> {
     let dir = Scratch::new()?;
@@ -84,8 +84,7 @@ async fn attempt(
     if let Some(ms) = cluster.skew_limit_ms() {
         command.arg("--skew-limit-ms").arg(ms.to_string());
     }
-    let pids = server_group.map(process_group::group_pids).unwrap_or_default();
-    let sampler = Sampler::start(pids);
+    let sampler = Sampler::start(server_pids.to_vec());
     let clock = (Instant::now(), monotonic_seconds());
     let mut child =
         command.spawn().map_err(|e| format!("cannot run {} -m callbench.distributed: {e}", python.display()))?;

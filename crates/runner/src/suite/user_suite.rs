@@ -134,12 +134,6 @@ impl Suite {
                         e.id, s.name
                     ));
                 }
-                if e.cluster.is_some() {
-                    return Err(format!(
-                        "experiment '{}': server '{}' is a suite's own: its calls are not split over a Ray cluster yet",
-                        e.id, s.name
-                    ));
-                }
                 if s.url.is_some() && e.load.network.is_some() {
                     return Err(format!(
                         "experiment '{}': server '{}' runs at its url: callbench cannot put it behind a link (give \
