@@ -50,6 +50,11 @@ impl Shape {
     pub fn client_streams(self) -> bool {
         matches!(self, Shape::ClientStreaming | Shape::Bidi)
     }
+
+    /// Whether a successful answer is exactly one message (unary and client-streaming methods).
+    pub fn answers_once(self) -> bool {
+        matches!(self, Shape::Unary | Shape::ClientStreaming)
+    }
 }
 
 /// How a streaming call's request messages go out.
@@ -223,13 +228,20 @@ impl Grpc {
         if answer.status != 200 {
             return Reply::error(ErrorKind::HttpStatus(answer.status), bytes);
         }
-        match grpc_status(&answer.headers, answer.trailers.as_ref()) {
+        if !is_grpc(&answer.headers) {
+            return Reply::error(ErrorKind::Protocol, bytes); // grpc-go: "malformed header: missing HTTP content-type"
+        }
+        match grpc_status(&answer.headers, answer.trailers.as_ref(), messages.any_data) {
             Some(0) => {}
             Some(code) => return Reply::error(ErrorKind::GrpcStatus(code), bytes),
-            None => return Reply::error(ErrorKind::Io, bytes), // no status at all: a broken answer
+            // No status where gRPC puts it (grpc-go: INTERNAL): the answer broke the protocol.
+            None => return Reply::error(ErrorKind::Protocol, bytes),
         }
         if messages.broken || !messages.complete() || (messages.compressed && !declares_compression(&answer.headers)) {
             return Reply::error(ErrorKind::Protocol, bytes);
+        }
+        if self.shape.answers_once() && messages.count != 1 {
+            return Reply::error(ErrorKind::Protocol, bytes); // grpc-go: INTERNAL, "no" or "more than one" message
         }
         if self.expect_messages.is_some_and(|n| n != messages.count) {
             return Reply::error(ErrorKind::Validation, bytes);
@@ -266,10 +278,27 @@ fn declares_compression(head: &HeaderList) -> bool {
     head.get("grpc-encoding").is_some_and(|name| !name.trim_ascii().eq_ignore_ascii_case(b"identity"))
 }
 
-/// grpc-status from the trailers, or from the headers of a trailers-only answer.
-fn grpc_status(head: &HeaderList, trailers: Option<&HeaderList>) -> Option<i32> {
-    let value = trailers.and_then(|t| t.get("grpc-status")).or_else(|| head.get("grpc-status"))?;
-    std::str::from_utf8(value).ok()?.parse().ok()
+/// Whether an answer's head says gRPC: `content-type: application/grpc`, or `application/grpc+…` /
+/// `application/grpc;…` (gRPC over HTTP/2's Content-Type rule, as grpc-go reads it).
+fn is_grpc(head: &HeaderList) -> bool {
+    head.get("content-type").is_some_and(|v| {
+        let v = v.trim_ascii();
+        v.len() >= 16
+            && v[..16].eq_ignore_ascii_case(b"application/grpc")
+            && matches!(v.get(16), None | Some(b'+' | b';'))
+    })
+}
+
+/// grpc-status from the trailers; from the head only when the answer is trailers-only (its head
+/// ended the stream: no DATA, no trailers). An answer with data and no trailers has none, whatever
+/// its head says (gRPC over HTTP/2: the status is the answer's last word).
+fn grpc_status(head: &HeaderList, trailers: Option<&HeaderList>, data_came: bool) -> Option<i32> {
+    let value = match trailers {
+        Some(trailers) => trailers.get("grpc-status")?,
+        None if !data_came => head.get("grpc-status")?,
+        None => return None,
+    };
+    std::str::from_utf8(value).ok()?.trim().parse().ok()
 }
 
 impl Target for Grpc {
@@ -364,13 +393,35 @@ mod tests {
     }
 
     #[test]
+    fn the_answer_must_say_grpc() {
+        let head = |ct: &[u8]| {
+            let mut h = HeaderList::default();
+            h.push(b"content-type", ct);
+            h
+        };
+        for good in [&b"application/grpc"[..], b"application/grpc+proto", b"Application/GRPC; charset=x"] {
+            assert!(is_grpc(&head(good)), "{}", String::from_utf8_lossy(good));
+        }
+        for bad in [&b"application/json"[..], b"application/grpc-web", b"text/plain", b"application/grp"] {
+            assert!(!is_grpc(&head(bad)), "{}", String::from_utf8_lossy(bad));
+        }
+        assert!(!is_grpc(&HeaderList::default()));
+    }
+
+    #[test]
     fn status_from_trailers_or_trailers_only() {
         let mut head = HeaderList::default();
         let mut trailers = HeaderList::default();
-        assert_eq!(grpc_status(&head, None), None);
+        assert_eq!(grpc_status(&head, None, false), None);
         head.push(b"grpc-status", b"5");
-        assert_eq!(grpc_status(&head, None), Some(5));
+        assert_eq!(grpc_status(&head, None, false), Some(5), "trailers-only");
+        assert_eq!(
+            grpc_status(&head, None, true),
+            None,
+            "data, then no trailers: the head's status is not the answer's"
+        );
+        assert_eq!(grpc_status(&head, Some(&trailers), true), None, "trailers without a status");
         trailers.push(b"grpc-status", b"0");
-        assert_eq!(grpc_status(&head, Some(&trailers)), Some(0));
+        assert_eq!(grpc_status(&head, Some(&trailers), true), Some(0));
     }
 }

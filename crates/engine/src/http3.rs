@@ -73,14 +73,16 @@ impl Http3 {
         Ok(Http3 { pool, requests, expect })
     }
 
-    /// The request and its answer on one stream: the status, gzip named or not, and the body's bytes.
+    /// The request and its answer on one stream: the status, gzip named or not, the body's bytes,
+    /// and whether the DATA added up to the answer's `content-length` (RFC 9114 §4.1.2: not for a
+    /// HEAD request's answer, a 204 or a 304).
     async fn exchange(
         &self,
         request: &H3Request,
         conn: &mut H3Handle,
         bytes: &mut ByteCounts,
         body: &mut Vec<u8>,
-    ) -> Result<(u16, bool), h3::error::StreamError> {
+    ) -> Result<(u16, bool, bool), h3::error::StreamError> {
         let keep = self.expect.body.is_some();
         let mut stream = conn.send.send_request(request.head()).await?;
         let sent = async {
@@ -98,6 +100,13 @@ impl Http3 {
         }
         let answer = stream.recv_response().await?;
         let gzip = answer.headers().get(http::header::CONTENT_ENCODING).is_some_and(|v| v == "gzip");
+        let bodiless = request.head.method() == http::Method::HEAD || matches!(answer.status().as_u16(), 204 | 304);
+        // Some(None): a content-length that is no number.
+        let declared = answer
+            .headers()
+            .get(http::header::CONTENT_LENGTH)
+            .filter(|_| !bodiless)
+            .map(|v| v.to_str().ok().and_then(|v| v.trim().parse::<u64>().ok()));
         while let Some(mut chunk) = stream.recv_data().await? {
             while chunk.has_remaining() {
                 let piece = chunk.chunk();
@@ -109,7 +118,11 @@ impl Http3 {
                 chunk.advance(n);
             }
         }
-        Ok((answer.status().as_u16(), gzip))
+        let whole = match declared {
+            None => true,
+            Some(length) => length == Some(bytes.received),
+        };
+        Ok((answer.status().as_u16(), gzip, whole))
     }
 }
 
@@ -146,7 +159,9 @@ impl Target for Http3 {
         let mut bytes = ByteCounts { sent: request.body.len() as u64, received: 0 };
         let mut body = Vec::new();
         let (status, gzip) = match self.exchange(&request, conn, &mut bytes, &mut body).await {
-            Ok(answer) => answer,
+            // DATA short of (or beyond) its content-length, or a content-length that is no number: malformed.
+            Ok((_, _, false)) => return Reply::error(ErrorKind::Protocol, bytes),
+            Ok((status, gzip, true)) => (status, gzip),
             Err(e) if unprocessed(&e) => return Reply::unprocessed(bytes, conn.is_usable()),
             Err(_) if conn.is_usable() => return Reply::error(ErrorKind::Protocol, bytes),
             Err(_) => return Reply::broken(ErrorKind::Io, bytes),

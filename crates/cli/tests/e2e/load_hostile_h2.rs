@@ -386,3 +386,103 @@ fn a_compressed_grpc_message_without_an_encoding_breaks_the_protocol() {
         assert_failed_as(&run(&server, &grpc(&server), &[]), "protocol");
     }
 }
+
+/// Even connections answer every call well; odd ones answer every call with `bad(stream)`.
+fn every_answer(grpc: bool, bad: impl Fn(u32) -> Vec<u8> + Send + Sync + 'static) -> Hostile {
+    Hostile::start(move |conn| {
+        let odd = conn.index % 2 == 1;
+        let Some(mut h2) = H2::accept(conn, &[]) else { return };
+        while let Some(stream) = h2.next_request() {
+            let sent = if odd { h2.conn.write(&bad(stream)) } else { h2.good(stream, grpc) };
+            if !sent {
+                return;
+            }
+        }
+    })
+}
+
+/// gRPC answers that break gRPC's rules, each of which grpc-go (and so ghz) reports as an error:
+/// counted as protocol errors, never ok.
+#[test]
+fn grpc_answers_that_break_its_rules_are_errors() {
+    let head = [&[STATUS_200][..], &literal("content-type", "application/grpc")].concat();
+    let ok = literal("grpc-status", "0");
+    let message = [0u8, 0, 0, 0, 0];
+    type Answer = Box<dyn Fn(u32) -> Vec<u8> + Send + Sync>;
+    let (h, o) = (head.clone(), ok.clone());
+    let trailers_only_without_a_message: Answer =
+        Box::new(move |s| frame(HEADERS, END_HEADERS | END_STREAM, s, &[&h[..], &o].concat()));
+    let (h, o) = (head.clone(), ok.clone());
+    let two_messages: Answer = Box::new(move |s| {
+        [
+            frame(HEADERS, END_HEADERS, s, &h),
+            frame(DATA, 0, s, &[message, message].concat()),
+            frame(HEADERS, END_HEADERS | END_STREAM, s, &o),
+        ]
+        .concat()
+    });
+    let (h, o) = (head.clone(), ok.clone());
+    let status_in_the_head_then_a_message: Answer = Box::new(move |s| {
+        [frame(HEADERS, END_HEADERS, s, &[&h[..], &o].concat()), frame(DATA, END_STREAM, s, &message)].concat()
+    });
+    let h = head.clone();
+    let trailers_without_a_status: Answer = Box::new(move |s| {
+        [
+            frame(HEADERS, END_HEADERS, s, &h),
+            frame(DATA, 0, s, &message),
+            frame(HEADERS, END_HEADERS | END_STREAM, s, &literal("grpc-message", "fine")),
+        ]
+        .concat()
+    });
+    let o = ok.clone();
+    let not_grpc: Answer = Box::new(move |s| {
+        [
+            frame(HEADERS, END_HEADERS, s, &[&[STATUS_200][..], &literal("content-type", "application/json")].concat()),
+            frame(DATA, 0, s, &message),
+            frame(HEADERS, END_HEADERS | END_STREAM, s, &o),
+        ]
+        .concat()
+    });
+    for (case, answer) in [
+        ("an answer whose content-type is not gRPC's", not_grpc),
+        ("trailers-only OK with no message", trailers_only_without_a_message),
+        ("two messages to a unary call", two_messages),
+        ("grpc-status in the head, a message, no trailers", status_in_the_head_then_a_message),
+        ("trailers without grpc-status", trailers_without_a_status),
+    ] {
+        let server = every_answer(true, answer);
+        let m = run(&server, &grpc(&server), &[]);
+        eprintln!("{case}: {}", m.report["errors"]);
+        assert_failed_as(&m, "protocol");
+    }
+}
+
+/// An HTTP/2 answer whose DATA is shorter or longer than its content-length is malformed (RFC
+/// 9113 §8.1.1), as HTTP/1.1 counts a short body: never ok.
+#[test]
+fn an_http2_body_that_disagrees_with_its_content_length_is_an_error() {
+    for (length, body) in [("10", &b"abc"[..]), ("1", &b"abc"[..]), ("5", &b""[..])] {
+        let server = every_answer(false, move |s| {
+            let head = [&[STATUS_200][..], &literal("content-length", length)].concat();
+            match body.is_empty() {
+                true => frame(HEADERS, END_HEADERS | END_STREAM, s, &head),
+                false => [frame(HEADERS, END_HEADERS, s, &head), frame(DATA, END_STREAM, s, body)].concat(),
+            }
+        });
+        let m = run(&server, &h2c(&server), &[]);
+        eprintln!("content-length {length}, {} bytes: {}", body.len(), m.report["errors"]);
+        assert_failed_as(&m, "protocol");
+    }
+    // A HEAD's answer names the length of a body it does not send: every one ok.
+    let server = Hostile::start(|conn| {
+        let Some(mut h2) = H2::accept(conn, &[]) else { return };
+        let head = [&[STATUS_200][..], &literal("content-length", "10")].concat();
+        while let Some(stream) = h2.next_request() {
+            if !h2.conn.write_good(&frame(HEADERS, END_HEADERS | END_STREAM, stream, &head)) {
+                return;
+            }
+        }
+    });
+    let m = run(&server, &h2c(&server), &["-X", "HEAD"]);
+    assert_eq!(m.report["calls"]["errors"], 0, "{:#}", m.report);
+}

@@ -19,10 +19,13 @@ pub(crate) struct Messages {
     pub(crate) compressed: bool,
     keeping: bool,
     pub(crate) broken: bool,
+    /// Whether any byte of DATA came (a trailers-only answer has none).
+    pub(crate) any_data: bool,
 }
 
 impl Messages {
     pub(crate) fn push(&mut self, mut chunk: &[u8], keep_first: bool) {
+        self.any_data |= !chunk.is_empty();
         while !chunk.is_empty() && !self.broken {
             let Some((len, left)) = self.current else {
                 let n = (5 - self.prefix.len()).min(chunk.len());

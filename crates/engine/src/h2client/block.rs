@@ -94,6 +94,8 @@ pub struct RequestBlocks {
     pub literal: Vec<u8>,
     /// The table space the indexed fields take (RFC 7541 §4.1: name + value + 32 each).
     pub table_size: u32,
+    /// A HEAD request: its answer's `content-length` describes a body that is not sent.
+    pub head_request: bool,
 }
 
 /// The header blocks of a request: pseudo-headers first, then `headers` (names lowercased;
@@ -158,7 +160,8 @@ pub fn request_block(
         i += 1;
     }
     static NEXT: AtomicU64 = AtomicU64::new(1);
-    RequestBlocks { id: NEXT.fetch_add(1, Ordering::Relaxed), first, repeat, literal, table_size }
+    let head_request = method == "HEAD";
+    RequestBlocks { id: NEXT.fetch_add(1, Ordering::Relaxed), first, repeat, literal, table_size, head_request }
 }
 
 /// Encodes a request's header blocks and decodes each form with the engine's own decoder, as a

@@ -193,6 +193,7 @@ impl Connection {
         }
         let slot = Slot {
             body: body.clone(),
+            head_request: blocks.head_request,
             request_ends: ends,
             send_window: st.peer_initial_window,
             recv_window: i64::from(STREAM_WINDOW),

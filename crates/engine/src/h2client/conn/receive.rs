@@ -282,7 +282,15 @@ impl State {
             self.recv_unacked += padding;
             slot.unacked += padding;
             slot.data.extend_from_slice(data);
-            if head.has(frame::END_STREAM) {
+            slot.received += data.len() as u64;
+            // More DATA than its content-length, or less by the end: malformed (RFC 9113 §8.1.1).
+            let ends = head.has(frame::END_STREAM);
+            let short = |declared: u64| if ends { slot.received != declared } else { slot.received > declared };
+            if slot.declared_length.is_some_and(short) {
+                self.give_back();
+                return self.stream_error(head.stream, frame::PROTOCOL_ERROR);
+            }
+            if ends {
                 self.end_stream(head.stream);
             } else {
                 slot.wake();
@@ -328,6 +336,9 @@ impl State {
             if !end_stream {
                 return Err(frame::PROTOCOL_ERROR); // a second head without END_STREAM
             }
+            if slot.declared_length.is_some_and(|declared| slot.received != declared) {
+                return self.stream_error(stream, frame::PROTOCOL_ERROR); // DATA short of its content-length
+            }
             slot.trailers = Some(list);
         } else {
             match list.status() {
@@ -336,7 +347,23 @@ impl State {
                 Some(101) => return self.stream_error(stream, frame::PROTOCOL_ERROR),
                 Some(100..=199) if end_stream => return self.stream_error(stream, frame::PROTOCOL_ERROR),
                 Some(100..=199) => return Ok(()),
-                _ => slot.head = Some(list),
+                status => {
+                    let bodiless = slot.head_request || matches!(status, Some(204 | 304));
+                    let declared = match list.get("content-length") {
+                        None => None,
+                        Some(value) => match std::str::from_utf8(value).ok().and_then(|v| v.trim().parse::<u64>().ok())
+                        {
+                            Some(n) => Some(n),
+                            None => return self.stream_error(stream, frame::PROTOCOL_ERROR),
+                        },
+                    };
+                    slot.declared_length = declared.filter(|_| !bodiless);
+                    if end_stream && slot.declared_length.is_some_and(|n| n > 0) {
+                        return self.stream_error(stream, frame::PROTOCOL_ERROR);
+                        // no DATA for its content-length
+                    }
+                    slot.head = Some(list);
+                }
             }
         }
         if end_stream {

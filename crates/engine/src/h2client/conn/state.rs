@@ -35,6 +35,12 @@ pub(super) struct Slot {
     pub(super) trailers: Option<HeaderList>,
     /// DATA received and not yet taken by the call.
     pub(super) data: Vec<u8>,
+    /// The answer's `content-length`, when its DATA must add up to it (RFC 9113 §8.1.1: not for a
+    /// HEAD request's answer, a 204 or a 304), and the DATA bytes received so far.
+    pub(super) declared_length: Option<u64>,
+    pub(super) received: u64,
+    /// The request is a HEAD.
+    pub(super) head_request: bool,
     /// Request body still to send, from `body_at`, then the pieces queued after it.
     pub(super) body: Bytes,
     pub(super) body_at: usize,
