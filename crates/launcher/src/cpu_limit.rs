@@ -54,10 +54,10 @@ impl CpuLimit {
     pub fn create(cpus: f64) -> Result<CpuLimit, String> {
         let name = format!("callbench-{}-{}", std::process::id(), next_serial());
         let quota = quota_us(cpus);
-        let (dir, v2) = if cpu_controller_v2(Path::new("/sys/fs/cgroup")) {
+        let (dir, v2) = if cpu_controller_v2(Path::new(V2_ROOT)) {
             // The root's children get the cpu controller only when the root hands it down.
-            let _ = std::fs::write("/sys/fs/cgroup/cgroup.subtree_control", "+cpu");
-            (Path::new("/sys/fs/cgroup").join(&name), true)
+            HandedDown::take(Path::new(V2_ROOT));
+            (Path::new(V2_ROOT).join(&name), true)
         } else if let Some(v1) = ["/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct"]
             .iter()
             .map(Path::new)
@@ -70,6 +70,9 @@ impl CpuLimit {
                 .into());
         };
         std::fs::create_dir(&dir).map_err(|e| {
+            if v2 {
+                HandedDown::release(Path::new(V2_ROOT));
+            }
             format!("cannot create the cgroup {} for a CPU limit: {e} (a CPU limit needs root)", dir.display())
         })?;
         let limit = CpuLimit {
@@ -110,7 +113,52 @@ impl Drop for CpuLimit {
         // An ended process leaves its cgroup as it is reaped; a group still holding one stays
         // (the kernel refuses to remove it) rather than being waited for.
         let _ = std::fs::remove_dir(&self.dir);
+        if self.v2 {
+            HandedDown::release(Path::new(V2_ROOT));
+        }
     }
+}
+
+/// Where cgroup v2 is mounted.
+const V2_ROOT: &str = "/sys/fs/cgroup";
+
+/// Whether callbench handed the cpu controller down from the root cgroup (`+cpu` in its
+/// `cgroup.subtree_control`, which the machine did not have), and how many limits use it: the last
+/// one to go takes it back (`-cpu`), so the host's cgroup set-up is as it was.
+struct HandedDown {
+    limits: usize,
+    by_us: bool,
+}
+
+static HANDED_DOWN: std::sync::Mutex<HandedDown> = std::sync::Mutex::new(HandedDown { limits: 0, by_us: false });
+
+impl HandedDown {
+    /// One more limit under `root`: hands the controller down if it is not yet, and says so.
+    fn take(root: &Path) {
+        let mut state = HANDED_DOWN.lock().unwrap_or_else(|p| p.into_inner());
+        if state.limits == 0 && !controls_cpu(root) {
+            let file = root.join("cgroup.subtree_control");
+            state.by_us = std::fs::write(&file, "+cpu").is_ok();
+            if state.by_us {
+                eprintln!("callbench: +cpu written to {} for the CPU limit; taken back at the end", file.display());
+            }
+        }
+        state.limits += 1;
+    }
+
+    /// One limit fewer under `root`: the last takes the controller back if callbench handed it down.
+    fn release(root: &Path) {
+        let mut state = HANDED_DOWN.lock().unwrap_or_else(|p| p.into_inner());
+        state.limits = state.limits.saturating_sub(1);
+        if state.limits == 0 && std::mem::take(&mut state.by_us) {
+            let _ = std::fs::write(root.join("cgroup.subtree_control"), "-cpu");
+        }
+    }
+}
+
+/// Whether the root's children already get the cpu controller.
+fn controls_cpu(root: &Path) -> bool {
+    std::fs::read_to_string(root.join("cgroup.subtree_control")).is_ok_and(|c| c.split_whitespace().any(|w| w == "cpu"))
 }
 
 /// Writes the calling process into the group whose `cgroup.procs` is `procs` (0 means "me" in v1
@@ -159,6 +207,35 @@ fn parse_stat(text: &str, v2: bool) -> Option<Throttling> {
 mod tests {
     use super::*;
     use std::os::unix::process::CommandExt;
+
+    /// A stand-in for the v2 root: a folder whose `cgroup.subtree_control` is a plain file holding
+    /// what was last written (the kernel's would hold the controllers; the writes are what counts).
+    fn fake_root(controls: &str) -> PathBuf {
+        let root = std::env::temp_dir().join(format!("callbench-cgroup-root-{}", std::process::id()));
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(root.join("cgroup.subtree_control"), controls).unwrap();
+        root
+    }
+
+    #[test]
+    fn the_cpu_controller_handed_down_is_taken_back_by_the_last_limit_only() {
+        let root = fake_root("memory pids");
+        let control = || std::fs::read_to_string(root.join("cgroup.subtree_control")).unwrap();
+        HandedDown::take(&root);
+        assert_eq!(control(), "+cpu");
+        std::fs::write(root.join("cgroup.subtree_control"), "cpu memory pids").unwrap(); // as the kernel shows it
+        HandedDown::take(&root);
+        HandedDown::release(&root);
+        assert_eq!(control(), "cpu memory pids", "another limit still uses it");
+        HandedDown::release(&root);
+        assert_eq!(control(), "-cpu");
+        // A machine that hands it down already is left as it is.
+        std::fs::write(root.join("cgroup.subtree_control"), "cpu memory").unwrap();
+        HandedDown::take(&root);
+        HandedDown::release(&root);
+        assert_eq!(control(), "cpu memory");
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 
     #[test]
     fn a_limit_is_a_share_of_one_cpu() {

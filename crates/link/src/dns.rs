@@ -30,6 +30,8 @@ impl NameServer {
     pub fn start(link: &Link, name: &str, dir: &Path) -> Result<NameServer, String> {
         check_name(name)?;
         let program = locate_dnsmasq()?;
+        // The resolver file first: a failure to write it then leaves no name server running.
+        let resolver = Resolver::write(dir, SERVER_ADDR)?;
         let netns = link.server.fd();
         let mut command = Command::new(&program);
         command
@@ -54,7 +56,6 @@ impl NameServer {
             });
         }
         let child = command.spawn().map_err(|e| format!("cannot start {}: {e}", program.display()))?;
-        let resolver = Resolver::write(dir, SERVER_ADDR)?;
         let mut server = NameServer { child, name: name.to_string(), resolver };
         server.wait_ready(link)?;
         Ok(server)

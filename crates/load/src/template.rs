@@ -3,10 +3,11 @@
 //!
 //! `{{call}}` the call's number in the run (from 0), `{{caller}}` the caller's (concurrency slot,
 //! from 0), `{{int A B}}` a random integer from A to B, `{{string N}}` N random letters and digits,
-//! `{{uuid}}` a random version-4 UUID. Random values come from splitmix64 over the run's seed, the
+//! `{{uuid}}` a random version-4 UUID. Random values come from the seeded generator over the run's seed, the
 //! call's number and the placeholder's place: the same seed gives the same requests.
 
 use callbench_engine::call_data::Turn;
+use callbench_primitives::rng::Rng;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Part {
@@ -57,21 +58,21 @@ impl Template {
     pub fn render(&self, turn: Turn, seed: u64) -> String {
         let mut out = String::new();
         for (place, part) in self.parts.iter().enumerate() {
-            let mut random = Random::new(seed, turn.call, place as u64);
+            let mut random = generator(seed, turn.call, place as u64);
             match part {
                 Part::Text(text) => out.push_str(text),
                 Part::Call => out.push_str(&turn.call.to_string()),
                 Part::Caller => out.push_str(&turn.caller.to_string()),
                 Part::Int(low, high) => {
                     let span = (*high as i128 - *low as i128 + 1) as u128;
-                    let value = *low as i128 + (random.next() as u128 % span) as i128;
+                    let value = *low as i128 + (random.next_u64() as u128 % span) as i128;
                     out.push_str(&value.to_string());
                 }
                 Part::String(n) => {
                     const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-                    out.extend((0..*n).map(|_| ALPHABET[(random.next() % ALPHABET.len() as u64) as usize] as char));
+                    out.extend((0..*n).map(|_| ALPHABET[(random.next_u64() % ALPHABET.len() as u64) as usize] as char));
                 }
-                Part::Uuid => out.push_str(&uuid(random.next(), random.next())),
+                Part::Uuid => out.push_str(&uuid(random.next_u64(), random.next_u64())),
             }
         }
         out
@@ -125,21 +126,9 @@ fn clip(text: &str) -> String {
     text.chars().take(24).collect()
 }
 
-/// splitmix64 (Steele, Lea, Flood 2014) over one placeholder of one call.
-struct Random(u64);
-
-impl Random {
-    fn new(seed: u64, call: u64, place: u64) -> Random {
-        Random(seed ^ call.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ place.wrapping_mul(0xD1B5_4A32_D192_ED03))
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
+/// The generator of one placeholder of one call (the one seeded generator, `callbench_primitives::rng`).
+fn generator(seed: u64, call: u64, place: u64) -> Rng {
+    Rng::new(seed ^ call.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ place.wrapping_mul(0xD1B5_4A32_D192_ED03))
 }
 
 /// A version-4 UUID (RFC 9562 §5.4) from 128 random bits.

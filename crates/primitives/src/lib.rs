@@ -1,7 +1,8 @@
 //! Small pieces every layer of callbench shares, written once so that they read and behave the
 //! same everywhere: the one grammar of durations (`callbench load`'s flags, suite files, link
-//! specs, a server's stall schedule) and the one seeded generator (the engine's open-loop
-//! arrivals, the link's losses and jitter).
+//! specs, a server's stall schedule), the one seeded generator (the engine's open-loop
+//! arrivals, the link's losses and jitter), and the one way to make a scratch directory.
 
 pub mod duration;
 pub mod rng;
+pub mod scratch;

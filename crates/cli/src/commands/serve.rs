@@ -11,6 +11,7 @@ use callbench_launcher::manifest::{self, Manifest};
 use callbench_launcher::process::{self, ServerProcess, StartOptions};
 use callbench_link::dns::{check_name, NameServer, Resolver, DEFAULT_NAME};
 use callbench_link::{probe::ping_pong, Link, LinkSpec, SERVER_ADDR};
+use callbench_primitives::scratch::ScratchDir;
 use callbench_verify::probe;
 use std::os::unix::process::CommandExt;
 use std::process::Command;
@@ -159,19 +160,21 @@ async fn serve(args: Args, manifest: &Manifest, server: &mut ServerProcess, link
         );
         return watch(server, manifest).await;
     }
-    let scratch = Scratch::make()?;
+    // Files the command is given (the server's certificate, the resolver file), removed at the end:
+    // in a directory of its own, new and private (serve runs as root; /tmp is everyone's).
+    let scratch = ScratchDir::new("callbench-serve").context("cannot make serve's scratch directory")?;
     let mut env = vec![("CALLBENCH_SERVER_ADDR".to_string(), server.addr.to_string())];
     if args.tls {
         let pem = link
             .client
             .run(|| callbench_verify::dial::server_certificate_pem(server.addr, Duration::from_secs(10)))
             .map_err(|e| anyhow!("cannot read the server's certificate: {e}"))?;
-        let path = scratch.0.join("server.pem");
+        let path = scratch.join("server.pem");
         std::fs::write(&path, pem).with_context(|| format!("cannot write {}", path.display()))?;
         env.push(("CALLBENCH_CA_CERT".into(), path.display().to_string()));
     }
     let names = match &args.dns {
-        Some(name) => Some(NameServer::start(link, name, &scratch.0).map_err(|e| anyhow!(e))?),
+        Some(name) => Some(NameServer::start(link, name, scratch.path()).map_err(|e| anyhow!(e))?),
         None => None,
     };
     let url = match &names {
@@ -224,23 +227,6 @@ async fn watch(server: &mut ServerProcess, manifest: &Manifest) -> Result<i32> {
             bail!("{} exited ({status})", manifest.name);
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-/// Files the command is given (the server's certificate, the resolver file), removed at the end.
-struct Scratch(std::path::PathBuf);
-
-impl Scratch {
-    fn make() -> Result<Scratch> {
-        let dir = std::env::temp_dir().join(format!("callbench-serve-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        Ok(Scratch(dir))
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 

@@ -216,6 +216,33 @@ fn a_capture_agrees_with_the_engines_own_connect_times() {
     assert!((engine - packets).abs() <= (0.05 * packets).max(500.0), "engine {engine} µs, packets {packets} µs");
 }
 
+/// The files serve gives its command as root (the server's certificate, the resolver file) are in
+/// a directory of serve's own: new, named unguessably, private to root, and gone at the end; the
+/// command's /etc/resolv.conf is that directory's file.
+#[test]
+fn serve_writes_into_a_private_directory_of_its_own() {
+    let _alone = alone();
+    let script =
+        "d=$(dirname \"$CALLBENCH_CA_CERT\"); stat -c '%a %U %n' \"$d\"; grep -c nameserver /etc/resolv.conf; \
+                  ls \"$d\"";
+    let args =
+        ["serve", "rust-actix", "--no-build", "--tls", "--dns", "--network", "rtt=0ms", "--", "sh", "-c", script];
+    let run = run_cmd(Command::new(common::callbench()).args(args));
+    assert_eq!(run.code, Some(0), "{}", run.all());
+    let mut lines = run.stdout.lines();
+    let stat = lines.next().unwrap_or_default();
+    let (mode, rest) = stat.split_once(' ').unwrap_or_default();
+    let (owner, dir) = rest.split_once(' ').unwrap_or_default();
+    assert_eq!((mode, owner), ("700", "root"), "{}", run.all());
+    let name = std::path::Path::new(dir).file_name().unwrap().to_string_lossy().to_string();
+    let suffix = name.strip_prefix("callbench-serve-").and_then(|r| r.split_once('-')).map(|(_, s)| s);
+    assert!(suffix.is_some_and(|s| s.len() == 16 && s.chars().all(|c| c.is_ascii_hexdigit())), "{name}");
+    assert_eq!(lines.next(), Some("1"), "one nameserver in the command's resolver: {}", run.all());
+    let files: Vec<&str> = lines.collect();
+    assert!(files.contains(&"server.pem") && files.contains(&"resolv.conf"), "{files:?}");
+    assert!(!std::path::Path::new(dir).exists(), "{dir} removed at the end");
+}
+
 /// A target named by a name (`serve --dns`: a name server on the far side of a 20 ms link): each new
 /// connection looks it up first, a round trip the cold calls show as their first phase; with
 /// `--resolve-once` the name is looked up before the run and the phase is not there.

@@ -8,12 +8,13 @@ use crate::suite::ClusterSpec;
 use callbench_engine::clock::monotonic_seconds;
 use callbench_load::LoadSpec;
 use callbench_machine::process_group::{self, CpuReading};
+use callbench_primitives::scratch::ScratchDir;
 use callbench_results::model::{ClusterRun, Latency, RunMetrics, WorkerShare};
 use hdrhistogram::serialization::Deserializer;
 use hdrhistogram::Histogram;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -65,8 +66,9 @@ async fn attempt(
     server_pids: &[i32],
     cancel: Arc<AtomicBool>,
 ) -> Result<Attempt, String> {
-    let dir = Scratch::new()?;
-    let (result_file, histogram_file) = (dir.0.join("result.json"), dir.0.join("latency.hdr"));
+    // The coordinator's files, in a directory of their own (new, private), removed at the end.
+    let dir = ScratchDir::new("callbench-cluster").map_err(|e| e.to_string())?;
+    let (result_file, histogram_file) = (dir.join("result.json"), dir.join("latency.hdr"));
     let mut command = tokio::process::Command::new(python);
     command
         .args(["-m", "callbench.distributed", "--quiet", "--address", &cluster.ray])
@@ -275,28 +277,6 @@ impl Sampler {
             let _ = thread.join();
         }
         std::mem::take(&mut *self.readings.lock().unwrap_or_else(|p| p.into_inner()))
-    }
-}
-
-/// A directory for the coordinator's files, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Result<Scratch, String> {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "callbench-cluster-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        Ok(Scratch(dir))
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
