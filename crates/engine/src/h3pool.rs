@@ -4,28 +4,45 @@
 //!
 //! QUIC carries TLS 1.3 inside its own handshake, so a connection's handshake is one phase
 //! ([`Handshake::quic`]): one round trip, or none before the request with 0-RTT.
+//!
+//! What a server can make a connection hold is bounded: quinn's windows are finite (HTTP/2's
+//! numbers), the server may open no request streams and send no datagrams, and every received
+//! stream's frames are checked as they arrive ([`crate::h3bounds`]).
 
 use crate::net::failures::{ConnectFailure, ConnectFailures, FailureTally};
 use crate::record::{ErrorKind, Handshake};
 use crate::target::{Connected, QuicCounts, WireTotals};
 use bytes::Bytes;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// A slot's handle on a connection: h3's request sender and the QUIC connection under it.
 #[derive(Clone)]
 pub struct H3Handle {
-    pub send: h3::client::SendRequest<h3_quinn::OpenStreams, Bytes>,
+    pub send: h3::client::SendRequest<crate::h3bounds::OpenStreams, Bytes>,
     pub quic: quinn::Connection,
+    /// Set once the server sent GOAWAY, or refused the 0-RTT the connection began with: no new
+    /// request goes on it, the pool opens another.
+    draining: Arc<AtomicBool>,
+    /// With 0-RTT: whether the server accepted it, once the handshake says (None before).
+    early: Option<tokio::sync::watch::Receiver<Option<bool>>>,
     /// Dropped with the last handle: the cold connection's cue to wait for its ticket, then close.
     _released: Option<Arc<tokio::sync::oneshot::Sender<()>>>,
 }
 
 impl H3Handle {
-    /// False once the connection is closed (by either side, idle timeout included).
+    /// False once the connection is closed (by either side, idle timeout included) or draining.
     pub fn is_usable(&self) -> bool {
-        self.quic.close_reason().is_none()
+        self.quic.close_reason().is_none() && !self.draining.load(Ordering::Relaxed)
+    }
+
+    /// Whether the server refused the 0-RTT this connection began with, so that nothing sent
+    /// early was processed: waits for the handshake's word on a connection opened with 0-RTT.
+    pub async fn early_data_rejected(&self) -> bool {
+        let Some(mut verdict) = self.early.clone() else { return false };
+        matches!(verdict.wait_for(Option::is_some).await.map(|v| *v), Ok(Some(false)))
     }
 }
 
@@ -53,6 +70,9 @@ pub struct H3Pool {
     slots: Vec<tokio::sync::Mutex<Option<H3Handle>>>,
     wire: Mutex<WireBook>,
     failures: FailureTally,
+    /// The server refused the last 0-RTT: the next connection makes a full handshake (and gets
+    /// tickets of the server's now), as the call sent again on it must not be refused twice.
+    early_refused: Arc<AtomicBool>,
 }
 
 /// Bytes and loss-recovery counts of the closed connections, and the open ones to ask.
@@ -116,9 +136,58 @@ impl QuicClient {
         tls.enable_early_data = options.zero_rtt;
         let crypto = quinn::crypto::rustls::QuicClientConfig::try_from(tls)
             .map_err(|e| format!("cannot use this TLS set-up for QUIC (TLS 1.3 only): {e}"))?;
-        Ok(QuicClient { config: quinn::ClientConfig::new(Arc::new(crypto)), options })
+        let mut config = quinn::ClientConfig::new(Arc::new(crypto));
+        config.transport_config(Arc::new(transport()));
+        Ok(QuicClient { config, options })
     }
 }
+
+/// What a server may send a connection before it reads: the stream and connection windows of
+/// HTTP/2's client (quinn's connection window is unlimited by default), no request streams of the
+/// server's (RFC 9114 §6.1 forbids them) and no datagrams (never asked for).
+fn transport() -> quinn::TransportConfig {
+    use crate::h2client::{CONNECTION_WINDOW, STREAM_WINDOW};
+    let mut transport = quinn::TransportConfig::default();
+    transport
+        .stream_receive_window(STREAM_WINDOW.into())
+        .receive_window(CONNECTION_WINDOW.into())
+        .max_concurrent_bidi_streams(0u32.into())
+        .max_concurrent_uni_streams(MAX_SERVER_STREAMS.into())
+        .datagram_receive_buffer_size(None);
+    transport
+}
+
+/// Unidirectional streams a server may have open at once: its control and two QPACK streams,
+/// and room for the streams of unknown types some send to keep clients honest (RFC 9114 §6.2.3).
+const MAX_SERVER_STREAMS: u32 = 16;
+
+/// A connection whose HTTP/3 set-up has not finished: closed, and its bytes counted, if the set-up
+/// fails or is given up (the connect timeout drops it), so no QUIC connection outlives it.
+struct SetUp<'a> {
+    quic: Option<quinn::Connection>,
+    wire: &'a Mutex<WireBook>,
+}
+
+impl SetUp<'_> {
+    /// The set-up finished: the connection goes into the book of open ones.
+    fn done(mut self) {
+        let quic = self.quic.take().expect("a connection being set up");
+        let mut book = self.wire.lock().unwrap_or_else(|p| p.into_inner());
+        book.fold_closed();
+        book.open.push(quic);
+    }
+}
+
+impl Drop for SetUp<'_> {
+    fn drop(&mut self) {
+        let Some(quic) = self.quic.take() else { return };
+        quic.close(H3_NO_ERROR.into(), b"HTTP/3 set-up did not finish");
+        let mut book = self.wire.lock().unwrap_or_else(|p| p.into_inner());
+        book.closed = add(book.closed, &quic);
+    }
+}
+
+const H3_NO_ERROR: u32 = 0x100;
 
 impl H3Pool {
     pub fn new(
@@ -141,6 +210,7 @@ impl H3Pool {
             slots,
             wire: Mutex::default(),
             failures: FailureTally::default(),
+            early_refused: Arc::default(),
         }
     }
 
@@ -255,20 +325,25 @@ impl H3Pool {
             .connect_with(self.client.config.clone(), addr, self.server_name.as_deref().unwrap_or(&self.host))
             .map_err(|e| ConnectFailure::Other(format!("cannot connect to {addr} over QUIC: {e}")))?;
         // With a ticket, 0-RTT gives the connection at once: the request goes in the first flight.
-        let early = if self.client.options.zero_rtt { connecting.into_0rtt() } else { Err(connecting) };
-        let quic = match early {
-            Ok((quic, _accepted)) => quic,
-            Err(connecting) => connecting.await.map_err(|e| handshake_failure(addr, e))?,
+        let try_early = self.client.options.zero_rtt && !self.early_refused.swap(false, Ordering::Relaxed);
+        let early = if try_early { connecting.into_0rtt() } else { Err(connecting) };
+        let draining = Arc::new(AtomicBool::new(false));
+        let (quic, early) = match early {
+            Ok((quic, accepted)) => {
+                let refused = [draining.clone(), self.early_refused.clone()];
+                (quic, Some(early_verdict(accepted, refused)))
+            }
+            Err(connecting) => (connecting.await.map_err(|e| handshake_failure(addr, e))?, None),
         };
         let handshake = Handshake::quic(started.elapsed()).after_lookup(lookup);
-        {
-            let mut book = self.wire.lock().unwrap_or_else(|p| p.into_inner());
-            book.fold_closed();
-            book.open.push(quic.clone());
-        }
-        let (mut driver, send) = h3::client::new(h3_quinn::Connection::new(quic.clone()))
+        let setting_up = SetUp { quic: Some(quic.clone()), wire: &self.wire };
+        let bounded = crate::h3bounds::Connection::new(quic.clone(), draining.clone());
+        let (mut driver, send) = h3::client::builder()
+            .max_field_section_size(crate::h2client::MAX_HEADER_LIST as u64)
+            .build(bounded)
             .await
             .map_err(|e| ConnectFailure::Other(format!("HTTP/3 set-up with {addr} failed: {e}")))?;
+        setting_up.done();
         // The connection's control streams are read by this task until it closes.
         tokio::spawn(async move { std::future::poll_fn(|cx| driver.poll_close(cx)).await });
         let mut released = None;
@@ -284,8 +359,26 @@ impl H3Pool {
             });
             released = Some(Arc::new(tx));
         }
-        Ok((H3Handle { send, quic, _released: released }, handshake))
+        Ok((H3Handle { send, quic, draining, early, _released: released }, handshake))
     }
+}
+
+/// The server's word on 0-RTT, once the handshake gives it; a refusal sets `refused` (the
+/// connection's draining, as its early streams, h3's control stream among them, are gone, and the
+/// pool's note to make the next handshake a full one) before it is told.
+fn early_verdict(
+    accepted: quinn::ZeroRttAccepted,
+    refused: [Arc<AtomicBool>; 2],
+) -> tokio::sync::watch::Receiver<Option<bool>> {
+    let (tell, verdict) = tokio::sync::watch::channel(None);
+    tokio::spawn(async move {
+        let accepted = accepted.await;
+        if !accepted {
+            refused.iter().for_each(|flag| flag.store(true, Ordering::Relaxed));
+        }
+        let _ = tell.send(Some(accepted));
+    });
+    verdict
 }
 
 fn handshake_failure(addr: SocketAddr, e: quinn::ConnectionError) -> ConnectFailure {

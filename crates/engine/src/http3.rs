@@ -73,8 +73,8 @@ impl Http3 {
         Ok(Http3 { pool, requests, expect })
     }
 
-    /// The request and its answer on one stream: the status, gzip named or not, the body's bytes,
-    /// and whether the DATA added up to the answer's `content-length` (RFC 9114 §4.1.2: not for a
+    /// The request and its final answer on one stream: the status, gzip named or not, the body's
+    /// bytes, and whether the DATA added up to the answer's `content-length` (RFC 9114 §4.1.2: not for a
     /// HEAD request's answer, a 204 or a 304).
     async fn exchange(
         &self,
@@ -98,7 +98,11 @@ impl Http3 {
                 return Err(e);
             }
         }
-        let answer = stream.recv_response().await?;
+        let mut answer = stream.recv_response().await?;
+        // Interim answers (100 Continue, 103 Early Hints) come before the final one (RFC 9114 §4.1).
+        while answer.status().is_informational() {
+            answer = stream.recv_response().await?;
+        }
         let gzip = answer.headers().get(http::header::CONTENT_ENCODING).is_some_and(|v| v == "gzip");
         let bodiless = request.head.method() == http::Method::HEAD || matches!(answer.status().as_u16(), 204 | 304);
         // Some(None): a content-length that is no number.
@@ -163,6 +167,8 @@ impl Target for Http3 {
             Ok((_, _, false)) => return Reply::error(ErrorKind::Protocol, bytes),
             Ok((status, gzip, true)) => (status, gzip),
             Err(e) if unprocessed(&e) => return Reply::unprocessed(bytes, conn.is_usable()),
+            // Sent in 0-RTT that the server refused: never processed, sent again on a new connection.
+            Err(_) if conn.early_data_rejected().await => return Reply::unprocessed(bytes, false),
             Err(_) if conn.is_usable() => return Reply::error(ErrorKind::Protocol, bytes),
             Err(_) => return Reply::broken(ErrorKind::Io, bytes),
         };

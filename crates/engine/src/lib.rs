@@ -16,6 +16,7 @@ pub mod grpc;
 mod guard;
 mod h2client;
 pub mod h2pool;
+pub mod h3bounds;
 pub mod h3pool;
 pub mod histograms;
 pub mod http1;

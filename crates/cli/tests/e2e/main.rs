@@ -10,6 +10,7 @@ mod load_connections;
 mod load_goaway;
 mod load_grpc;
 mod load_hostile_h2;
+mod load_hostile_h3;
 mod load_hostile_http1;
 mod load_http;
 mod load_http3;

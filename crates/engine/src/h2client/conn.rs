@@ -20,8 +20,8 @@ mod error;
 mod limits;
 mod state;
 pub use error::H2Error;
-use limits::{CONNECTION_WINDOW, FIRST_READ, MAX_READ};
-pub(crate) use limits::{MAX_FRAME, MAX_HEADER_LIST, MAX_PENDING_OUT, STREAM_WINDOW};
+pub(crate) use limits::{CONNECTION_WINDOW, MAX_FRAME, MAX_HEADER_LIST, MAX_PENDING_OUT, STREAM_WINDOW};
+use limits::{FIRST_READ, MAX_READ};
 use state::{Slot, State};
 
 /// A complete answer: its head (`:status` and headers) and its trailers, if any.

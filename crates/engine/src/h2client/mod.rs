@@ -13,6 +13,8 @@ pub(crate) mod hpack;
 #[cfg(feature = "fuzzing")]
 pub use block::check_round_trip;
 pub use block::{request_block, HeaderList, RequestBlocks};
-pub use conn::{Answer, Connection, H2Error, Stream};
 #[cfg(feature = "fuzzing")]
-pub(crate) use conn::{MAX_FRAME, MAX_HEADER_LIST, MAX_PENDING_OUT, STREAM_WINDOW};
+pub(crate) use conn::MAX_PENDING_OUT;
+pub use conn::{Answer, Connection, H2Error, Stream};
+/// HTTP/3's bounds are HTTP/2's ([`crate::h3bounds`], [`crate::h3pool`]).
+pub(crate) use conn::{CONNECTION_WINDOW, MAX_FRAME, MAX_HEADER_LIST, STREAM_WINDOW};

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 pub use callbench_testkit::server::Server;
 
 pub mod hostile;
+pub mod hostile_quic;
 pub mod nginx;
 
 /// The longest any one `callbench load` of these tests may take before it is killed.

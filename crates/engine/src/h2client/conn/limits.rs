@@ -3,7 +3,7 @@
 
 /// Windows large enough that a 1 MB answer never waits for a WINDOW_UPDATE round trip.
 pub(crate) const STREAM_WINDOW: u32 = 4 << 20;
-pub(super) const CONNECTION_WINDOW: u32 = 16 << 20;
+pub(crate) const CONNECTION_WINDOW: u32 = 16 << 20;
 /// The largest frame we accept (advertised in SETTINGS_MAX_FRAME_SIZE).
 pub(crate) const MAX_FRAME: u32 = 1 << 20;
 /// A connection reads into a buffer of this size at first, and doubles a read's size when it fills
