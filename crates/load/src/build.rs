@@ -615,7 +615,10 @@ fn build_inproc(spec: &LoadSpec, workload: &str) -> Result<Built, String> {
     if let Some((_, flag)) = misplaced.iter().find(|(given, _)| *given) {
         return Err(format!("{flag} has no meaning for in-process targets"));
     }
-    let users = spec.users_file.clone().unwrap_or_else(|| std::env::temp_dir().join("callbench").join("users.json"));
+    let users = match &spec.users_file {
+        Some(file) => file.clone(),
+        None => preset::default_users_file()?,
+    };
     let work = preset::inproc(workload, &spec.preset, &users)?;
     let target = InProc::new(work)?;
     let concurrency = spec.split(spec.concurrency.unwrap_or(1), "-c")?;

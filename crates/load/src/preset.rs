@@ -9,7 +9,7 @@ use callbench_workloads::{auth, cars, echo, life, records, students};
 use prost::Message;
 use prost_reflect::{DynamicMessage, MethodDescriptor};
 use serde_json::{json, Value};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub const NAMES: &[&str] = &[
     "auth",
@@ -358,6 +358,22 @@ fn remembering(check: impl Fn(&[u8]) -> bool + Send + Sync + 'static) -> BodyChe
     })
 }
 
+/// Where the in-process auth workload keeps its users.json when none is named: the user's cache
+/// directory (`$XDG_CACHE_HOME/callbench`, else `~/.cache/callbench`), never a directory every user
+/// may write to such as /tmp, where another could plant the file or a link in its place.
+pub fn default_users_file() -> Result<PathBuf, String> {
+    users_file_in(std::env::var_os("XDG_CACHE_HOME"), std::env::var_os("HOME"))
+}
+
+fn users_file_in(xdg_cache: Option<std::ffi::OsString>, home: Option<std::ffi::OsString>) -> Result<PathBuf, String> {
+    let cache = xdg_cache
+        .filter(|dir| Path::new(dir).is_absolute())
+        .map(PathBuf::from)
+        .or_else(|| home.map(|home| Path::new(&home).join(".cache")))
+        .ok_or("no cache directory for the in-process users.json: set HOME (or XDG_CACHE_HOME)")?;
+    Ok(cache.join("callbench").join("users.json"))
+}
+
 /// The in-process workload; `users_file` is where auth's users.json is (written if missing).
 pub fn inproc(name: &str, o: &PresetOptions, users_file: &Path) -> Result<Workload, String> {
     Ok(match name {
@@ -381,6 +397,17 @@ pub fn inproc(name: &str, o: &PresetOptions, users_file: &Path) -> Result<Worklo
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_in_process_users_file_is_in_the_users_cache_never_in_tmp() {
+        let os = |s: &str| Some(std::ffi::OsString::from(s));
+        let file = |xdg, home| users_file_in(xdg, home).map(|p| p.display().to_string());
+        assert_eq!(file(os("/c"), os("/h")), Ok("/c/callbench/users.json".into()));
+        assert_eq!(file(None, os("/h")), Ok("/h/.cache/callbench/users.json".into()));
+        // A relative XDG_CACHE_HOME is to be ignored (XDG Base Directory specification).
+        assert_eq!(file(os("rel"), os("/h")), Ok("/h/.cache/callbench/users.json".into()));
+        assert!(file(None, None).unwrap_err().contains("set HOME"));
+    }
 
     #[test]
     fn every_preset_checks_its_own_reference_answer() {
