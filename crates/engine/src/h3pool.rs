@@ -7,7 +7,8 @@
 //!
 //! What a server can make a connection hold is bounded: quinn's windows are finite (HTTP/2's
 //! numbers), the server may open no request streams and send no datagrams, and every received
-//! stream's frames are checked as they arrive ([`crate::h3bounds`]).
+//! stream's frames are checked as they arrive ([`crate::h3bounds`]; what that costs:
+//! bench/results/http3-bounds-cost-2026-12-06.md).
 
 use crate::net::failures::{ConnectFailure, ConnectFailures, FailureTally};
 use crate::record::{ErrorKind, Handshake};
