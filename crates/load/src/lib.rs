@@ -8,6 +8,7 @@ pub mod open_files;
 pub mod parse;
 pub mod preset;
 pub mod report;
+pub mod rest_request;
 pub mod search;
 pub mod sink;
 pub mod spec;
