@@ -5,7 +5,8 @@
 //! timer wake-ups come (see [`Margin`]). Its CPU time is read from outside
 //! (/proc/self/task/TID/schedstat) and reported with every result. With a capture it also writes
 //! every packet as the client's side sees it: a packet the client sent when it came in (lost ones
-//! too), a packet to the client when it left for it.
+//! too), a packet to the client when it left for it; it writes the capture out and closes its
+//! file when told to end it, and answers once it has.
 
 use crate::lane::{Fate, Lane, LaneCounts};
 use crate::pcap;
@@ -14,6 +15,7 @@ use std::collections::VecDeque;
 use std::io::ErrorKind;
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 use tun_rs::SyncDevice;
@@ -38,10 +40,9 @@ pub struct Shared {
     write_errors: Mutex<u64>,
     /// A capture to start writing, taken by the forwarder at its next wake-up.
     new_capture: Mutex<Option<pcap::Writer>>,
-    /// Set to end the capture; the forwarder clears it once the capture is written out.
-    end_capture: AtomicBool,
-    /// Why the capture stopped early (a full disk) or could not be written out, if it did.
-    capture_error: Mutex<Option<String>>,
+    /// Set to end the capture: the forwarder takes it, writes the capture out, closes its file and
+    /// answers on it.
+    end_capture: Mutex<Option<Sender<CaptureEnd>>>,
     tid: AtomicI32,
 }
 
@@ -54,10 +55,6 @@ impl Shared {
         *self.write_errors.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    pub fn capture_error(&self) -> Option<String> {
-        self.capture_error.lock().unwrap_or_else(|e| e.into_inner()).clone()
-    }
-
     /// Hands `writer` to the forwarder and waits (20 ms at most: its longest sleep) until it took
     /// it: every packet after this returns is in the capture.
     pub fn start_capture(&self, writer: pcap::Writer) {
@@ -65,10 +62,22 @@ impl Shared {
         self.wait_for(|s| s.new_capture.lock().unwrap_or_else(|e| e.into_inner()).is_none());
     }
 
-    /// Ends the capture and waits until the forwarder wrote it out.
-    pub fn end_capture(&self) {
-        self.end_capture.store(true, Ordering::SeqCst);
-        self.wait_for(|s| !s.end_capture.load(Ordering::SeqCst));
+    /// Ends the capture and waits, `within` at most, until the forwarder wrote it out and closed
+    /// its file. Past that, or if the forwarder is gone, the file is cut: an error says why.
+    pub fn end_capture(&self, within: Duration) -> CaptureEnd {
+        let (tx, rx) = mpsc::channel();
+        *self.end_capture.lock().unwrap_or_else(|e| e.into_inner()) = Some(tx);
+        if self.tid.load(Ordering::SeqCst) == 0 {
+            self.end_capture.lock().unwrap_or_else(|e| e.into_inner()).take();
+        }
+        match rx.recv_timeout(within) {
+            Ok(end) => end,
+            Err(RecvTimeoutError::Timeout) => Err(format!(
+                "the link's forwarder did not finish writing it within {}",
+                crate::units::show_duration(within)
+            )),
+            Err(RecvTimeoutError::Disconnected) => Err("the link's forwarder ended before writing it out".into()),
+        }
     }
 
     /// Polls `done` every 200 µs for up to 1 s (the forwarder wakes every 20 ms at the latest).
@@ -117,8 +126,10 @@ pub fn start(
             s.tid.store(unsafe { libc::gettid() }, Ordering::SeqCst);
             let _ = ready_tx.send(());
             let devices = [client, server];
-            Forwarder { devices, lanes, waiting: Default::default(), shared: s.clone(), capture: None }.run();
+            let capture = Capture::Off;
+            Forwarder { devices, lanes, waiting: Default::default(), shared: s.clone(), capture }.run();
             s.tid.store(0, Ordering::SeqCst); // ended: nobody waits for it any more
+            s.end_capture.lock().unwrap_or_else(|e| e.into_inner()).take(); // nor for its capture
         })
         .map_err(|e| format!("cannot start the link's forwarder: {e}"))?;
     let _ = ready_rx.recv_timeout(Duration::from_secs(5));
@@ -147,7 +158,17 @@ struct Forwarder {
     /// Packets in flight per lane, in departure order (a lane never reorders).
     waiting: [VecDeque<(u64, Vec<u8>)>; 2],
     shared: Arc<Shared>,
-    capture: Option<pcap::Writer>,
+    capture: Capture,
+}
+
+/// What a capture held once written out, or why its file is cut.
+pub type CaptureEnd = Result<pcap::Written, String>;
+
+enum Capture {
+    Off,
+    On(pcap::Writer),
+    /// Writing it failed (a full disk): the file ends where the failure was.
+    Failed(String),
 }
 
 impl Forwarder {
@@ -164,11 +185,11 @@ impl Forwarder {
                 self.lanes[1].set_spec(spec.down);
             }
             if let Some(writer) = self.shared.new_capture.lock().unwrap_or_else(|e| e.into_inner()).take() {
-                self.capture = Some(writer);
+                self.capture = Capture::On(writer);
             }
-            if self.shared.end_capture.load(Ordering::SeqCst) {
-                self.finish_capture();
-                self.shared.end_capture.store(false, Ordering::SeqCst);
+            let ending = self.shared.end_capture.lock().unwrap_or_else(|e| e.into_inner()).take();
+            if let Some(answer) = ending {
+                let _ = answer.send(self.finish_capture());
             }
             for lane in 0..2 {
                 loop {
@@ -213,29 +234,24 @@ impl Forwarder {
             }
             // Closer than that: loop at once, reading arrivals while the departure comes.
         }
-        self.finish_capture();
+        let _ = self.finish_capture(); // a link dropped while capturing: its file is written out
     }
 
-    fn finish_capture(&mut self) {
-        if let Some(mut capture) = self.capture.take() {
-            if let Err(e) = capture.flush() {
-                self.capture_failed(e);
-            }
+    /// Writes the capture out and closes its file.
+    fn finish_capture(&mut self) -> CaptureEnd {
+        match std::mem::replace(&mut self.capture, Capture::Off) {
+            Capture::Off => Err("no capture was being written".into()),
+            Capture::On(writer) => writer.finish().map_err(|e| format!("writing it failed: {e}")),
+            Capture::Failed(why) => Err(why),
         }
     }
 
     /// Writes `packet` into the capture as seen `ns` after the forwarder's start.
     fn capture(&mut self, wall: SystemTime, ns: u64, packet: &[u8]) {
-        let Some(capture) = &mut self.capture else { return };
-        if let Err(e) = capture.packet(wall + Duration::from_nanos(ns), packet) {
-            self.capture = None;
-            self.capture_failed(e);
+        let Capture::On(writer) = &mut self.capture else { return };
+        if let Err(e) = writer.packet(wall + Duration::from_nanos(ns), packet) {
+            self.capture = Capture::Failed(format!("writing it failed: {e}"));
         }
-    }
-
-    fn capture_failed(&self, e: std::io::Error) {
-        *self.shared.capture_error.lock().unwrap_or_else(|e| e.into_inner()) =
-            Some(format!("the capture stopped: {e}"));
     }
 
     /// Sleeps up to `ns`, or until a device has a packet; true when the time ran out.

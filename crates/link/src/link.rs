@@ -14,7 +14,7 @@ use std::net::Ipv4Addr;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The client side's address.
 pub const CLIENT_ADDR: Ipv4Addr = Ipv4Addr::new(198, 18, 0, 1);
@@ -130,21 +130,23 @@ impl Link {
     }
 
     /// From now on, writes every packet as the client's side sees it into a pcap file at `path`
-    /// (each cut to `snaplen` bytes: see [`crate::pcap`]), until [`Link::end_capture`]. A direct
-    /// path has no forwarder to see them: an error.
-    pub fn start_capture(&self, path: &Path, snaplen: u32) -> Result<(), String> {
+    /// (each cut to `snaplen` bytes, the file to `cap` bytes: see [`crate::pcap`]), until
+    /// [`Link::end_capture`]. A direct path has no forwarder to see them: an error.
+    pub fn start_capture(&self, path: &Path, snaplen: u32, cap: u64) -> Result<(), String> {
         let Some(e) = &self.emulated else { return Err("a direct path (veth) has no forwarder to capture".into()) };
-        let writer = pcap::Writer::create(path, snaplen)
+        let writer = pcap::Writer::create(path, snaplen, cap)
             .map_err(|err| format!("cannot write the capture {}: {err}", path.display()))?;
         e.shared.start_capture(writer);
         Ok(())
     }
 
-    /// Ends the capture and writes it out; the error, if the capture stopped early or could not be written.
-    pub fn end_capture(&self) -> Result<(), String> {
-        let Some(e) = &self.emulated else { return Ok(()) };
-        e.shared.end_capture();
-        e.shared.capture_error().map_or(Ok(()), Err)
+    /// Ends the capture and waits until its file is written out and closed, `within` at most
+    /// ([`pcap::FINISH_WITHIN`] is ample): what it holds ([`pcap::Written::cut`] says whether
+    /// packets past its cap were left out), or why the file is cut (writing it failed, or did not
+    /// finish in time).
+    pub fn end_capture(&self, within: Duration) -> Result<pcap::Written, String> {
+        let Some(e) = &self.emulated else { return Err("a direct path (veth) has no capture".into()) };
+        e.shared.end_capture(within)
     }
 
     /// What the forwarder did (all zero on a direct path).

@@ -73,15 +73,37 @@ pub fn queue(text: &str) -> Result<QueueLimit, String> {
         }
         return Ok(QueueLimit::Packets(packets as u32));
     }
-    let (number, scale) = [("KiB", 1024.0), ("MiB", 1048576.0), ("kB", 1e3), ("KB", 1e3), ("MB", 1e6), ("B", 1.0)]
-        .iter()
-        .find_map(|(unit, scale)| t.strip_suffix(unit).map(|n| (n, *scale)))
-        .ok_or_else(hint)?;
-    let value: f64 = number.trim().parse().map_err(|_| hint())?;
-    if !value.is_finite() || value <= 0.0 || value * scale > 1e10 {
-        return Err(hint());
+    match bytes(t) {
+        Some(b) if b > 0.0 && b <= 1e10 => Ok(QueueLimit::Bytes(b.round() as u64)),
+        _ => Err(hint()),
     }
-    Ok(QueueLimit::Bytes((value * scale).round() as u64))
+}
+
+/// A size in bytes, `256MiB`, `64kB`, `1GB` or `30000B`, from `min` to `max` bytes; the error names `key`.
+pub fn size(key: &str, text: &str, min: u64, max: u64) -> Result<u64, String> {
+    let hint = || format!("bad {key} {text:?}: bytes as 256MiB, 64kB, 1GB or 30000B");
+    let b = bytes(text.trim()).filter(|b| *b > 0.0).ok_or_else(hint)?.round();
+    if b < min as f64 || b > max as f64 {
+        return Err(format!("{key}={text} is out of range: from {} to {}", show_size(min), show_size(max)));
+    }
+    Ok(b as u64)
+}
+
+/// The bytes a number with a unit of bytes means (k, M, G are powers of 1000; Ki, Mi, Gi of 1024).
+fn bytes(t: &str) -> Option<f64> {
+    const UNITS: [(&str, f64); 8] = [
+        ("KiB", 1024.0),
+        ("MiB", 1048576.0),
+        ("GiB", 1073741824.0),
+        ("kB", 1e3),
+        ("KB", 1e3),
+        ("MB", 1e6),
+        ("GB", 1e9),
+        ("B", 1.0),
+    ];
+    let (number, scale) = UNITS.iter().find_map(|(unit, scale)| t.strip_suffix(unit).map(|n| (n, *scale)))?;
+    let value: f64 = number.trim().parse().ok()?;
+    value.is_finite().then_some(value * scale)
 }
 
 /// 576 to 9000 bytes.
@@ -113,6 +135,16 @@ pub fn show_queue(q: QueueLimit) -> String {
     match q {
         QueueLimit::Packets(p) => p.to_string(),
         QueueLimit::Bytes(b) => format!("{b}B"),
+    }
+}
+
+/// `256MiB`, `64kB`, `1000B`: the largest unit that shows `bytes` exactly.
+pub fn show_size(bytes: u64) -> String {
+    let units =
+        [(1 << 30, "GiB"), (1_000_000_000, "GB"), (1 << 20, "MiB"), (1_000_000, "MB"), (1 << 10, "KiB"), (1000, "kB")];
+    match units.iter().find(|(unit, _)| bytes >= *unit && bytes.is_multiple_of(*unit)) {
+        Some((unit, name)) => format!("{}{name}", bytes / unit),
+        None => format!("{bytes}B"),
     }
 }
 
@@ -164,5 +196,20 @@ mod tests {
         assert_eq!(queue("256KiB"), Ok(QueueLimit::Bytes(262_144)));
         assert!(queue("lots").is_err());
         assert_eq!(mtu("1500"), Ok(1500));
+    }
+
+    #[test]
+    fn sizes_are_bytes_within_their_range() {
+        let max = 1 << 40;
+        assert_eq!(size("cap", "256MiB", 1024, max), Ok(256 << 20));
+        assert_eq!(size("cap", "64kB", 1024, max), Ok(64_000));
+        assert_eq!(size("cap", "1.5GB", 1024, max), Ok(1_500_000_000));
+        assert_eq!(size("cap", "30000B", 1024, max), Ok(30_000));
+        assert!(size("cap", "30000", 1024, max).unwrap_err().contains("bytes as 256MiB"), "a unit is needed");
+        assert!(size("cap", "-1MB", 1024, max).is_err());
+        assert!(size("cap", "100B", 1024, max).unwrap_err().contains("from 1KiB to 1024GiB"));
+        for bytes in [256 << 20, 64_000, 1_500_000_000, 30_000, 1023, 5 << 30, 8 << 10] {
+            assert_eq!(size("cap", &show_size(bytes), 1, max), Ok(bytes), "{}", show_size(bytes));
+        }
     }
 }

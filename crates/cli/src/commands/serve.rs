@@ -10,7 +10,7 @@ use callbench_launcher::cpu_limit::CpuLimit;
 use callbench_launcher::manifest::{self, Manifest};
 use callbench_launcher::process::{self, ServerProcess, StartOptions};
 use callbench_link::dns::{check_name, NameServer, Resolver, DEFAULT_NAME};
-use callbench_link::{probe::ping_pong, Link, LinkSpec, SERVER_ADDR};
+use callbench_link::{pcap, probe::ping_pong, Link, LinkSpec, SERVER_ADDR};
 use callbench_primitives::scratch::ScratchDir;
 use callbench_verify::probe;
 use std::os::unix::process::CommandExt;
@@ -52,6 +52,10 @@ pub struct Args {
     /// sees them, into this pcap file (read it with `callbench phases FILE`, Wireshark or tcpdump -r).
     #[arg(long, value_name = "FILE", requires = "command")]
     pcap: Option<std::path::PathBuf>,
+    /// With --pcap: the capture's file is at most this large (256MiB, 64kB, 1GB); past it, packets are
+    /// counted, not written, and serve says how many.
+    #[arg(long, value_name = "SIZE", requires = "pcap", default_value = pcap::DEFAULT_CAP_TEXT, value_parser = pcap::parse_cap)]
+    pcap_max_bytes: u64,
     /// With --network and a command: serve NAME from a name server (dnsmasq) on the link's server side,
     /// point the command's resolver at it, and give CALLBENCH_TARGET with NAME for the address.
     #[arg(long, value_name = "NAME", requires = "command", num_args = 0..=1, default_missing_value = DEFAULT_NAME)]
@@ -186,13 +190,25 @@ async fn serve(args: Args, manifest: &Manifest, server: &mut ServerProcess, link
     }
     env.push(("CALLBENCH_TARGET".into(), url));
     if let Some(path) = &args.pcap {
-        link.start_capture(path, callbench_link::pcap::DEFAULT_SNAPLEN).map_err(|e| anyhow!(e))?;
+        link.start_capture(path, pcap::DEFAULT_SNAPLEN, args.pcap_max_bytes).map_err(|e| anyhow!(e))?;
     }
     let code = run_across(link, &args.command, &env, names.as_ref().map(|n| &n.resolver))?;
     drop(names);
     if let Some(path) = &args.pcap {
-        link.end_capture().map_err(|e| anyhow!(e))?;
-        eprintln!("callbench: the command's packets are in {} (`callbench phases {0}` reads them)", path.display());
+        let written =
+            link.end_capture(pcap::FINISH_WITHIN).map_err(|e| anyhow!("the capture {} is cut: {e}", path.display()))?;
+        match written.cut() {
+            Some(cut) => eprintln!(
+                "callbench: {cut} (--pcap-max-bytes); the {} packets before are in {} (`callbench phases {1}` reads \
+                 them)",
+                written.packets,
+                path.display()
+            ),
+            None => eprintln!(
+                "callbench: the command's packets are in {} (`callbench phases {0}` reads them)",
+                path.display()
+            ),
+        }
     }
     let stats = link.stats();
     eprintln!(

@@ -158,6 +158,39 @@ fn captured(tls: bool, script: &str) -> (String, Value) {
     (run.stdout, serde_json::from_str(&read.stdout).unwrap_or_else(|e| panic!("{e}: {}", read.all())))
 }
 
+/// `--pcap-max-bytes 8KiB`: the capture stops at its cap on a record's end, a valid pcap no larger
+/// than the cap that `callbench phases` reads, and serve's last lines say how many packets it left
+/// out.
+#[test]
+fn a_capture_past_its_cap_is_cut_there_and_says_so() {
+    let _alone = alone();
+    let dir = common::TempDir::new("capture-cap");
+    let pcap = dir.str("run.pcap");
+    let script =
+        format!("exec {} load -q -o json -c 1 -n 50 --workload students \"$CALLBENCH_TARGET\"", common::callbench());
+    let cap = "8KiB";
+    let args = ["serve", "rust-actix", "--no-build", "--network", "rtt=0ms", "--pcap", &pcap, "--pcap-max-bytes", cap];
+    let run = run_cmd(Command::new(common::callbench()).args(args).args(["--", "sh", "-c", &script]));
+    assert_eq!(run.code, Some(0), "{}", run.all());
+    common::assert_all_ok(&serde_json::from_str(&run.stdout).unwrap(), 50);
+    // `capture cut at 8KiB: N packets not written (--pcap-max-bytes); the M packets before are in FILE …`
+    let line =
+        run.stderr.lines().find(|l| l.contains("capture cut at 8KiB: ")).unwrap_or_else(|| panic!("{}", run.all()));
+    let count = |after: &str| -> u64 {
+        let rest = line.split(after).nth(1).unwrap_or_else(|| panic!("{after:?} in {line}"));
+        rest.split(' ').next().and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("a count in {line}"))
+    };
+    let (not_written, kept) = (count("capture cut at 8KiB: "), count("; the "));
+    assert!(not_written > 0 && line.contains("packets not written") && line.contains(&pcap), "{line}");
+    let size = std::fs::metadata(&pcap).unwrap().len();
+    assert!(size <= 8 * 1024, "the file is {size} bytes, over its cap of {cap}");
+    let read = run_cmd(Command::new(common::callbench()).args(["phases", &pcap, "-o", "json"]));
+    assert_eq!(read.code, Some(0), "{}", read.all());
+    let phases: Value = serde_json::from_str(&read.stdout).unwrap_or_else(|e| panic!("{e}: {}", read.all()));
+    assert_eq!(phases["packets"].as_u64(), Some(kept), "{phases:#}");
+    assert!(!phases["connections"].as_array().unwrap().is_empty(), "{phases:#}");
+}
+
 /// A phase in round trips of the link's 20 ms, to the nearest (server time is a few ms at most).
 fn trips(us: &Value) -> i64 {
     (us.as_f64().unwrap_or_else(|| panic!("no phase: {us}")) / 20_000.0).round() as i64
