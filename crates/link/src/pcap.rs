@@ -1,14 +1,17 @@
 //! Packet captures in the pcap format Wireshark and tcpdump read: nanosecond timestamps (magic
 //! 0xa1b23c4d), link type RAW (the TUN devices carry bare IP packets), each packet cut to a
 //! snap length. Written by the link's forwarder as the client's side sees its packets, up to a
-//! cap on the file's size ([`Writer`]); read back by [`crate::phases`].
+//! cap on the file's size ([`Writer`]); read back record by record ([`Reader`]) by
+//! [`crate::phases`], so reading takes the same memory whatever the file's size.
 
 mod format;
 mod read;
 mod write;
 
+#[cfg(test)]
+pub(crate) use format::RECORD_HEADER;
 pub use format::{Packet, LINKTYPE_RAW};
-pub use read::{parse, read};
+pub use read::Reader;
 pub use write::{Writer, Written};
 
 use std::time::Duration;

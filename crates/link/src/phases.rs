@@ -10,18 +10,24 @@
 //! request after the server's Finished in TLS 1.2) starts. Over HTTP/2 many calls share a flight,
 //! so an exchange is a turn of the conversation, one call only when one call is in flight.
 
+mod order;
 pub mod packet;
 
+use crate::pcap::{self, Packet};
 use packet::{is_client_hello, server_hello_version, Parsed, ACK, FIN, RST, SYN};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::net::SocketAddrV4;
+use std::path::Path;
 use std::time::Duration;
 
 /// What a capture holds, phase by phase.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Phases {
     pub packets: usize,
+    /// Where the file ends inside a packet's record (a capture cut short): the phases are those of
+    /// the packets before it.
+    pub cut_at_byte: Option<u64>,
     /// The round trip the phases are counted in (µs): the median TCP connect, unless given.
     pub rtt_us: Option<f64>,
     pub rtt_measured: bool,
@@ -92,68 +98,65 @@ struct Open {
     ended_by: Option<&'static str>,
 }
 
-/// The phases of every connection that starts (with its SYN) in `packets`; `rtt` counts them in a
-/// given round trip instead of the measured one.
-pub fn read(packets: &[crate::pcap::Packet], rtt: Option<Duration>) -> Phases {
-    // In time order, whatever order the capture wrote them in (stable: equal times keep theirs).
-    let mut ordered: Vec<&crate::pcap::Packet> = packets.iter().collect();
-    ordered.sort_by_key(|p| p.at);
-    let first = ordered.first().map_or(Duration::ZERO, |p| p.at);
-    let us = |at: Duration| at.saturating_sub(first).as_secs_f64() * 1e6;
-    let mut open: Vec<Open> = Vec::new();
-    let mut by_key: HashMap<(SocketAddrV4, SocketAddrV4), usize> = HashMap::new();
-    let mut queries: HashMap<(SocketAddrV4, u16), usize> = HashMap::new();
-    let mut lookups: Vec<(Lookup, Option<f64>)> = Vec::new(); // and when answered
-    for p in ordered {
-        let t = us(p.at);
+/// The phases of every connection that starts (with its SYN) in `packets`, taken in time order
+/// (within [`order::WINDOW`] of the order given); `rtt` counts them in a given round trip instead
+/// of the measured one. The packets are read one at a time: what is kept is each connection's
+/// state and each flight's first segment, not the packets.
+pub fn read(packets: impl IntoIterator<Item = Packet>, rtt: Option<Duration>) -> Phases {
+    let mut reading = Reading::default();
+    for p in order::in_time_order(packets.into_iter()) {
+        reading.packet(&p);
+    }
+    reading.finish(rtt)
+}
+
+/// [`read`] from a pcap file, streamed record by record. A file that ends inside a record (a run
+/// killed while writing it) gives the phases of the packets before it, and says where it is cut.
+pub fn read_file(path: &Path, rtt: Option<Duration>) -> Result<Phases, String> {
+    let mut reader = pcap::Reader::open(path)?;
+    let mut error = None;
+    let packets = std::iter::from_fn(|| match reader.next_packet() {
+        Ok(packet) => packet,
+        Err(e) => {
+            error = Some(e);
+            None
+        }
+    });
+    let mut phases = read(packets, rtt);
+    if let Some(e) = error {
+        return Err(format!("{}: {e}", path.display()));
+    }
+    phases.cut_at_byte = reader.cut_at();
+    Ok(phases)
+}
+
+/// What the packets read so far made of the capture.
+#[derive(Default)]
+struct Reading {
+    packets: usize,
+    /// The first packet's time: the phases' zero.
+    first: Option<Duration>,
+    open: Vec<Open>,
+    by_key: HashMap<(SocketAddrV4, SocketAddrV4), usize>,
+    queries: HashMap<(SocketAddrV4, u16), usize>,
+    /// And when each was answered.
+    lookups: Vec<(Lookup, Option<f64>)>,
+}
+
+impl Reading {
+    fn packet(&mut self, p: &Packet) {
+        self.packets += 1;
+        let first = *self.first.get_or_insert(p.at);
+        let t = p.at.saturating_sub(first).as_secs_f64() * 1e6;
         match packet::parse(&p.bytes) {
-            Parsed::Tcp(s) => {
-                if s.flags & SYN != 0 && s.flags & ACK == 0 {
-                    let resent = by_key.get(&(s.from, s.to)).is_some_and(|&i| open[i].syn_ack.is_none());
-                    if resent {
-                        continue; // the SYN again: the connect is timed from the first
-                    }
-                    by_key.insert((s.from, s.to), open.len());
-                    let conn =
-                        Open { client: s.from, server: s.to, at: t, syn_ack: None, flights: vec![], ended_by: None };
-                    open.push(conn);
-                    continue;
-                }
-                let (index, from_client) = match (by_key.get(&(s.from, s.to)), by_key.get(&(s.to, s.from))) {
-                    (Some(&i), _) => (i, true),
-                    (None, Some(&i)) => (i, false),
-                    (None, None) => continue, // began before the capture
-                };
-                let conn = &mut open[index];
-                if s.flags & SYN != 0 && !from_client {
-                    conn.syn_ack.get_or_insert(t);
-                }
-                if s.len > 0 {
-                    match conn.flights.last_mut() {
-                        Some(f) if f.from_client == from_client => {
-                            f.end = t;
-                            f.bytes += s.len as u64;
-                        }
-                        _ => conn.flights.push(Flight {
-                            from_client,
-                            start: t,
-                            end: t,
-                            bytes: s.len as u64,
-                            first: s.payload.to_vec(),
-                        }),
-                    }
-                }
-                if s.flags & (FIN | RST) != 0 {
-                    conn.ended_by.get_or_insert(if from_client { "client" } else { "server" });
-                }
-            }
+            Parsed::Tcp(s) => self.segment(t, &s),
             Parsed::Dns(d) if !d.response => {
-                queries.insert((d.from, d.id), lookups.len());
-                lookups.push((Lookup { name: d.name, at_us: t, took_us: None }, None));
+                self.queries.insert((d.from, d.id), self.lookups.len());
+                self.lookups.push((Lookup { name: d.name, at_us: t, took_us: None }, None));
             }
             Parsed::Dns(d) => {
-                if let Some(&i) = queries.get(&(d.to, d.id)) {
-                    let (lookup, answered) = &mut lookups[i];
+                if let Some(&i) = self.queries.get(&(d.to, d.id)) {
+                    let (lookup, answered) = &mut self.lookups[i];
                     if answered.is_none() {
                         *answered = Some(t);
                         lookup.took_us = Some(t - lookup.at_us);
@@ -163,18 +166,68 @@ pub fn read(packets: &[crate::pcap::Packet], rtt: Option<Duration>) -> Phases {
             Parsed::Other => {}
         }
     }
-    let mut connections: Vec<Connection> = open.into_iter().map(connection).collect();
-    attach_lookups(&mut connections, &lookups);
-    let mut connects: Vec<f64> = connections.iter().filter_map(|c| c.tcp_connect_us).collect();
-    connects.sort_by(f64::total_cmp);
-    let n = connects.len();
-    let measured = (n > 0).then(|| (connects[(n - 1) / 2] + connects[n / 2]) / 2.0);
-    Phases {
-        packets: packets.len(),
-        rtt_us: rtt.map(|r| r.as_secs_f64() * 1e6).or(measured),
-        rtt_measured: rtt.is_none(),
-        lookups: lookups.into_iter().map(|(l, _)| l).collect(),
-        connections,
+
+    fn segment(&mut self, t: f64, s: &packet::Segment) {
+        if s.flags & SYN != 0 && s.flags & ACK == 0 {
+            let resent = self.by_key.get(&(s.from, s.to)).is_some_and(|&i| self.open[i].syn_ack.is_none());
+            if resent {
+                return; // the SYN again: the connect is timed from the first
+            }
+            self.by_key.insert((s.from, s.to), self.open.len());
+            self.open.push(Open {
+                client: s.from,
+                server: s.to,
+                at: t,
+                syn_ack: None,
+                flights: vec![],
+                ended_by: None,
+            });
+            return;
+        }
+        let (index, from_client) = match (self.by_key.get(&(s.from, s.to)), self.by_key.get(&(s.to, s.from))) {
+            (Some(&i), _) => (i, true),
+            (None, Some(&i)) => (i, false),
+            (None, None) => return, // began before the capture
+        };
+        let conn = &mut self.open[index];
+        if s.flags & SYN != 0 && !from_client {
+            conn.syn_ack.get_or_insert(t);
+        }
+        if s.len > 0 {
+            match conn.flights.last_mut() {
+                Some(f) if f.from_client == from_client => {
+                    f.end = t;
+                    f.bytes += s.len as u64;
+                }
+                _ => conn.flights.push(Flight {
+                    from_client,
+                    start: t,
+                    end: t,
+                    bytes: s.len as u64,
+                    first: s.payload.to_vec(),
+                }),
+            }
+        }
+        if s.flags & (FIN | RST) != 0 {
+            conn.ended_by.get_or_insert(if from_client { "client" } else { "server" });
+        }
+    }
+
+    fn finish(self, rtt: Option<Duration>) -> Phases {
+        let mut connections: Vec<Connection> = self.open.into_iter().map(connection).collect();
+        attach_lookups(&mut connections, &self.lookups);
+        let mut connects: Vec<f64> = connections.iter().filter_map(|c| c.tcp_connect_us).collect();
+        connects.sort_by(f64::total_cmp);
+        let n = connects.len();
+        let measured = (n > 0).then(|| (connects[(n - 1) / 2] + connects[n / 2]) / 2.0);
+        Phases {
+            packets: self.packets,
+            cut_at_byte: None,
+            rtt_us: rtt.map(|r| r.as_secs_f64() * 1e6).or(measured),
+            rtt_measured: rtt.is_none(),
+            lookups: self.lookups.into_iter().map(|(l, _)| l).collect(),
+            connections,
+        }
     }
 }
 
@@ -258,5 +311,7 @@ fn attach_lookups(connections: &mut [Connection], lookups: &[(Lookup, Option<f64
     }
 }
 
+#[cfg(test)]
+mod large_capture_tests;
 #[cfg(test)]
 mod tests;

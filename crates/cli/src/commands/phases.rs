@@ -1,6 +1,6 @@
 //! `callbench phases FILE`: every connection in a packet capture (`serve --network … --pcap`, or
 //! any pcap of raw IP packets) as DNS, TCP connect, TLS handshake and its exchanges, in
-//! milliseconds and in round trips.
+//! milliseconds and in round trips. The file is read as a stream, record by record.
 
 use anyhow::{anyhow, Result};
 use callbench_link::phases::{self, Phases};
@@ -21,8 +21,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<i32> {
-    let packets = callbench_link::pcap::read(&args.file).map_err(|e| anyhow!(e))?;
-    let phases = phases::read(&packets, args.rtt);
+    let phases = phases::read_file(&args.file, args.rtt).map_err(|e| anyhow!(e))?;
     if args.output == "json" {
         println!("{}", serde_json::to_string_pretty(&phases)?);
     } else {
@@ -31,9 +30,12 @@ pub fn run(args: Args) -> Result<i32> {
     Ok(0)
 }
 
-/// One line for the capture, then one per connection and one per exchange.
+/// One line for the capture (and one if its file is cut), then one per connection and one per exchange.
 pub fn text(p: &Phases) -> String {
     let mut out = String::new();
+    if let Some(at) = p.cut_at_byte {
+        let _ = writeln!(out, "the file is cut inside a packet at byte {at}: the phases of the packets before it");
+    }
     let rtt = match (p.rtt_us, p.rtt_measured) {
         (Some(r), true) => format!("a round trip is {} (the median TCP connect)", ms(r)),
         (Some(r), false) => format!("a round trip is {} (given)", ms(r)),

@@ -160,7 +160,7 @@ fn captured(tls: bool, script: &str) -> (String, Value) {
 
 /// `--pcap-max-bytes 8KiB`: the capture stops at its cap on a record's end, a valid pcap no larger
 /// than the cap that `callbench phases` reads, and serve's last lines say how many packets it left
-/// out.
+/// out. The same file cut inside its last record is read up to there, and `phases` says so.
 #[test]
 fn a_capture_past_its_cap_is_cut_there_and_says_so() {
     let _alone = alone();
@@ -187,8 +187,16 @@ fn a_capture_past_its_cap_is_cut_there_and_says_so() {
     let read = run_cmd(Command::new(common::callbench()).args(["phases", &pcap, "-o", "json"]));
     assert_eq!(read.code, Some(0), "{}", read.all());
     let phases: Value = serde_json::from_str(&read.stdout).unwrap_or_else(|e| panic!("{e}: {}", read.all()));
-    assert_eq!(phases["packets"].as_u64(), Some(kept), "{phases:#}");
+    assert_eq!((phases["packets"].as_u64(), &phases["cut_at_byte"]), (Some(kept), &Value::Null), "{phases:#}");
     assert!(!phases["connections"].as_array().unwrap().is_empty(), "{phases:#}");
+    // One byte less: the last record is cut, the ones before are read.
+    std::fs::OpenOptions::new().write(true).open(&pcap).unwrap().set_len(size - 1).unwrap();
+    let read = run_cmd(Command::new(common::callbench()).args(["phases", &pcap]));
+    assert_eq!(read.code, Some(0), "{}", read.all());
+    let first = read.stdout.lines().next().unwrap_or_default();
+    assert!(first.starts_with("the file is cut inside a packet at byte "), "{}", read.all());
+    let packets = format!("{} packets,", kept - 1);
+    assert!(read.stdout.lines().nth(1).is_some_and(|l| l.starts_with(&packets)), "{packets}\n{}", read.all());
 }
 
 /// A phase in round trips of the link's 20 ms, to the nearest (server time is a few ms at most).

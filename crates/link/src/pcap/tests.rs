@@ -26,9 +26,18 @@ fn t0() -> SystemTime {
     UNIX_EPOCH + Duration::new(1_700_000_000, 123_456_789)
 }
 
-/// Every packet of the file.
-fn read_all(path: &std::path::Path) -> Vec<Packet> {
-    read(path).unwrap()
+/// Every packet of the file, and where it is cut.
+fn read_all(path: &std::path::Path) -> (Vec<Packet>, Option<u64>) {
+    let mut reader = Reader::open(path).unwrap();
+    let mut packets = Vec::new();
+    while let Some(p) = reader.next_packet().unwrap() {
+        packets.push(p);
+    }
+    (packets, reader.cut_at())
+}
+
+fn refused(bytes: &[u8]) -> String {
+    Reader::new(bytes).err().expect("refused")
 }
 
 #[test]
@@ -41,8 +50,8 @@ fn what_is_written_reads_back_cut_to_the_snap_length() {
     let written = w.finish().unwrap();
     assert_eq!((written.packets, written.not_written, written.cut()), (2, 0, None));
     assert_eq!(written.bytes, std::fs::metadata(&path).unwrap().len());
-    let packets = read_all(&path);
-    assert_eq!(packets.len(), 2);
+    let (packets, cut) = read_all(&path);
+    assert_eq!((packets.len(), cut), (2, None));
     assert_eq!(
         packets[0],
         Packet { at: Duration::new(1_700_000_000, 123_456_789), len: 4, bytes: vec![0x45, 1, 2, 3] }
@@ -74,20 +83,63 @@ fn a_capture_stops_at_its_cap_on_a_records_end() {
         written.cut().as_deref(),
         Some(format!("capture cut at {}: 8 packets not written", show_cap(cap)).as_str())
     );
-    assert_eq!(read_all(&path).len(), 3, "a valid pcap of the packets before the cap");
+    let (packets, cut) = read_all(&path);
+    assert_eq!((packets.len(), cut), (3, None), "a valid pcap of the packets before the cap");
 }
 
 #[test]
-fn other_files_are_refused_with_a_reason() {
-    assert!(parse(b"short").unwrap_err().contains("not a pcap"));
+fn a_file_cut_inside_a_record_keeps_the_packets_before_it() {
+    let dir = Dir::new("cut");
+    let path = dir.0.join("a.pcap");
+    let mut w = Writer::create(&path, DEFAULT_SNAPLEN, DEFAULT_CAP).unwrap();
+    for i in 0..3 {
+        w.packet(t0() + Duration::from_millis(i), &[0x45; 60]).unwrap();
+    }
+    let written = w.finish().unwrap();
+    let third = FILE_HEADER + 2 * (RECORD_HEADER + 60);
+    // Inside the third record's bytes, right after its header, and inside its header (each shorter).
+    for end in [written.bytes - 1, third + RECORD_HEADER, third + RECORD_HEADER / 2] {
+        let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        file.set_len(end).unwrap();
+        let (packets, cut) = read_all(&path);
+        assert_eq!((packets.len(), cut), (2, Some(third)), "cut at byte {end}");
+    }
+    let mut reader = Reader::open(&path).unwrap();
+    while reader.next_packet().unwrap().is_some() {}
+    assert_eq!(reader.next_packet(), Ok(None), "nothing more after the cut");
+}
+
+#[test]
+fn other_byte_orders_and_microseconds_are_read() {
+    let mut file = Vec::new();
+    for f in [MAGIC_US, 0x0002_0004, 0, 0, 65535, LINKTYPE_RAW] {
+        file.extend_from_slice(&f.to_be_bytes());
+    }
+    for f in [1_700_000_000u32, 250, 2, 40] {
+        file.extend_from_slice(&f.to_be_bytes());
+    }
+    file.extend_from_slice(&[0x45, 0]);
+    let mut reader = Reader::new(&file[..]).unwrap();
+    let p = reader.next_packet().unwrap().unwrap();
+    assert_eq!((p.at, p.len, p.bytes), (Duration::new(1_700_000_000, 250_000), 40, vec![0x45, 0]));
+    assert_eq!((reader.next_packet(), reader.cut_at()), (Ok(None), None));
+}
+
+#[test]
+fn other_files_and_damaged_records_are_refused_with_a_reason() {
+    assert!(refused(b"short").contains("not a pcap"));
     let mut ethernet = Vec::new();
     for f in [MAGIC_US, 0x0004_0002, 0, 0, 65535, 1] {
         ethernet.extend_from_slice(&f.to_le_bytes());
     }
-    assert!(parse(&ethernet).unwrap_err().contains("link type 1"));
-    ethernet[20] = LINKTYPE_RAW as u8;
-    ethernet.extend_from_slice(&[0; 10]);
-    assert!(parse(&ethernet).unwrap_err().contains("cut short"));
+    assert!(refused(&ethernet).contains("link type 1"));
+    let mut raw = ethernet.clone();
+    raw[20] = LINKTYPE_RAW as u8;
+    for f in [1_700_000_000u32, 0, u32::MAX, 40] {
+        raw.extend_from_slice(&f.to_le_bytes());
+    }
+    let damaged = Reader::new(&raw[..]).unwrap().next_packet().unwrap_err();
+    assert!(damaged.contains("a damaged file") && damaged.contains("at byte 24"), "{damaged}");
 }
 
 #[test]

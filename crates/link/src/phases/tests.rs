@@ -14,6 +14,33 @@ fn at(ms: f64, bytes: Vec<u8>) -> Packet {
     Packet { at: Duration::from_secs(1_700_000_000) + Duration::from_secs_f64(ms / 1e3), len, bytes }
 }
 
+/// The phases of `packets` read from memory, checked against those read from a file the crate's
+/// writer made of them (streamed back record by record), and the same file cut inside its last
+/// record against the packets before it.
+fn phases_of(packets: &[Packet], rtt: Option<Duration>) -> Phases {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let name = format!("callbench-phases-{}-{}.pcap", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+    let path = std::env::temp_dir().join(name);
+    let mut writer = pcap::Writer::create(&path, 65535, pcap::DEFAULT_CAP).unwrap();
+    for p in packets {
+        writer.packet(std::time::UNIX_EPOCH + p.at, &p.bytes).unwrap();
+    }
+    let written = writer.finish().unwrap();
+    let in_memory = read(packets.to_vec(), rtt);
+    let from_file = read_file(&path, rtt);
+    let last = packets.last().unwrap();
+    let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    file.set_len(written.bytes - 1).unwrap();
+    let cut = read_file(&path, rtt);
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(from_file, Ok(in_memory.clone()), "the same phases from the file");
+    let last_record = written.bytes - pcap::RECORD_HEADER - last.bytes.len() as u64;
+    let before = read(packets[..packets.len() - 1].to_vec(), rtt);
+    assert_eq!(cut, Ok(Phases { cut_at_byte: Some(last_record), ..before }), "a file cut inside its last record");
+    in_memory
+}
+
 fn addr(host: &str, port: u16) -> SocketAddrV4 {
     SocketAddrV4::new(host.parse().unwrap(), port)
 }
@@ -35,7 +62,7 @@ fn a_plain_connection_is_a_connect_then_its_exchanges() {
     p.push(at(100.0, tcp(c, s, ACK, b"GET /b HTTP/1.1\r\n\r\n")));
     p.push(at(141.0, tcp(s, c, ACK, b"HTTP/1.1 200 OK\r\n")));
     p.push(at(150.0, tcp(c, s, FIN | ACK, b"")));
-    let phases = read(&p, None);
+    let phases = phases_of(&p, None);
     let conn = &phases.connections[0];
     assert_eq!((phases.rtt_us, conn.tcp_connect_us, conn.tls.as_ref()), (Some(40_000.0), Some(40_000.0), None));
     let e = &conn.exchanges;
@@ -58,7 +85,7 @@ fn tls_13_is_one_round_trip_and_its_request_follows_at_once() {
     p.push(at(80.5, tcp(s, c, ACK, &flight)));
     p.push(at(80.8, tcp(c, s, ACK, &[20, 3, 3, 0, 1, 1, 23, 3, 3, 0, 53]))); // CCS, then Finished + request
     p.push(at(121.0, tcp(s, c, ACK, &[23, 3, 3, 1, 0])));
-    let conn = &read(&p, None).connections[0];
+    let conn = &phases_of(&p, None).connections[0];
     let tls = conn.tls.as_ref().unwrap();
     assert_eq!(tls.version, Some("1.3"));
     assert!((tls.handshake_us.unwrap() - 40_600.0).abs() < 1e-6, "{tls:?}");
@@ -76,7 +103,7 @@ fn tls_12_is_two_round_trips_before_the_request() {
     p.push(at(121.0, tcp(s, c, ACK, &[20, 3, 3, 0, 1, 1])));
     p.push(at(121.2, tcp(c, s, ACK, &[23, 3, 3, 0, 80])));
     p.push(at(162.0, tcp(s, c, ACK, &[23, 3, 3, 2, 0])));
-    let conn = &read(&p, None).connections[0];
+    let conn = &phases_of(&p, None).connections[0];
     let tls = conn.tls.as_ref().unwrap();
     assert_eq!(tls.version, Some("1.2"));
     assert!((tls.handshake_us.unwrap() - 81_000.0).abs() < 1e-6, "{tls:?}");
@@ -92,7 +119,7 @@ fn a_lookup_belongs_to_the_connection_that_follows_it() {
     ];
     p.extend(handshake(40003, 41.0));
     p.extend(handshake(40004, 200.0)); // a second connection, no lookup of its own
-    let phases = read(&p, Some(Duration::from_millis(40)));
+    let phases = phases_of(&p, Some(Duration::from_millis(40)));
     assert_eq!(phases.lookups.len(), 1);
     assert_eq!(phases.lookups[0].name.as_deref(), Some("api.example"));
     assert!((phases.connections[0].dns_us.unwrap() - 40_300.0).abs() < 1e-6);
@@ -104,7 +131,7 @@ fn a_lookup_belongs_to_the_connection_that_follows_it() {
 fn a_syn_sent_again_times_the_connect_from_the_first() {
     let (c, s) = (addr(CLIENT, 40005), addr(SERVER, 443));
     let p = vec![at(0.0, tcp(c, s, SYN, b"")), at(1000.0, tcp(c, s, SYN, b"")), at(1040.0, tcp(s, c, SYN | ACK, b""))];
-    let phases = read(&p, None);
+    let phases = phases_of(&p, None);
     assert_eq!(phases.connections.len(), 1);
     assert_eq!(phases.connections[0].tcp_connect_us, Some(1_040_000.0));
 }
@@ -115,7 +142,7 @@ fn packets_are_read_in_time_order_whatever_order_the_file_has() {
     let mut p = handshake(40006, 0.0);
     p.push(at(81.0, tcp(s, c, ACK, b"HTTP/1.1 200 OK\r\n")));
     p.push(at(40.2, tcp(c, s, ACK, b"GET / HTTP/1.1\r\n\r\n"))); // written after the answer, sent before it
-    let e = &read(&p, None).connections[0].exchanges;
+    let e = &phases_of(&p, None).connections[0].exchanges;
     assert_eq!(e.len(), 1);
     assert!((e[0].first_byte_us.unwrap() - 40_800.0).abs() < 1e-6, "{e:?}");
 }
@@ -134,7 +161,7 @@ fn server_bytes_too_soon_to_answer_a_flight_belong_to_the_one_before() {
     p.push(at(121.02, tcp(s, c, ACK, &[23, 3, 3, 0, 39]))); // the server's SETTINGS
     p.push(at(121.04, tcp(c, s, ACK, &[23, 3, 3, 0, 33]))); // SETTINGS ACK
     p.push(at(162.0, tcp(s, c, ACK, &[23, 3, 3, 3, 0])));
-    let conn = &read(&p, None).connections[0];
+    let conn = &phases_of(&p, None).connections[0];
     assert_eq!(conn.exchanges.len(), 1, "{conn:?}");
     let e = &conn.exchanges[0];
     assert!((e.first_byte_us.unwrap() - 40_990.0).abs() < 1e-6, "{e:?}");
