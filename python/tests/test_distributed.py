@@ -371,23 +371,10 @@ def loopback_cluster():
         shutil.rmtree(temp, ignore_errors=True)
 
 
-def run_cluster_suite(
-    tmp_path: Path, address: str, repetitions: int, load: str, skew_limit: str
-) -> tuple[subprocess.CompletedProcess, dict, Path]:
-    """`callbench run` of one experiment to rust-axum whose students calls two workers of `address` make;
-    its outcome, its one cell and its results' folder."""
-    suite = tmp_path / "cluster.toml"
-    suite.write_text(f"""name = "cluster"
-repetitions = {repetitions}
-
-[[experiment]]
-id = "split"
-title = "Students from two workers"
-servers = ["rust-axum"]
-workloads = ["students"]
-{load}
-cluster = {{ ray = "{address}", workers = 2, skew_limit = "{skew_limit}" }}
-""")
+def run_suite(tmp_path: Path, text: str) -> tuple[subprocess.CompletedProcess, list[dict]]:
+    """`callbench run` of the suite `text` (written under `tmp_path`); its outcome and its results' cells."""
+    suite = tmp_path / "suite.toml"
+    suite.write_text(text)
     out = tmp_path / "results"
     r = subprocess.run(
         [find_cli(REPO), "run", str(suite), "--out", str(out), "--no-build", "-q"],
@@ -397,8 +384,29 @@ cluster = {{ ray = "{address}", workers = 2, skew_limit = "{skew_limit}" }}
         timeout=600,
         env=dict(os.environ, CALLBENCH_PYTHON=sys.executable),
     )
-    [cell] = json.loads((out / "results.json").read_text())["cells"]
-    return r, cell, out
+    return r, json.loads((out / "results.json").read_text())["cells"]
+
+
+def run_cluster_suite(
+    tmp_path: Path, address: str, repetitions: int, load: str, skew_limit: str
+) -> tuple[subprocess.CompletedProcess, dict, Path]:
+    """`callbench run` of one experiment to rust-axum whose students calls two workers of `address` make;
+    its outcome, its one cell and its results' folder."""
+    r, [cell] = run_suite(
+        tmp_path,
+        f"""name = "cluster"
+repetitions = {repetitions}
+
+[[experiment]]
+id = "split"
+title = "Students from two workers"
+servers = ["rust-axum"]
+workloads = ["students"]
+{load}
+cluster = {{ ray = "{address}", workers = 2, skew_limit = "{skew_limit}" }}
+""",
+    )
+    return r, cell, tmp_path / "results"
 
 
 def test_a_suite_with_a_cluster_runs_each_cell_on_its_workers(loopback_cluster, tmp_path):
@@ -445,8 +453,9 @@ def test_a_users_own_servers_calls_are_split_over_the_cluster(loopback_cluster, 
     )
     try:
         wait_for("http.server", lambda: socket.socket().connect_ex(("127.0.0.1", port)) == 0, timeout=30)
-        suite = tmp_path / "mine.toml"
-        suite.write_text(f"""name = "mine"
+        r, found = run_suite(
+            tmp_path,
+            f"""name = "mine"
 repetitions = 1
 
 [[server]]
@@ -474,17 +483,9 @@ concurrency = 4
 duration = "1s"
 warmup = "200ms"
 cluster = {{ ray = "{loopback_cluster}", workers = 2, skew_limit = "100ms" }}
-""")
-        out = tmp_path / "results"
-        r = subprocess.run(
-            [find_cli(REPO), "run", str(suite), "--out", str(out), "--no-build", "-q"],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            env=dict(os.environ, CALLBENCH_PYTHON=sys.executable),
+""",
         )
-        cells = {c["id"]: c for c in json.loads((out / "results.json").read_text())["cells"]}
+        cells = {c["id"]: c for c in found}
         assert r.returncode == 0, f"{r.stderr}\n{[c.get('error') for c in cells.values()]}"
         assert set(cells) == {"split/hello/files", "split/hello/files-running"}, cells.keys()
         for cell in cells.values():
