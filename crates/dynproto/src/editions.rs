@@ -43,12 +43,36 @@ pub fn lower(source: &str) -> Result<Lowered, String> {
         out: Lowered::default(),
     };
     l.file()?;
-    let mut text = source.to_string();
-    l.edits.sort_by_key(|e| std::cmp::Reverse(e.0));
-    for (start, end, replacement) in l.edits {
-        text.replace_range(start..end, &replacement);
-    }
+    let text = apply_edits(source, l.edits)?;
     Ok(Lowered { source: text, packed: l.out.packed })
+}
+
+/// `line:column` of byte `offset` (or of the character it falls in) in `source`.
+fn place(source: &str, offset: usize) -> String {
+    let before = &source[..source.floor_char_boundary(offset.min(source.len()))];
+    let line = before.matches('\n').count() + 1;
+    let column = before.len() - before.rfind('\n').map_or(0, |n| n + 1) + 1;
+    format!("{line}:{column}")
+}
+
+/// `source` with each `(start, end, replacement)` made, front to back. Edits that overlap, or an
+/// end inside a character, are an error: the lowering went wrong, and its text would be garbage.
+fn apply_edits(source: &str, mut edits: Vec<(usize, usize, String)>) -> Result<String, String> {
+    // An insertion (start == end) goes before a replacement starting at the same place.
+    edits.sort_by_key(|e| (e.0, e.1));
+    let mut text = String::with_capacity(source.len());
+    let mut done = 0;
+    for (start, end, replacement) in edits {
+        let kept = source.get(done..start).filter(|_| start <= end);
+        let Some(kept) = kept.filter(|_| source.is_char_boundary(end)) else {
+            return Err(format!("{}: cannot lower this statement (its edits overlap)", place(source, start)));
+        };
+        text.push_str(kept);
+        text.push_str(&replacement);
+        done = end;
+    }
+    text.push_str(&source[done..]);
+    Ok(text)
 }
 
 impl Lowered {
@@ -164,10 +188,7 @@ impl Lowering<'_> {
 
     fn fail<T>(&self, at: usize, why: &str) -> Result<T, String> {
         let offset = self.tokens.get(at).map_or(self.source.len(), |t| t.start);
-        let before = &self.source[..offset];
-        let line = before.matches('\n').count() + 1;
-        let column = before.len() - before.rfind('\n').map_or(0, |n| n + 1) + 1;
-        Err(format!("{line}:{column}: {why}"))
+        Err(format!("{}: {why}", place(self.source, offset)))
     }
 
     /// Blanks tokens `from..to` (spaces, newlines kept).
@@ -225,6 +246,7 @@ impl Lowering<'_> {
                 }
                 "enum" | "service" => self.block_without_fields()?,
                 "extend" => self.extend(&[features])?,
+                t if t.starts_with("features.") => return self.bare_feature(self.at),
                 _ => self.skip_statement()?,
             }
         }
@@ -286,29 +308,43 @@ impl Lowering<'_> {
                 "{" => depth += 1,
                 "}" if depth <= 1 => return Ok(()),
                 "}" => depth -= 1,
-                t if t.starts_with("features.") => self.features_option_at(i)?,
+                t if t.starts_with("features.") => {
+                    self.features_option_at(i)?;
+                }
                 _ => {}
             }
         }
     }
 
     /// Blanks the `features.x = V` at token `i`: a statement (`option features.x = V;`) or one
-    /// entry of a `[…]` list with its comma.
-    fn features_option_at(&mut self, i: usize) -> Result<(), String> {
+    /// entry of a `[…]` list with its comma; true if it was one. A `features.x` that is not
+    /// assigned is left alone (a type of a package `features`, a custom option's name); one
+    /// assigned without `option` or brackets is an error.
+    fn features_option_at(&mut self, i: usize) -> Result<bool, String> {
         let mut end = i;
         while end < self.tokens.len() && ![";", ",", "]"].contains(&self.tokens[end].text.as_str()) {
             end += 1;
         }
-        let statement = i > 0 && self.tokens[i - 1].text == "option";
-        let (from, to) = match (statement, self.tokens.get(end).map(|t| t.text.as_str())) {
-            (true, _) => (i - 1, end + 1),
-            (false, Some(",")) => (i, end + 1),
-            (false, _) if self.tokens[i - 1].text == "," => (i - 1, end),
-            (false, _) => (i - 1, end + 1), // the only entry: the brackets go too
+        let assigned = self.tokens.get(i + 1).is_some_and(|t| t.text == "=");
+        let previous = self.tokens[i.saturating_sub(1)].text.as_str();
+        let (from, to) = match (previous, self.tokens.get(end).map(|t| t.text.as_str())) {
+            ("option", _) => (i - 1, end + 1),
+            (_, _) if !assigned => return Ok(false),
+            ("[" | ",", Some(",")) => (i, end + 1),
+            (",", Some("]")) => (i - 1, end),
+            ("[", Some("]")) => (i - 1, end + 1), // the only entry: the brackets go too
+            ("[" | ",", _) => return self.fail(i - 1, "the option list is not closed with `]`"),
+            _ => return self.bare_feature(i),
         };
         self.at = self.at.max(to.min(self.tokens.len()));
         self.blank(from, to.min(self.tokens.len()));
-        Ok(())
+        Ok(true)
+    }
+
+    /// `features.x = V;` without `option`: not a protobuf statement.
+    fn bare_feature<T>(&self, i: usize) -> Result<T, String> {
+        let name = &self.tokens[i].text;
+        self.fail(i, &format!("`{name} = …;` is not a statement: an option is written `option {name} = …;`"))
     }
 
     fn message(&mut self, scope: &str, outer: &[Features]) -> Result<(), String> {
@@ -351,6 +387,9 @@ impl Lowering<'_> {
         while self.peek() != "}" {
             if self.peek().is_empty() {
                 return self.fail(self.at, "the extend block is not closed");
+            }
+            if self.peek() == "option" {
+                return self.fail(self.at, "an extend block holds fields only");
             }
             self.field("", scopes, true)?;
         }
@@ -397,10 +436,12 @@ impl Lowering<'_> {
                 "]" => brackets = brackets.saturating_sub(1),
                 "{" | "}" if brackets == 0 => return self.fail(i, "expected a field (type name = number;)"),
                 t if t.starts_with("features.") => {
+                    if !self.features_option_at(i)? {
+                        continue;
+                    }
                     let value = self.tokens.get(i + 2).map_or("", |t| t.text.as_str()).to_string();
                     required |= t == "features.field_presence" && value == "LEGACY_REQUIRED";
                     self.feature(i, t, &value, &mut own)?;
-                    self.features_option_at(i)?;
                     if self.tokens[self.at - 1].text == "]" {
                         brackets = brackets.saturating_sub(1); // the list held only this entry
                     }

@@ -172,3 +172,53 @@ fn hostile_input_is_an_error_not_a_crash() {
         let _ = lower(source);
     }
 }
+
+/// The regression input fuzz/regressions/proto_editions/bare-features-in-message-multibyte-comment:
+/// its label and its blanked statement were two edits over the same bytes, and the second one
+/// then ended inside an `é`.
+const BARE_IN_MESSAGE: &str =
+    "edition = \"2023\";\nmessage M {\n  features.field_presence = IMPLICIT /*éééé */;\n  int32 x = 1;\n}\n";
+
+#[test]
+fn a_bare_features_statement_is_an_error_with_its_place_in_every_scope() {
+    let bare = "features.field_presence = IMPLICIT;";
+    let why =
+        "`features.field_presence = …;` is not a statement: an option is written `option features.field_presence = …;`";
+    for (scope, source) in [
+        ("file", format!("edition = \"2023\";\npackage p;\n  {bare}\nmessage M {{}}\n")),
+        ("message", format!("edition = \"2023\";\nmessage M {{\n  {bare}\n  int32 x = 1;\n}}\n")),
+        ("message, after a field", format!("edition = \"2023\";\nmessage M {{ int32 x = 1;\n  {bare} }}\n")),
+        ("nested message", format!("edition = \"2023\";\nmessage M {{ message N {{\n  {bare} }} }}\n")),
+        ("enum", format!("edition = \"2023\";\nenum E {{ A = 0;\n  {bare} }}\n")),
+        ("service", format!("edition = \"2023\";\nservice S {{\n  {bare}\n}}\n")),
+        ("rpc", format!("edition = \"2023\";\nservice S {{ rpc R(M) returns (M) {{\n  {bare} }} }}\n")),
+        ("oneof", format!("edition = \"2023\";\nmessage M {{ oneof o {{\n  {bare} }} }}\n")),
+        ("extend", format!("edition = \"2023\";\nextend M {{\n  {bare} }}\n")),
+    ] {
+        let error = lower(&source).expect_err(scope);
+        assert_eq!(error, format!("3:3: {why}"), "{scope}:\n{source}");
+    }
+    assert!(lower(BARE_IN_MESSAGE).unwrap_err().starts_with("3:3: `features.field_presence"));
+}
+
+#[test]
+fn a_features_name_that_is_not_assigned_is_left_alone() {
+    let source = "edition = \"2023\";\nmessage M {\n  features.Point p = 1 [(features.x) = 2];\n}\n\
+                  service S { rpc R(features.Point) returns (M); }\n";
+    let text = lower(source).unwrap().source;
+    assert!(text.contains("optional features.Point p = 1 [(features.x) = 2];"), "{text}");
+    assert!(text.contains("rpc R(features.Point) returns (M);"), "{text}");
+    let unclosed = "edition = \"2023\";\nmessage M {\n  int32 x = 1 [features.field_presence = IMPLICIT;\n}\n";
+    assert!(lower(unclosed).unwrap_err().starts_with("3:15: the option list is not closed"));
+}
+
+#[test]
+fn overlapping_edits_are_an_error_never_garbage_or_a_panic() {
+    let source = "ab\ncdé\n";
+    let edit = |start: usize, end: usize, with: &str| (start, end, with.to_string());
+    assert_eq!(apply_edits(source, vec![edit(3, 4, "  "), edit(0, 0, "x"), edit(3, 3, "y")]).unwrap(), "xab\ny  dé\n");
+    let overlap = apply_edits(source, vec![edit(0, 4, "    "), edit(3, 3, "y")]).unwrap_err();
+    assert_eq!(overlap, "2:1: cannot lower this statement (its edits overlap)");
+    assert!(apply_edits(source, vec![edit(3, 6, "")]).is_err(), "an end inside `é`");
+    assert!(apply_edits(source, vec![edit(4, 3, "")]).is_err(), "an end before its start");
+}
