@@ -1,6 +1,7 @@
-//! Entry points for the fuzz target `dynproto_wire` (feature `fuzzing`, off in every build but
-//! theirs): what a server sends a reflection call (its gRPC framing, grpc-status and
-//! grpc-message, its answers' file descriptors) and protoset files, fed arbitrary bytes. Each
+//! Entry points for the fuzz targets `dynproto_wire` and `proto_editions` (feature `fuzzing`, off
+//! in every build but theirs): what a server sends a reflection call (its gRPC framing,
+//! grpc-status and grpc-message, its answers' file descriptors, within one resolution's bounds),
+//! protoset files and Editions `.proto` files, fed arbitrary bytes. Each
 //! gives an error or a result, never a panic, and checks what must hold beyond that.
 
 use crate::wire::{check_headers, percent_decode, status, take_message, CallError, MAX_MESSAGE_BYTES};
@@ -15,7 +16,7 @@ pub fn messages(data: &[u8], step: usize) -> (Vec<Bytes>, Option<String>, usize)
         for piece in data.chunks(step.max(1)) {
             buffer.extend_from_slice(piece);
             loop {
-                match take_message(&mut buffer) {
+                match take_message(&mut buffer, MAX_MESSAGE_BYTES) {
                     Ok(Some(message)) => messages.push(message),
                     Ok(None) => break,
                     // The call ends there: what is left unread does not matter.
@@ -56,7 +57,23 @@ pub fn answer_head(http_status: u16, content_type: &[u8], grpc_status: &[u8], gr
 
 /// A reflection answer's bytes, its files made into a pool: an error or a pool.
 pub fn reflection_answer(bytes: &[u8]) -> Result<prost_reflect::DescriptorPool, String> {
-    crate::reflection::pool_of_answer(bytes)
+    crate::reflection::pool_of_answers(&[bytes])
+}
+
+/// Reflection answers one after the other, as one resolution reads them, within its bounds (no
+/// answer decodes files it was not counted for): `[length (3 bytes, big-endian), answer]...`,
+/// the last answer taking what is left, repeats expanded first (`callbench_engine::fuzzing::expand`),
+/// to a little past the resolution's byte budget.
+pub fn reflection_answers(data: &[u8]) -> Result<prost_reflect::DescriptorPool, String> {
+    let data = callbench_engine::fuzzing::expand(data, crate::reflection_budget::MAX_BYTES + (1 << 20));
+    let mut answers = Vec::new();
+    let mut rest = &data[..];
+    while let [high, middle, low, tail @ ..] = rest {
+        let length = (usize::from(*high) << 16 | usize::from(*middle) << 8 | usize::from(*low)).min(tail.len());
+        answers.push(&tail[..length]);
+        rest = &tail[length..];
+    }
+    crate::reflection::pool_of_answers(&answers)
 }
 
 /// A protoset file's bytes: an error or a pool.
@@ -77,4 +94,26 @@ pub fn edition_file(source: &str) -> Option<Result<String, String>> {
         assert!(!crate::editions::declares_edition(text), "no edition left");
     }
     Some(lowered)
+}
+
+#[cfg(test)]
+mod tests {
+    /// The `cap-answers-*` seeds of `dynproto_wire` (mode 4) reach the bound each is named for.
+    #[test]
+    fn the_reflection_cap_seeds_reach_their_bounds() {
+        let seeds = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fuzz/seeds/dynproto_wire/");
+        for (seed, bound) in [
+            ("cap-answers-over-10000-files", "the server sent over 10000 files"),
+            ("cap-answers-over-500000-fields", "over 500000 protobuf fields"),
+            ("cap-answers-past-16mib", "the server's answers pass 16 MiB"),
+        ] {
+            let input = std::fs::read(format!("{seeds}{seed}")).unwrap();
+            assert_eq!(input[0] % 5, 4, "{seed} is read as reflection answers");
+            let error = super::reflection_answers(&input[1..]).unwrap_err();
+            assert!(error.contains(bound), "{seed}: {error}");
+        }
+        let two = std::fs::read(format!("{seeds}seed-answers-two-files")).unwrap();
+        let pool = super::reflection_answers(&two[1..]).unwrap();
+        assert!(pool.get_message_by_name("p.A").is_some() && pool.get_message_by_name("p.B").is_some());
+    }
 }

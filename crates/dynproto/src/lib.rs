@@ -18,6 +18,7 @@ mod pool;
 mod protos;
 mod protoset;
 mod reflection;
+mod reflection_budget;
 mod reflection_pb;
 pub mod strict;
 mod wire;

@@ -1,9 +1,12 @@
 //! gRPC server reflection client: asks for the file that defines a service,
 //! then for every file it imports until the set is complete, over one
 //! `ServerReflectionInfo` stream on the caller's HTTP/2 connection (h2c or
-//! TLS), the engine's own client.
+//! TLS), the engine's own client. What one resolution takes is bounded before it is decoded
+//! (`reflection_budget`), and answers are decoded on a blocking thread, so that the time limit
+//! holds while a large one is read.
 
 use crate::pool::{build_pool, is_well_known};
+use crate::reflection_budget::{Budget, MAX_BYTES, MAX_FILES};
 use crate::reflection_pb::{
     ErrorResponse, MessageRequest, MessageResponse, ServerReflectionRequest, ServerReflectionResponse,
 };
@@ -15,8 +18,6 @@ use prost_reflect::DescriptorPool;
 use std::collections::{BTreeMap, HashSet};
 use std::time::Duration;
 
-/// A server with more files than this is sending us in circles.
-const MAX_FILES: usize = 10_000;
 /// grpc code NOT_FOUND, in a reflection ErrorResponse.
 const NOT_FOUND: i32 = 5;
 
@@ -87,6 +88,11 @@ impl From<CallError> for Failure {
         match error {
             CallError::Status { code: UNIMPLEMENTED, .. } => Failure::Unimplemented,
             CallError::Status { code, .. } if code == NOT_FOUND as u32 => Failure::NotFound(error.describe()),
+            CallError::TooLarge { length, limit } => Failure::Error(format!(
+                "reflection: the server announced a message of {length} bytes, past the {limit} left of the {} \
+                 MiB one resolution reads",
+                MAX_BYTES >> 20
+            )),
             other => Failure::Error(format!("reflection: {}", other.describe())),
         }
     }
@@ -105,7 +111,11 @@ pub async fn reflect(conn: ReflectionConn, service: &str) -> Result<DescriptorPo
 async fn reflect_any_version(conn: &ReflectionConn, service: &str) -> Result<DescriptorPool, String> {
     for &version in &conn.versions {
         match fetch_files(conn, version, service).await {
-            Ok(files) => return build_pool(files, "reflection"),
+            // On a blocking thread too: within the bounds, but the time limit still holds.
+            Ok(files) => {
+                let pool = tokio::task::spawn_blocking(move || build_pool(files, "reflection")).await;
+                return pool.map_err(|e| format!("reflection: building the descriptors failed: {e}"))?;
+            }
             Err(Failure::Unimplemented) => continue,
             Err(Failure::NotFound(message)) => return Err(format!("reflection: {message}")),
             Err(Failure::Error(message)) => return Err(message),
@@ -129,18 +139,19 @@ async fn fetch_files(
     let path = format!("/{}/ServerReflectionInfo", version.service());
     let mut call = Call::start(&conn.connection, &conn.scheme, &conn.authority, &path).await?;
     let mut files: BTreeMap<String, FileDescriptorProto> = BTreeMap::new();
+    let mut budget = Budget::default();
 
     send(&mut call, MessageRequest::FileContainingSymbol(symbol.to_string())).await?;
-    match receive(&mut call).await {
-        Ok(MessageResponse::FileDescriptorResponse(response)) => add_files(&mut files, response.file_descriptor_proto)?,
-        Ok(MessageResponse::ErrorResponse(error)) if error.error_code != NOT_FOUND => {
+    match receive(&mut call, &mut budget).await {
+        Ok(Answer::Files(answer)) => add_files(&mut files, answer),
+        Ok(Answer::Error(error)) if error.error_code != NOT_FOUND => {
             return Err(server_error(&format!("symbol {symbol}"), &error))
         }
-        Ok(MessageResponse::ErrorResponse(_)) | Err(Failure::NotFound(_)) => {
+        Ok(Answer::Error(_)) | Err(Failure::NotFound(_)) => {
             drop(call); // tonic has ended it; ask on a new stream
             return Err(Failure::Error(service_not_found(conn, &path, symbol).await));
         }
-        Ok(MessageResponse::ListServicesResponse(_)) => return Err(unexpected()),
+        Ok(Answer::Services(_)) => return Err(unexpected()),
         Err(failure) => return Err(failure),
     }
 
@@ -159,12 +170,10 @@ async fn fetch_files(
         }
         for (name, importer) in &wanted {
             let what = format!("file {name} (imported by {importer})");
-            match receive(&mut call).await {
-                Ok(MessageResponse::FileDescriptorResponse(response)) => {
-                    add_files(&mut files, response.file_descriptor_proto)?
-                }
-                Ok(MessageResponse::ErrorResponse(error)) => return Err(server_error(&what, &error)),
-                Ok(MessageResponse::ListServicesResponse(_)) => return Err(unexpected()),
+            match receive(&mut call, &mut budget).await {
+                Ok(Answer::Files(answer)) => add_files(&mut files, answer),
+                Ok(Answer::Error(error)) => return Err(server_error(&what, &error)),
+                Ok(Answer::Services(_)) => return Err(unexpected()),
                 Err(Failure::NotFound(status)) => {
                     return Err(Failure::Error(format!("reflection: the server cannot give {what}: {status}")))
                 }
@@ -191,13 +200,10 @@ fn missing_imports(files: &BTreeMap<String, FileDescriptorProto>, asked: &HashSe
     wanted.into_iter().collect()
 }
 
-fn add_files(files: &mut BTreeMap<String, FileDescriptorProto>, encoded: Vec<Vec<u8>>) -> Result<(), Failure> {
-    for bytes in encoded {
-        let file = crate::editions::descriptors::decode_file(&bytes)
-            .map_err(|e| Failure::Error(format!("reflection: the server sent a bad file descriptor: {e}")))?;
+fn add_files(files: &mut BTreeMap<String, FileDescriptorProto>, answer: Vec<FileDescriptorProto>) {
+    for file in answer {
         files.entry(file.name().to_string()).or_insert(file);
     }
-    Ok(())
 }
 
 /// "service X not found (services: ...)", with the list the server gives.
@@ -205,10 +211,10 @@ async fn service_not_found(conn: &ReflectionConn, path: &str, symbol: &str) -> S
     let names = async {
         let mut call = Call::start(&conn.connection, &conn.scheme, &conn.authority, path).await?;
         send(&mut call, MessageRequest::ListServices(String::new())).await?;
-        let answer = receive(&mut call).await;
+        let answer = receive(&mut call, &mut Budget::default()).await;
         call.finish();
         match answer? {
-            MessageResponse::ListServicesResponse(list) => Ok(list.service.into_iter().map(|s| s.name).collect()),
+            Answer::Services(names) => Ok(names),
             _ => Err(unexpected()),
         }
     };
@@ -235,30 +241,72 @@ async fn send(call: &mut Call<'_>, request: MessageRequest) -> Result<(), Failur
     }
 }
 
-async fn receive(call: &mut Call<'_>) -> Result<MessageResponse, Failure> {
+/// One reflection answer, decoded.
+pub(crate) enum Answer {
+    Files(Vec<FileDescriptorProto>),
+    Services(Vec<String>),
+    Error(ErrorResponse),
+}
+
+/// The next answer, within what is left of `budget`: a message past its bytes is refused from
+/// its header; its files and fields are counted before it is decoded, on a blocking thread (the
+/// resolution's time limit abandons it there if need be).
+async fn receive(call: &mut Call<'_>, budget: &mut Budget) -> Result<Answer, Failure> {
+    call.limit_messages(budget.bytes);
     let Some(bytes) = call.recv().await? else {
         return Err(Failure::Error("reflection: the server ended the stream without answering".into()));
     };
-    let response = ServerReflectionResponse::decode(bytes)
-        .map_err(|e| Failure::Error(format!("reflection: the server sent an undecodable answer: {e}")))?;
-    response.message_response.ok_or_else(unexpected)
+    let mut left = *budget;
+    let (decoded, left) = tokio::task::spawn_blocking(move || (decode_answer(&bytes, &mut left), left))
+        .await
+        .map_err(|e| Failure::Error(format!("reflection: decoding an answer failed: {e}")))?;
+    *budget = left;
+    decoded.map_err(Failure::Error)
 }
 
-/// For the fuzz target: a reflection answer's bytes read as `fetch_files` reads them, the files it
-/// gives checked for missing imports and made into a pool.
-#[cfg(feature = "fuzzing")]
-pub(crate) fn pool_of_answer(bytes: &[u8]) -> Result<DescriptorPool, String> {
-    let failed = |_: Failure| "a failed answer".to_string();
-    let response = ServerReflectionResponse::decode(bytes).map_err(|e| e.to_string())?;
-    let mut files = BTreeMap::new();
+/// An answer's bytes, within `budget` (what it takes is taken off), decoded.
+pub(crate) fn decode_answer(bytes: &[u8], budget: &mut Budget) -> Result<Answer, String> {
+    budget.take(bytes).map_err(|e| format!("reflection: {e}"))?;
+    let response = ServerReflectionResponse::decode(bytes)
+        .map_err(|e| format!("reflection: the server sent an undecodable answer: {e}"))?;
     match response.message_response {
-        Some(MessageResponse::FileDescriptorResponse(r)) => {
-            add_files(&mut files, r.file_descriptor_proto).map_err(failed)?
+        Some(MessageResponse::FileDescriptorResponse(response)) => {
+            let decode = |bytes: &Vec<u8>| {
+                crate::editions::descriptors::decode_file(bytes)
+                    .map_err(|e| format!("reflection: the server sent a bad file descriptor: {e}"))
+            };
+            Ok(Answer::Files(response.file_descriptor_proto.iter().map(decode).collect::<Result<_, _>>()?))
         }
-        Some(MessageResponse::ErrorResponse(error)) => return Err(failed(server_error("a symbol", &error))),
-        Some(MessageResponse::ListServicesResponse(_)) | None => return Err(failed(unexpected())),
+        Some(MessageResponse::ListServicesResponse(list)) => {
+            Ok(Answer::Services(list.service.into_iter().map(|s| s.name).collect()))
+        }
+        Some(MessageResponse::ErrorResponse(error)) => Ok(Answer::Error(error)),
+        None => Err("reflection: the server sent an answer of the wrong kind".into()),
     }
-    let _ = missing_imports(&files, &HashSet::new());
+}
+
+/// For the fuzz target: reflection answers read one after the other as `fetch_files` reads them,
+/// within one resolution's budget; the files they give checked for missing imports and made into
+/// a pool. Each bound holds: no answer decodes more files than were counted, and none past the
+/// budget is decoded.
+#[cfg(feature = "fuzzing")]
+pub(crate) fn pool_of_answers(answers: &[&[u8]]) -> Result<DescriptorPool, String> {
+    let mut budget = Budget::default();
+    let mut files = BTreeMap::new();
+    for bytes in answers {
+        let before = budget;
+        let answer = decode_answer(bytes, &mut budget);
+        assert!(budget.bytes <= before.bytes && budget.files <= before.files && budget.fields <= before.fields);
+        match answer? {
+            Answer::Files(answer) => {
+                assert!(answer.len() <= before.files - budget.files, "files decoded that were not counted");
+                add_files(&mut files, answer)
+            }
+            Answer::Error(_) => return Err("an error answer".into()),
+            Answer::Services(_) => return Err("a list of services".into()),
+        }
+        let _ = missing_imports(&files, &HashSet::new());
+    }
     build_pool(files.into_values().collect(), "reflection")
 }
 

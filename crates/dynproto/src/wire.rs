@@ -18,6 +18,8 @@ pub(crate) const UNIMPLEMENTED: u32 = 12;
 pub(crate) enum CallError {
     /// The server ended the call with a non-OK grpc-status.
     Status { code: u32, message: String },
+    /// The server announced a message of `length` bytes, past the `limit` the call takes.
+    TooLarge { length: usize, limit: usize },
     /// Anything else: transport, HTTP or framing trouble.
     Other(String),
 }
@@ -27,6 +29,9 @@ impl CallError {
         match self {
             CallError::Status { code, message } if message.is_empty() => status_name(*code),
             CallError::Status { code, message } => format!("{}: {message}", status_name(*code)),
+            CallError::TooLarge { length, limit } => {
+                format!("the server announced a message of {length} bytes (limit {limit})")
+            }
             CallError::Other(text) => text.clone(),
         }
     }
@@ -38,6 +43,8 @@ pub(crate) struct Call<'a> {
     /// Whether the answer's head was judged (it may come before the first message).
     head_checked: bool,
     buffer: BytesMut,
+    /// The largest message taken: its bytes are refused before they are held.
+    limit: usize,
     /// The answer, once it ended.
     ended: Option<Answer>,
 }
@@ -57,7 +64,7 @@ impl<'a> Call<'a> {
         let blocks = request_block("POST", scheme == "https", authority, path, &headers);
         let stream =
             conn.open(&blocks, &Bytes::new(), false).await.map_err(|e| transport("cannot open a stream", e))?;
-        Ok(Call { stream, head_checked: false, buffer: BytesMut::new(), ended: None })
+        Ok(Call { stream, head_checked: false, buffer: BytesMut::new(), limit: MAX_MESSAGE_BYTES, ended: None })
     }
 
     pub(crate) fn send(&mut self, message: &[u8]) -> Result<(), CallError> {
@@ -68,6 +75,11 @@ impl<'a> Call<'a> {
         frame.extend_from_slice(message);
         self.stream.send(Bytes::from(frame), false);
         Ok(())
+    }
+
+    /// The largest message the next answers may be (at most [`MAX_MESSAGE_BYTES`]).
+    pub(crate) fn limit_messages(&mut self, bytes: usize) {
+        self.limit = bytes.min(MAX_MESSAGE_BYTES);
     }
 
     /// Half-closes the request side: no more messages.
@@ -89,7 +101,7 @@ impl<'a> Call<'a> {
                 }
             }
             if self.head_checked {
-                if let Some(message) = take_message(&mut self.buffer)? {
+                if let Some(message) = take_message(&mut self.buffer, self.limit)? {
                     return Ok(Some(message));
                 }
             }
@@ -152,8 +164,9 @@ pub(crate) fn status(headers: &HeaderList) -> Option<Result<(), CallError>> {
     Some(Err(CallError::Status { code, message }))
 }
 
-/// Takes one whole message off the front of `buffer`, if it holds one.
-pub(crate) fn take_message(buffer: &mut BytesMut) -> Result<Option<Bytes>, CallError> {
+/// Takes one whole message off the front of `buffer`, if it holds one; one announced past `limit`
+/// bytes is an error as soon as its header is there.
+pub(crate) fn take_message(buffer: &mut BytesMut, limit: usize) -> Result<Option<Bytes>, CallError> {
     if buffer.len() < HEADER_LEN {
         return Ok(None);
     }
@@ -163,10 +176,8 @@ pub(crate) fn take_message(buffer: &mut BytesMut) -> Result<Option<Bytes>, CallE
         // We never send grpc-accept-encoding, so a compressed answer breaks the protocol.
         return Err(CallError::Other(format!("the server sent a compressed message (flag {compressed}) unasked")));
     }
-    if length > MAX_MESSAGE_BYTES {
-        return Err(CallError::Other(format!(
-            "the server announced a message of {length} bytes (limit {MAX_MESSAGE_BYTES})"
-        )));
+    if length > limit {
+        return Err(CallError::TooLarge { length, limit });
     }
     if buffer.len() < HEADER_LEN + length {
         return Ok(None);
@@ -223,19 +234,19 @@ mod tests {
     fn messages_split_across_chunks_come_out_whole() {
         let mut buffer = BytesMut::new();
         buffer.extend_from_slice(&[0, 0, 0, 0, 3, b'a']);
-        assert!(take_message(&mut buffer).unwrap().is_none());
+        assert!(take_message(&mut buffer, MAX_MESSAGE_BYTES).unwrap().is_none());
         buffer.extend_from_slice(b"bc\0\0\0\0\0");
-        assert_eq!(take_message(&mut buffer).unwrap().unwrap(), Bytes::from_static(b"abc"));
-        assert_eq!(take_message(&mut buffer).unwrap().unwrap(), Bytes::new());
+        assert_eq!(take_message(&mut buffer, MAX_MESSAGE_BYTES).unwrap().unwrap(), Bytes::from_static(b"abc"));
+        assert_eq!(take_message(&mut buffer, MAX_MESSAGE_BYTES).unwrap().unwrap(), Bytes::new());
         assert!(buffer.is_empty());
     }
 
     #[test]
     fn huge_or_compressed_frames_are_errors() {
         let mut huge = BytesMut::from(&[0u8, 0xff, 0xff, 0xff, 0xff][..]);
-        assert!(take_message(&mut huge).is_err());
+        assert!(take_message(&mut huge, MAX_MESSAGE_BYTES).is_err());
         let mut compressed = BytesMut::from(&[1u8, 0, 0, 0, 0][..]);
-        assert!(take_message(&mut compressed).is_err());
+        assert!(take_message(&mut compressed, MAX_MESSAGE_BYTES).is_err());
     }
 
     #[test]

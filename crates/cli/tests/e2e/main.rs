@@ -12,6 +12,7 @@ mod load_grpc;
 mod load_hostile_h2;
 mod load_hostile_h3;
 mod load_hostile_http1;
+mod load_hostile_reflection;
 mod load_http;
 mod load_http3;
 mod load_inproc;
