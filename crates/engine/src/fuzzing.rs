@@ -116,3 +116,45 @@ pub fn hpack_decode(mut data: &[u8]) {
         }
     }
 }
+
+/// One gRPC answer judged by the rules a call is judged by ([`crate::grpc_rules::verdict`]), its
+/// head, trailers and messages as given: an ok verdict holds every rule, restated here apart from
+/// the code (an HTTP 200, a gRPC content-type, status 0 in the trailers or, when no DATA came, in
+/// a trailers-only head, data that ended whole, a compressed message only under a named encoding,
+/// exactly one message for a unary or client-streaming method), and a failing status is not 0.
+pub fn grpc_rules(
+    shape: crate::grpc::Shape,
+    http_status: u16,
+    head: &crate::h2pool::HeaderList,
+    trailers: Option<&crate::h2pool::HeaderList>,
+    received: (u64, bool, bool, bool),
+) -> Result<(), crate::record::ErrorKind> {
+    use crate::grpc::Shape;
+    use crate::record::ErrorKind;
+    let (count, any_data, whole, compressed) = received;
+    let received = crate::grpc_rules::Received { count, any_data, whole, compressed };
+    let verdict = crate::grpc_rules::verdict(shape, http_status, head, trailers, received);
+    if let Err(ErrorKind::GrpcStatus(code)) = verdict {
+        assert_ne!(code, 0, "status 0 is no failure");
+    }
+    if verdict.is_ok() {
+        let text = |value: &[u8]| String::from_utf8_lossy(value).trim().to_ascii_lowercase();
+        assert_eq!(http_status, 200);
+        let content_type = head.get("content-type").map(text).unwrap_or_default();
+        let subtype = content_type.strip_prefix("application/grpc");
+        assert!(subtype.is_some_and(|rest| rest.is_empty() || rest.starts_with(['+', ';'])), "{content_type:?}");
+        let status = match (trailers, any_data) {
+            (Some(trailers), _) => trailers.get("grpc-status"),
+            (None, false) => head.get("grpc-status"),
+            (None, true) => None,
+        };
+        assert_eq!(status.map(text).and_then(|s| s.parse::<i64>().ok()), Some(0), "ok with status {status:?}");
+        assert!(whole, "ok with data that did not end whole");
+        let encoding = head.get("grpc-encoding").map(text);
+        assert!(!compressed || encoding.as_deref().is_some_and(|e| e != "identity"), "compressed under {encoding:?}");
+        if matches!(shape, Shape::Unary | Shape::ClientStreaming) {
+            assert_eq!(count, 1, "a {} answer of {count} messages", shape.name());
+        }
+    }
+    verdict
+}

@@ -7,7 +7,9 @@
 mod messages;
 
 use crate::call_data::{CallData, Prepared};
-use crate::h2pool::{request_block, Answer, H2Error, H2Handle, H2Pool, HeaderList, RequestBlocks};
+pub use crate::grpc_rules::Shape;
+use crate::grpc_rules::{self, Received};
+use crate::h2pool::{request_block, Answer, H2Error, H2Handle, H2Pool, RequestBlocks};
 use crate::http2::{header_name, header_value};
 use crate::net::failures::ConnectFailures;
 use crate::net::Endpoint;
@@ -17,45 +19,6 @@ use crate::target::{Connected, Reply, Streamed, Target, WireTotals};
 use bytes::Bytes;
 pub(crate) use messages::Messages;
 use std::time::Instant;
-
-/// What a method takes and gives: its request and its answer are one message or a stream.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shape {
-    Unary,
-    ServerStreaming,
-    ClientStreaming,
-    Bidi,
-}
-
-impl Shape {
-    pub fn of(client_streams: bool, server_streams: bool) -> Shape {
-        match (client_streams, server_streams) {
-            (false, false) => Shape::Unary,
-            (false, true) => Shape::ServerStreaming,
-            (true, false) => Shape::ClientStreaming,
-            (true, true) => Shape::Bidi,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Shape::Unary => "unary",
-            Shape::ServerStreaming => "server-streaming",
-            Shape::ClientStreaming => "client-streaming",
-            Shape::Bidi => "bidi-streaming",
-        }
-    }
-
-    /// Whether the request is a stream of messages.
-    pub fn client_streams(self) -> bool {
-        matches!(self, Shape::ClientStreaming | Shape::Bidi)
-    }
-
-    /// Whether a successful answer is exactly one message (unary and client-streaming methods).
-    pub fn answers_once(self) -> bool {
-        matches!(self, Shape::Unary | Shape::ClientStreaming)
-    }
-}
 
 /// How a streaming call's request messages go out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -225,23 +188,15 @@ impl Grpc {
             Err(e) if e.connection_survives() => return Reply::error(e.error_kind(), bytes),
             Err(e) => return Reply::broken(e.error_kind(), bytes),
         };
-        if answer.status != 200 {
-            return Reply::error(ErrorKind::HttpStatus(answer.status), bytes);
-        }
-        if !is_grpc(&answer.headers) {
-            return Reply::error(ErrorKind::Protocol, bytes); // grpc-go: "malformed header: missing HTTP content-type"
-        }
-        match grpc_status(&answer.headers, answer.trailers.as_ref(), messages.any_data) {
-            Some(0) => {}
-            Some(code) => return Reply::error(ErrorKind::GrpcStatus(code), bytes),
-            // No status where gRPC puts it (grpc-go: INTERNAL): the answer broke the protocol.
-            None => return Reply::error(ErrorKind::Protocol, bytes),
-        }
-        if messages.broken || !messages.complete() || (messages.compressed && !declares_compression(&answer.headers)) {
-            return Reply::error(ErrorKind::Protocol, bytes);
-        }
-        if self.shape.answers_once() && messages.count != 1 {
-            return Reply::error(ErrorKind::Protocol, bytes); // grpc-go: INTERNAL, "no" or "more than one" message
+        let received = Received {
+            count: messages.count,
+            any_data: messages.any_data,
+            whole: !messages.broken && messages.complete(),
+            compressed: messages.compressed,
+        };
+        let trailers = answer.trailers.as_ref();
+        if let Err(kind) = grpc_rules::verdict(self.shape, answer.status, &answer.headers, trailers, received) {
+            return Reply::error(kind, bytes);
         }
         if self.expect_messages.is_some_and(|n| n != messages.count) {
             return Reply::error(ErrorKind::Validation, bytes);
@@ -270,35 +225,6 @@ fn frame(compressed: bool, message: &[u8]) -> Vec<u8> {
     frame.extend_from_slice(&(message.len() as u32).to_be_bytes());
     frame.extend_from_slice(message);
     frame
-}
-
-/// Whether the answer's headers name a compression for its messages: a message flagged compressed
-/// in an answer that names none (or `identity`) is an error (INTERNAL, by gRPC's HTTP/2 protocol).
-fn declares_compression(head: &HeaderList) -> bool {
-    head.get("grpc-encoding").is_some_and(|name| !name.trim_ascii().eq_ignore_ascii_case(b"identity"))
-}
-
-/// Whether an answer's head says gRPC: `content-type: application/grpc`, or `application/grpc+…` /
-/// `application/grpc;…` (gRPC over HTTP/2's Content-Type rule, as grpc-go reads it).
-fn is_grpc(head: &HeaderList) -> bool {
-    head.get("content-type").is_some_and(|v| {
-        let v = v.trim_ascii();
-        v.len() >= 16
-            && v[..16].eq_ignore_ascii_case(b"application/grpc")
-            && matches!(v.get(16), None | Some(b'+' | b';'))
-    })
-}
-
-/// grpc-status from the trailers; from the head only when the answer is trailers-only (its head
-/// ended the stream: no DATA, no trailers). An answer with data and no trailers has none, whatever
-/// its head says (gRPC over HTTP/2: the status is the answer's last word).
-fn grpc_status(head: &HeaderList, trailers: Option<&HeaderList>, data_came: bool) -> Option<i32> {
-    let value = match trailers {
-        Some(trailers) => trailers.get("grpc-status")?,
-        None if !data_came => head.get("grpc-status")?,
-        None => return None,
-    };
-    std::str::from_utf8(value).ok()?.trim().parse().ok()
 }
 
 impl Target for Grpc {
@@ -377,51 +303,11 @@ mod tests {
     }
 
     #[test]
-    fn a_compressed_message_needs_an_encoding_named() {
+    fn a_compressed_flag_is_noted_and_breaks_nothing() {
         let mut m = Messages::default();
         m.push(&[frame(0, b"plain"), frame(0, b"")].concat(), false);
         assert!(!m.compressed);
         m.push(&frame(1, b"zz"), false);
         assert!(m.compressed && !m.broken);
-        let mut head = HeaderList::default();
-        assert!(!declares_compression(&head));
-        head.push(b"grpc-encoding", b"identity");
-        assert!(!declares_compression(&head));
-        let mut head = HeaderList::default();
-        head.push(b"grpc-encoding", b"gzip");
-        assert!(declares_compression(&head));
-    }
-
-    #[test]
-    fn the_answer_must_say_grpc() {
-        let head = |ct: &[u8]| {
-            let mut h = HeaderList::default();
-            h.push(b"content-type", ct);
-            h
-        };
-        for good in [&b"application/grpc"[..], b"application/grpc+proto", b"Application/GRPC; charset=x"] {
-            assert!(is_grpc(&head(good)), "{}", String::from_utf8_lossy(good));
-        }
-        for bad in [&b"application/json"[..], b"application/grpc-web", b"text/plain", b"application/grp"] {
-            assert!(!is_grpc(&head(bad)), "{}", String::from_utf8_lossy(bad));
-        }
-        assert!(!is_grpc(&HeaderList::default()));
-    }
-
-    #[test]
-    fn status_from_trailers_or_trailers_only() {
-        let mut head = HeaderList::default();
-        let mut trailers = HeaderList::default();
-        assert_eq!(grpc_status(&head, None, false), None);
-        head.push(b"grpc-status", b"5");
-        assert_eq!(grpc_status(&head, None, false), Some(5), "trailers-only");
-        assert_eq!(
-            grpc_status(&head, None, true),
-            None,
-            "data, then no trailers: the head's status is not the answer's"
-        );
-        assert_eq!(grpc_status(&head, Some(&trailers), true), None, "trailers without a status");
-        trailers.push(b"grpc-status", b"0");
-        assert_eq!(grpc_status(&head, Some(&trailers), true), Some(0));
     }
 }

@@ -13,6 +13,7 @@ pub mod driver;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod grpc;
+mod grpc_rules;
 mod guard;
 mod h2client;
 pub mod h2pool;
