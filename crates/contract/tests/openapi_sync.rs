@@ -21,9 +21,12 @@ const VERBS: [&str; 5] = ["get", "put", "post", "patch", "delete"];
 static NULL: Value = Value::Null;
 
 fn load() -> Value {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../proto/openapi.yaml");
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
-    serde_yaml::from_str(&text).unwrap_or_else(|e| panic!("{path} is not valid YAML: {e}"))
+    let path = std::path::Path::new(
+        &std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo and nextest set CARGO_MANIFEST_DIR"),
+    )
+    .join("../../proto/openapi.yaml");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    serde_yaml::from_str(&text).unwrap_or_else(|e| panic!("{} is not valid YAML: {e}", path.display()))
 }
 
 /// Every mismatch between the document and the proto, one readable line each.

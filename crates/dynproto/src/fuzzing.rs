@@ -101,18 +101,21 @@ mod tests {
     /// The `cap-answers-*` seeds of `dynproto_wire` (mode 4) reach the bound each is named for.
     #[test]
     fn the_reflection_cap_seeds_reach_their_bounds() {
-        let seeds = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fuzz/seeds/dynproto_wire/");
+        let seeds = std::path::Path::new(
+            &std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo and nextest set CARGO_MANIFEST_DIR"),
+        )
+        .join("../../fuzz/seeds/dynproto_wire");
         for (seed, bound) in [
             ("cap-answers-over-10000-files", "the server sent over 10000 files"),
             ("cap-answers-over-500000-fields", "over 500000 protobuf fields"),
             ("cap-answers-past-16mib", "the server's answers pass 16 MiB"),
         ] {
-            let input = std::fs::read(format!("{seeds}{seed}")).unwrap();
+            let input = std::fs::read(seeds.join(seed)).unwrap();
             assert_eq!(input[0] % 5, 4, "{seed} is read as reflection answers");
             let error = super::reflection_answers(&input[1..]).unwrap_err();
             assert!(error.contains(bound), "{seed}: {error}");
         }
-        let two = std::fs::read(format!("{seeds}seed-answers-two-files")).unwrap();
+        let two = std::fs::read(seeds.join("seed-answers-two-files")).unwrap();
         let pool = super::reflection_answers(&two[1..]).unwrap();
         assert!(pool.get_message_by_name("p.A").is_some() && pool.get_message_by_name("p.B").is_some());
     }

@@ -246,7 +246,12 @@ mod tests {
 
     #[test]
     fn finds_the_repo_servers() {
-        let repo = Repo { root: std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..") };
+        let repo = Repo {
+            root: std::path::Path::new(
+                &std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo and nextest set CARGO_MANIFEST_DIR"),
+            )
+            .join("../.."),
+        };
         let names: Vec<String> = discover(&repo).unwrap().into_iter().map(|m| m.name).collect();
         for name in ["rust-actix", "rust-axum", "rust-tonic"] {
             assert!(names.iter().any(|n| n == name), "{name} missing from {names:?}");

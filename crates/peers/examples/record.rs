@@ -6,7 +6,7 @@
 
 use callbench_peers::execute::{self, locate};
 use callbench_peers::{Load, Protocol};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -19,7 +19,7 @@ fn main() {
         eprintln!("usage: record REST_ADDR GRPC_ADDR");
         std::process::exit(2);
     };
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let venv = root.join("../../target/peers/locust/venv/bin");
     let call = call::students();
     for tool in callbench_peers::all() {

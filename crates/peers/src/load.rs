@@ -212,7 +212,11 @@ pub(crate) mod testing {
 
     /// A recorded output of the real tool, from `fixtures/`.
     pub fn fixture(name: &str) -> String {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name);
+        let path = std::path::Path::new(
+            &std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo and nextest set CARGO_MANIFEST_DIR"),
+        )
+        .join("fixtures")
+        .join(name);
         std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     }
 }

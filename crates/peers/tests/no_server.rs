@@ -22,7 +22,8 @@ fn a_tool_that_reaches_no_server_claims_no_success() {
     let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     // Where scripts/setup puts locust: cargo's target directory ($CARGO_TARGET_DIR, relative to the
     // checkout, as the runner reads it).
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = Path::new(&std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo and nextest set CARGO_MANIFEST_DIR"))
+        .join("../..");
     let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), |dir| root.join(dir));
     let venv = target.join("peers/locust/venv/bin");
     let mut checked = vec![];

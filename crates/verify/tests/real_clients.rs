@@ -12,7 +12,14 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 fn repo() -> Repo {
-    Repo { root: std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap() }
+    Repo {
+        root: std::path::Path::new(
+            &std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo and nextest set CARGO_MANIFEST_DIR"),
+        )
+        .join("../..")
+        .canonicalize()
+        .unwrap(),
+    }
 }
 
 fn start(name: &str) -> ServerProcess {

@@ -342,9 +342,12 @@ fn grpcio_reflection_of_grpc_go_route_guide_edition_2023_proto() {
         .output()
         .unwrap();
     assert!(made.status.success(), "grpc_tools.protoc: {}", String::from_utf8_lossy(&made.stderr));
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/e2e/stock/route_guide_reflection.py");
+    let script = std::path::Path::new(
+        &std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo and nextest set CARGO_MANIFEST_DIR"),
+    )
+    .join("tests/e2e/stock/route_guide_reflection.py");
     let mut server =
-        Guard::spawn(Command::new(&python).args([script, &gen.str("")]).stdin(Stdio::null()).stdout(Stdio::piped()));
+        Guard::spawn(Command::new(&python).arg(&script).arg(gen.str("")).stdin(Stdio::null()).stdout(Stdio::piped()));
     let mut line = String::new();
     BufReader::new(server.child.stdout.take().unwrap()).read_line(&mut line).unwrap();
     let (port, syntax) = line.trim().split_once(' ').unwrap_or_else(|| panic!("the server printed {line:?}"));

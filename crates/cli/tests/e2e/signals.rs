@@ -72,7 +72,7 @@ fn wait_exit(child: &mut Child) -> std::process::ExitStatus {
 fn serve_axum() -> (Child, String, BufReader<std::process::ChildStderr>) {
     let mut cli = Command::new(env!("CARGO_BIN_EXE_callbench"))
         .args(["serve", "rust-axum", "--no-build"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo and nextest set CARGO_MANIFEST_DIR"))
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -122,7 +122,7 @@ fn sigterm_during_serve_stops_the_server_when_nobody_reads_its_stderr() {
 fn ctrl_c_during_verify_stops_the_server() {
     let mut cli = Command::new(env!("CARGO_BIN_EXE_callbench"))
         .args(["verify", "rust-tonic", "--no-build", "--flood", "1000000"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo and nextest set CARGO_MANIFEST_DIR"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()

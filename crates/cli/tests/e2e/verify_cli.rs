@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 fn callbench(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_callbench"))
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo and nextest set CARGO_MANIFEST_DIR"))
         .output()
         .expect("callbench runs")
 }
@@ -188,7 +188,7 @@ fn verify_passes_over_tls(server: &str, call_path: &str) {
     let mut serve = Serve(
         Command::new(env!("CARGO_BIN_EXE_callbench"))
             .args(["serve", server, "--no-build", "--tls"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .current_dir(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo and nextest set CARGO_MANIFEST_DIR"))
             .stderr(std::process::Stdio::piped())
             .stdout(std::process::Stdio::null())
             .spawn()

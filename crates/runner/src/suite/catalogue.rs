@@ -124,7 +124,8 @@ mod tests {
     const QUOTED_IN: &str = "docs/src/suites.md";
 
     fn root() -> std::path::PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+        Path::new(&std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo and nextest set CARGO_MANIFEST_DIR"))
+            .join("../..")
     }
 
     /// The book quotes the catalogue between `<!-- suites -->` and `<!-- /suites -->` as the

@@ -27,7 +27,10 @@ pub fn callbench() -> &'static str {
 
 /// The checkout's root.
 pub fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("the checkout")
+    Path::new(&std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo and nextest set CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("the checkout")
 }
 
 /// A reference server's binary (`target/release/NAME`, beside `callbench`). `cargo test -p callbench`

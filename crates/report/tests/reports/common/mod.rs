@@ -11,7 +11,8 @@ pub use fixture::{fixture, CRASH, DISTURBED, DISTURBED_CELL, GOVERNOR_WARNING, N
 use std::path::PathBuf;
 
 pub fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+    PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo and nextest set CARGO_MANIFEST_DIR"))
+        .join("../..")
 }
 
 /// A fresh, empty folder under the system temp dir, removed when dropped.
