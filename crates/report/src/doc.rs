@@ -31,7 +31,7 @@ pub fn report(r: &Results) -> Vec<Block> {
     }
     if !r.seeds.is_empty() {
         blocks.push(Block::Heading("The seed articles, reproduced under their conditions".into()));
-        blocks.push(Block::Table(seed_table(&r.seeds)));
+        blocks.extend(seed_blocks(&r.seeds));
     }
     let found = crate::summary::sentences(r);
     if !found.is_empty() {
@@ -61,30 +61,20 @@ pub fn report(r: &Results) -> Vec<Block> {
     blocks
 }
 
-/// Article | reproduced | why | command, one row per seed figure.
-pub fn seed_table(rows: &[callbench_results::model::SeedRow]) -> Table {
-    let mut t = Table::new(&[
-        ("seed", false),
-        ("what", false),
-        ("the article", false),
-        ("reproduced", false),
-        ("why", false),
-        ("command", false),
-    ]);
+/// Each seed figure as blocks of its own, which read at any width (a table of six prose columns
+/// scrolled sideways): a subheading, then the article's figure, ours, why, and the command.
+pub fn seed_blocks(rows: &[callbench_results::model::SeedRow]) -> Vec<Block> {
+    let mut blocks = vec![Block::Paragraph(crate::summary::SEED_RATIO_RULE.into())];
     for row in rows {
-        t.push(
-            vec![
-                row.seed.clone(),
-                row.what.clone(),
-                row.article.clone(),
-                row.here.clone(),
-                row.why.clone(),
-                row.command.clone(),
-            ],
-            RowMark::Normal,
-        );
+        blocks.push(Block::Subheading(format!("Seed {}: {}", row.seed, row.what)));
+        blocks.push(Block::List(vec![
+            format!("The article: {}", row.article),
+            format!("Reproduced: {}", row.here),
+            format!("Why: {}", row.why),
+            format!("Command: {}", row.command),
+        ]));
     }
-    t
+    blocks
 }
 
 /// The interrupted / partial warning.

@@ -34,6 +34,9 @@ pub fn sentences(r: &Results) -> Vec<String> {
     out
 }
 
+/// What a ratio in the seed table is: the run's comparison when it made one, else the quotient.
+pub const SEED_RATIO_RULE: &str = "A ratio with a 95% interval [lo – hi] is the run's comparison of the two cells: the median of the quotients of every pair of their repetitions (Hodges–Lehmann), which differs from the quotient of the two medians beside it when the repetitions spread; a ratio without an interval is the quotient of the two medians.";
+
 /// The seed table as lines for a terminal: per row, what the article reported and what its
 /// reproduction measured, then why and the command that reproduces it.
 pub fn seed_lines(r: &Results) -> Vec<String> {
@@ -41,6 +44,9 @@ pub fn seed_lines(r: &Results) -> Vec<String> {
     for row in &r.seeds {
         out.push(format!("Seed {}, {}: the article {}; reproduced: {}.", row.seed, row.what, row.article, row.here));
         out.push(format!("    Why: {} Reproduce: {}", row.why, row.command));
+    }
+    if !out.is_empty() {
+        out.push(SEED_RATIO_RULE.to_string());
     }
     out
 }

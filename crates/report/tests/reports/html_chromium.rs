@@ -73,3 +73,62 @@ fn no_chromium_process_outlives_the_test() {
     assert!(dom.contains("<p>hello</p>"), "{dom}");
     assert!(chromium::strays(&tmp.0).is_empty(), "chromium processes left: {:?}", chromium::strays(&tmp.0));
 }
+
+/// Writes into the DOM what Chromium laid out of the seed section: its elements, how many of them
+/// scroll sideways (wider inside than their box), and the page's width against the window's.
+const SEED_PROBE: &str = r#"<script>
+addEventListener("load", () => {
+  const heading = [...document.querySelectorAll("h2")].find(h => h.textContent.startsWith("The seed articles"));
+  let seen = 0, wide = 0;
+  for (let e = heading && heading.nextElementSibling; e && e.tagName !== "H2"; e = e.nextElementSibling) {
+    for (const x of [e, ...e.querySelectorAll("*")]) {
+      seen += 1;
+      if (x.scrollWidth > x.clientWidth + 1 && getComputedStyle(x).overflowX !== "visible") wide += 1;
+    }
+  }
+  document.body.dataset.seeds = [seen, wide, document.documentElement.scrollWidth, innerWidth].join(" ");
+});
+</script>"#;
+
+/// The seed table at 1300 px (issue 61: six wide columns of prose scrolled sideways there): each
+/// seed figure is a block of its own, and nothing of it scrolls sideways or widens the page.
+#[test]
+fn the_seed_table_reads_at_1300_px_without_scrolling_sideways() {
+    let mut r = common::fixture();
+    let prose = |what: &str| {
+        format!(
+            "{what}: {}",
+            "a figure measured under the article's conditions, with its interval and the reason it differs; ".repeat(6)
+        )
+    };
+    r.seeds = (0..5)
+        .map(|i| callbench_results::model::SeedRow {
+            seed: format!("00{i}"),
+            what: format!("what seed 00{i} measured"),
+            article: prose("the article"),
+            here: prose("reproduced"),
+            why: prose("why"),
+            command: format!("reproductions/suite.py run seed00{i}-boundary"),
+        })
+        .collect();
+    let tmp = TempDir::new("chromium-seeds");
+    write_reports(&r, &tmp.0).unwrap();
+    let html = std::fs::read_to_string(tmp.0.join("report.html")).unwrap();
+    let probe = tmp.0.join("probe.html");
+    std::fs::write(&probe, html.replace("</body>", &format!("{SEED_PROBE}</body>"))).unwrap();
+    let url = format!("file://{}", probe.display());
+    let dom = chromium::run(&tmp.0, &["--window-size=1300,2000".into(), "--dump-dom".into(), url]).stdout;
+    let found = dom.split("data-seeds=\"").nth(1).and_then(|rest| rest.split('"').next());
+    let numbers: Vec<u64> = found
+        .unwrap_or_else(|| panic!("no data-seeds in the DOM:\n{}", &dom[..dom.len().min(2000)]))
+        .split(' ')
+        .map(|n| n.parse().unwrap())
+        .collect();
+    let [seen, wide, page, window] = numbers[..] else { panic!("data-seeds: {numbers:?}") };
+    assert!(seen >= 5 * 5, "the seed section's elements: {seen}");
+    assert_eq!(wide, 0, "{wide} elements of the seed section scroll sideways at 1300 px");
+    assert!(page <= window, "the page is {page} px wide in a window of {window}");
+    for i in 0..5 {
+        assert!(dom.contains(&format!("Seed 00{i}: what seed 00{i} measured")), "seed 00{i}'s block");
+    }
+}

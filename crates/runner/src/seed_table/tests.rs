@@ -40,7 +40,7 @@ fn the_repository_table_reads_from_its_committed_results() {
 }
 
 /// The book quotes the table between `<!-- seed table -->` and `<!-- /seed table -->` as the
-/// rows render now: a figure changed in the results and not in the book fails here.
+/// report renders its rows now: a figure changed in the results and not in the book fails here.
 #[test]
 fn the_book_quotes_the_table_as_its_results_render_it() {
     let root = Path::new(&std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo and nextest set CARGO_MANIFEST_DIR"))
@@ -58,6 +58,5 @@ fn the_book_quotes_the_table_as_its_results_render_it() {
 }
 
 fn rendered(rows: &[callbench_results::model::SeedRow]) -> String {
-    let table = callbench_report::doc::seed_table(rows);
-    callbench_report::markdown::render(&[callbench_report::doc::Block::Table(table)])
+    callbench_report::markdown::render(&callbench_report::doc::seed_blocks(rows))
 }
