@@ -174,21 +174,18 @@ impl FrameGuard {
     }
 }
 
-/// h3-quinn's connection with every received stream checked by a [`FrameGuard`].
+/// h3-quinn's connection with every received stream checked by a [`FrameGuard`]; the streams it
+/// opens are its opener's.
 pub struct Connection {
     inner: h3_quinn::Connection,
-    quic: quinn::Connection,
-    draining: Arc<AtomicBool>,
+    open: OpenStreams,
 }
 
 impl Connection {
     pub fn new(quic: quinn::Connection, draining: Arc<AtomicBool>) -> Self {
-        Connection { inner: h3_quinn::Connection::new(quic.clone()), quic, draining }
-    }
-
-    fn opener(&self) -> OpenStreams {
-        let inner = quic::Connection::<Bytes>::opener(&self.inner);
-        OpenStreams { inner, quic: self.quic.clone(), draining: self.draining.clone() }
+        let inner = h3_quinn::Connection::new(quic.clone());
+        let open = OpenStreams { inner: quic::Connection::<Bytes>::opener(&inner), quic, draining };
+        Connection { inner, open }
     }
 }
 
@@ -338,16 +335,15 @@ impl quic::OpenStreams<Bytes> for Connection {
     type SendStream = h3_quinn::SendStream<Bytes>;
 
     fn poll_open_bidi(&mut self, cx: &mut Context<'_>) -> Poll<Result<BidiStream, StreamErrorIncoming>> {
-        let inner = std::task::ready!(quic::OpenStreams::<Bytes>::poll_open_bidi(&mut self.inner, cx))?;
-        Poll::Ready(Ok(BidiStream::new(inner, self.quic.clone(), self.draining.clone())))
+        self.open.poll_open_bidi(cx)
     }
 
     fn poll_open_send(&mut self, cx: &mut Context<'_>) -> Poll<Result<Self::SendStream, StreamErrorIncoming>> {
-        quic::OpenStreams::<Bytes>::poll_open_send(&mut self.inner, cx)
+        self.open.poll_open_send(cx)
     }
 
     fn close(&mut self, code: h3::error::Code, reason: &[u8]) {
-        quic::OpenStreams::<Bytes>::close(&mut self.inner, code, reason)
+        self.open.close(code, reason)
     }
 }
 
@@ -357,17 +353,18 @@ impl quic::Connection<Bytes> for Connection {
 
     fn poll_accept_recv(&mut self, cx: &mut Context<'_>) -> Poll<Result<Self::RecvStream, ConnectionErrorIncoming>> {
         let inner = std::task::ready!(quic::Connection::<Bytes>::poll_accept_recv(&mut self.inner, cx))?;
-        Poll::Ready(Ok(RecvStream::new(inner, Role::Unidirectional, self.quic.clone(), self.draining.clone())))
+        let (quic, draining) = (self.open.quic.clone(), self.open.draining.clone());
+        Poll::Ready(Ok(RecvStream::new(inner, Role::Unidirectional, quic, draining)))
     }
 
     fn poll_accept_bidi(&mut self, cx: &mut Context<'_>) -> Poll<Result<BidiStream, ConnectionErrorIncoming>> {
         // A server may not open request streams (RFC 9114 §6.1); quinn grants it none (h3pool's transport).
         let inner = std::task::ready!(quic::Connection::<Bytes>::poll_accept_bidi(&mut self.inner, cx))?;
-        Poll::Ready(Ok(BidiStream::new(inner, self.quic.clone(), self.draining.clone())))
+        Poll::Ready(Ok(BidiStream::new(inner, self.open.quic.clone(), self.open.draining.clone())))
     }
 
     fn opener(&self) -> OpenStreams {
-        Connection::opener(self)
+        self.open.clone()
     }
 }
 

@@ -6,30 +6,14 @@ use callbench_link::pcap::{self, Reader, Written};
 use callbench_link::phases;
 use callbench_link::probe::ping_pong;
 use callbench_link::{Link, LinkSpec};
+use callbench_primitives::scratch::ScratchDir;
 use std::io::Read;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::OpenOptionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// A directory of the test's own, removed when dropped.
-struct Dir(PathBuf);
-
-impl Dir {
-    fn new(name: &str) -> Dir {
-        let dir = std::env::temp_dir().join(format!("callbench-capture-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Dir(dir)
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 fn link() -> Link {
     Link::create(&LinkSpec::parse("rtt=0").unwrap(), &[]).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -53,8 +37,8 @@ fn captured(link: &Link, path: &Path, cap: u64, round_trips: usize) -> Written {
 
 #[test]
 fn a_capture_ends_once_its_file_is_written_and_closed() {
-    let dir = Dir::new("whole");
-    let path = dir.0.join("run.pcap");
+    let dir = ScratchDir::new("callbench-capture-whole").unwrap();
+    let path = dir.join("run.pcap");
     let link = link();
     let written = captured(&link, &path, pcap::DEFAULT_CAP, 200);
     // Read while the link still runs: what end_capture reported is all in the file already.
@@ -67,8 +51,8 @@ fn a_capture_ends_once_its_file_is_written_and_closed() {
 
 #[test]
 fn a_capture_past_its_cap_is_a_valid_pcap_of_the_packets_before() {
-    let dir = Dir::new("cap");
-    let path = dir.0.join("run.pcap");
+    let dir = ScratchDir::new("callbench-capture-cap").unwrap();
+    let path = dir.join("run.pcap");
     let link = link();
     let cap = pcap::MIN_CAP * 8;
     let written = captured(&link, &path, cap, 200);
@@ -88,8 +72,8 @@ fn a_capture_past_its_cap_is_a_valid_pcap_of_the_packets_before() {
 /// finishes, closes the file, and what came through is a whole pcap.
 #[test]
 fn a_capture_not_written_out_in_time_is_reported_cut() {
-    let dir = Dir::new("stuck");
-    let path = dir.0.join("run.pcap");
+    let dir = ScratchDir::new("callbench-capture-stuck").unwrap();
+    let path = dir.join("run.pcap");
     let c_path = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
     // SAFETY: a valid NUL-terminated path.
     assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0, "mkfifo");

@@ -5,6 +5,7 @@
 
 use crate::common;
 
+use common::h2_frames::*;
 use common::hostile::{assert_failed_as, checked_load, gzip_bomb, Conn, Hostile, Measured};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -15,26 +16,6 @@ const RUN: [&str; 6] = ["-z", "1s", "--timeout", "1s", "-c", "4"];
 /// acknowledgements a SETTINGS flood may queue before the connection is ended.
 const MEMORY_BOUND_KIB: u64 = 96 * 1024;
 
-const PREFACE_LEN: usize = 24;
-const DATA: u8 = 0x0;
-const HEADERS: u8 = 0x1;
-const RST_STREAM: u8 = 0x3;
-const SETTINGS: u8 = 0x4;
-const GOAWAY: u8 = 0x7;
-const WINDOW_UPDATE: u8 = 0x8;
-const END_STREAM: u8 = 0x1;
-const END_HEADERS: u8 = 0x4;
-const ACK: u8 = 0x1;
-
-fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
-    let len = payload.len() as u32;
-    let mut f = vec![(len >> 16) as u8, (len >> 8) as u8, len as u8, kind, flags];
-    f.extend_from_slice(&stream.to_be_bytes());
-    f.extend_from_slice(payload);
-    f
-}
-
-/// An HPACK literal field without indexing (RFC 7541 §6.2.2), names and values under 127 bytes.
 fn literal(name: &str, value: &str) -> Vec<u8> {
     [&[0u8, name.len() as u8][..], name.as_bytes(), &[value.len() as u8], value.as_bytes()].concat()
 }

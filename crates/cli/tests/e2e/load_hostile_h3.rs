@@ -32,6 +32,20 @@ fn errors_of(m: &Measured) -> Vec<String> {
     m.report["errors"].as_object().map(|e| e.keys().cloned().collect()).unwrap_or_default()
 }
 
+/// A server that answers every request on every connection with `answer`, counted good.
+fn answering(settings: Settings, answer: Vec<u8>) -> HostileQuic {
+    let answer = Arc::new(answer);
+    HostileQuic::start(settings, move |conn| {
+        let answer = answer.clone();
+        async move {
+            let _control = conn.control(&[]).await;
+            while let Some((mut send, _recv)) = conn.request().await {
+                conn.answer_good(&mut send, &answer).await;
+            }
+        }
+    })
+}
+
 /// The server answers every request on its even connections well and on its odd ones with
 /// `bad`'s bytes (the stream left open when `flood` is given: those bytes again and again).
 fn half_bad(bad: Vec<u8>, flood: Option<Vec<u8>>) -> HostileQuic {
@@ -121,13 +135,8 @@ fn closed_with(e: &quinn::ConnectionError, code: u32) -> bool {
 /// 103 Early Hints before the final answer: skipped, the call judged by its 200.
 #[test]
 fn interim_answers_come_before_the_final_one() {
-    let server = HostileQuic::start(Settings::default(), |conn| async move {
-        let _control = conn.control(&[]).await;
-        while let Some((mut send, _recv)) = conn.request().await {
-            let answer = [headers(STATUS_103, None), headers(STATUS_103, None), good_answer(b"{}")].concat();
-            conn.answer_good(&mut send, &answer).await;
-        }
-    });
+    let interim = [headers(STATUS_103, None), headers(STATUS_103, None), good_answer(b"{}")].concat();
+    let server = answering(Settings::default(), interim);
     let m = measured_load(&["--http3", "-k", "-n", "50", "-c", "2", &server.url("/")]);
     common::assert_all_ok(&m.report, 50);
 }
@@ -173,12 +182,7 @@ fn a_goaway_moves_calls_to_a_new_connection() {
 #[test]
 fn an_http3_set_up_that_never_finishes_closes_its_connection() {
     let settings = Settings { starve_after_first: true, ..Settings::default() };
-    let server = HostileQuic::start(settings, |conn| async move {
-        let _control = conn.control(&[]).await;
-        while let Some((mut send, _recv)) = conn.request().await {
-            conn.answer_good(&mut send, &good_answer(b"{}")).await;
-        }
-    });
+    let server = answering(settings, good_answer(b"{}"));
     let m = one_second(&server, &["--connect-timeout", "200ms"]);
     assert_bounded(&m);
     assert!(server.accepted() > 2, "the client tried again: {:#}", m.report);
@@ -197,12 +201,7 @@ fn an_http3_set_up_that_never_finishes_closes_its_connection() {
 #[test]
 fn a_refused_zero_rtt_call_is_sent_again() {
     let settings = Settings { forget_tickets: true, ..Settings::default() };
-    let server = HostileQuic::start(settings, |conn| async move {
-        let _control = conn.control(&[]).await;
-        while let Some((mut send, _recv)) = conn.request().await {
-            conn.answer_good(&mut send, &good_answer(b"{}")).await;
-        }
-    });
+    let server = answering(settings, good_answer(b"{}"));
     let args = ["--http3", "-k", "--tls-resume", "--zero-rtt", "--new-connection-per-call", "-n", "20", "-c", "1"];
     let m = measured_load(&[&args[..], &[&server.url("/")]].concat());
     common::assert_all_ok(&m.report, 20);

@@ -3,7 +3,7 @@
 //! it decode millions of files or read past one resolution's byte budget: the run fails with one
 //! line, well within the reflection's time limit, and its peak memory stays small.
 
-use crate::common::{self, hostile::Conn, hostile::Hostile, Run};
+use crate::common::{self, h2_frames::*, hostile::Conn, hostile::Hostile, Run};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -12,22 +12,8 @@ const TIME_BOUND: Duration = Duration::from_secs(10 + 3);
 /// Far below what decoding the hostile answers would take (gigabytes without the bounds).
 const MEMORY_BOUND_KIB: u64 = 128 * 1024;
 
-const PREFACE_LEN: usize = 24;
-const DATA: u8 = 0x0;
-const HEADERS: u8 = 0x1;
-const SETTINGS: u8 = 0x4;
-const END_HEADERS: u8 = 0x4;
-const ACK: u8 = 0x1;
 /// The largest frame a client accepts without saying more (RFC 9113 §4.2).
 const MAX_FRAME: usize = 16_384;
-
-fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
-    let len = payload.len() as u32;
-    let mut f = vec![(len >> 16) as u8, (len >> 8) as u8, len as u8, kind, flags];
-    f.extend_from_slice(&stream.to_be_bytes());
-    f.extend_from_slice(payload);
-    f
-}
 
 /// A length-delimited protobuf field (wire type 2).
 fn field(number: u8, content: &[u8]) -> Vec<u8> {

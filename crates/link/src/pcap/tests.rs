@@ -2,26 +2,10 @@
 
 use super::format::{FILE_HEADER, MAGIC_US, RECORD_HEADER};
 use super::*;
-use std::path::PathBuf;
+use callbench_primitives::scratch::ScratchDir;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// A directory of the test's own, removed when dropped.
-struct Dir(PathBuf);
-
-impl Dir {
-    fn new(name: &str) -> Dir {
-        let dir = std::env::temp_dir().join(format!("callbench-pcap-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        Dir(dir)
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 fn t0() -> SystemTime {
     UNIX_EPOCH + Duration::new(1_700_000_000, 123_456_789)
 }
@@ -42,8 +26,8 @@ fn refused(bytes: &[u8]) -> String {
 
 #[test]
 fn what_is_written_reads_back_cut_to_the_snap_length() {
-    let dir = Dir::new("snap");
-    let path = dir.0.join("a.pcap");
+    let dir = ScratchDir::new("callbench-pcap-snap").unwrap();
+    let path = dir.join("a.pcap");
     let mut w = Writer::create(&path, 8, DEFAULT_CAP).unwrap();
     w.packet(t0(), &[0x45, 1, 2, 3]).unwrap();
     w.packet(t0() + Duration::from_micros(40), &[0x45; 20]).unwrap();
@@ -62,8 +46,8 @@ fn what_is_written_reads_back_cut_to_the_snap_length() {
 
 #[test]
 fn a_capture_stops_at_its_cap_on_a_records_end() {
-    let dir = Dir::new("cap");
-    let path = dir.0.join("a.pcap");
+    let dir = ScratchDir::new("callbench-pcap-cap").unwrap();
+    let path = dir.join("a.pcap");
     let packet = [0x45u8; 100];
     let record = RECORD_HEADER + packet.len() as u64;
     // Room for three records and most of a fourth.
@@ -89,8 +73,8 @@ fn a_capture_stops_at_its_cap_on_a_records_end() {
 
 #[test]
 fn a_file_cut_inside_a_record_keeps_the_packets_before_it() {
-    let dir = Dir::new("cut");
-    let path = dir.0.join("a.pcap");
+    let dir = ScratchDir::new("callbench-pcap-cut").unwrap();
+    let path = dir.join("a.pcap");
     let mut w = Writer::create(&path, DEFAULT_SNAPLEN, DEFAULT_CAP).unwrap();
     for i in 0..3 {
         w.packet(t0() + Duration::from_millis(i), &[0x45; 60]).unwrap();

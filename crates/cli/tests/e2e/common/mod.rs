@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 pub use callbench_testkit::server::Server;
 
+pub mod h2_frames;
 pub mod hostile;
 pub mod hostile_quic;
 pub mod nginx;
