@@ -14,7 +14,7 @@ same server then takes the same calls from callbench's engine, whose client is w
 of the JVM client's warm-up.
 
     sudo reproductions/seed003-clients/run.py            # writes results.json and report.md here (~16 min)
-    reproductions/seed003-clients/run.py --render        # report.md again from results.json
+    reproductions/seed003-clients/run.py --render        # report.md again from results.json (left as it is)
     reproductions/seed003-clients/run.py --check         # report.md is what results.json renders
 
 Root is needed (network namespaces and the cgroup of a CPU limit).
@@ -124,7 +124,7 @@ def growth(totals):
 
 
 def derive(results):
-    """The figures read off the measured ones (seconds, growth per step), written again on --render."""
+    """The figures read off the measured ones (seconds, growth per step): stored by a run, read by --render."""
     for c in results["cells"]:
         if "measured_rtt_ms" in c:  # the first run's name for the link's own cost, measured with no delay set
             c["link_own_rtt_ms"] = c.pop("measured_rtt_ms")
@@ -217,9 +217,9 @@ def main():
     ap.add_argument("--check", action="store_true", help="report.md is what results.json renders")
     a = ap.parse_args()
     if a.render or a.check:
-        results = json.loads((HERE / "results.json").read_text())
+        # The measured record is never written again: what is derived from it is derived in memory.
+        results = derive(json.loads((HERE / "results.json").read_text()))
         if a.render:
-            (HERE / "results.json").write_text(json.dumps(derive(results), indent=2) + "\n")
             (HERE / "report.md").write_text(render_report(results))
             return 0
         if (HERE / "report.md").read_text() != render_report(results):
