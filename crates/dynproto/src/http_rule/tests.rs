@@ -28,17 +28,12 @@ message Book { int64 id = 1; string title = 2; string author_name = 3; }
 "#;
 
 fn twin(method: &str, request: &str) -> Result<RestCall, String> {
-    // A folder per call: the tests run side by side.
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("callbench-http-rule-{}-{n}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    // A new folder per call (the tests run side by side), removed also when a test fails.
+    let dir = callbench_primitives::scratch::ScratchDir::new("callbench-http-rule").unwrap();
     let file = dir.join("shop.proto");
     std::fs::write(&file, SHOP).unwrap();
-    let pool = load_protos(&[file], std::slice::from_ref(&dir)).unwrap();
-    let twin = rest_twin(&find_method(&pool, &format!("shop.v1.Shop/{method}")).unwrap(), request);
-    std::fs::remove_dir_all(&dir).unwrap();
-    twin
+    let pool = load_protos(&[file], &[dir.path().to_path_buf()]).unwrap();
+    rest_twin(&find_method(&pool, &format!("shop.v1.Shop/{method}")).unwrap(), request)
 }
 
 fn body(call: &RestCall) -> Value {
