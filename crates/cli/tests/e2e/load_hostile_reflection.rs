@@ -102,18 +102,19 @@ fn load_with_peak(args: &[&str]) -> (Run, u64) {
     };
     let (out, err) = (read(Box::new(child.stdout.take().unwrap())), read(Box::new(child.stderr.take().unwrap())));
     let pid = child.id() as libc::pid_t;
-    let (mut status, mut usage) = (0, unsafe { std::mem::zeroed::<libc::rusage>() });
-    let mut ended = false;
-    while !ended && start.elapsed() < common::RUN_LIMIT {
-        ended = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) } == pid;
-        if !ended {
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
-    if !ended {
+    // wait4 blocks on a thread of its own until the process ends; past the limit it is killed.
+    let (tell, reaped) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let (mut status, mut usage) = (0, unsafe { std::mem::zeroed::<libc::rusage>() });
+        unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        let _ = tell.send((status, usage));
+    });
+    let waited = reaped.recv_timeout(common::RUN_LIMIT);
+    let ended = waited.is_ok();
+    let (status, usage) = waited.unwrap_or_else(|_| {
         let _ = child.kill();
-        let _ = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    }
+        reaped.recv().expect("the killed process is reaped")
+    });
     let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
     let run = Run { code, stdout: out.join().unwrap(), stderr: err.join().unwrap(), elapsed: start.elapsed() };
     assert!(ended, "still running after {:?}:\n{}", common::RUN_LIMIT, run.all());

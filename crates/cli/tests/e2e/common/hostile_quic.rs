@@ -7,8 +7,8 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
 
 /// How the server's QUIC and TLS are set up.
 #[derive(Clone, Copy, Default)]
@@ -27,8 +27,8 @@ pub struct HostileQuic {
     pub port: u16,
     good: Arc<AtomicU64>,
     accepted: Arc<AtomicUsize>,
-    /// How each connection ended (by its index), as quinn says it.
-    ended: Arc<Mutex<Vec<(usize, quinn::ConnectionError)>>>,
+    /// How each connection ended (by its index), as quinn says it; told on each.
+    ended: Arc<Endings>,
     runtime: Option<tokio::runtime::Runtime>,
 }
 
@@ -68,9 +68,9 @@ impl HostileQuic {
             quinn::Endpoint::server(server_config(100), "127.0.0.1:0".parse().unwrap()).expect("a UDP socket")
         });
         let port = endpoint.local_addr().unwrap().port();
-        let (good, accepted, ended) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicUsize::new(0)), Arc::default());
-        let (counted, taken, endings): (_, _, Arc<Mutex<Vec<_>>>) =
-            (good.clone(), accepted.clone(), Arc::clone(&ended));
+        let (good, accepted, ended) =
+            (Arc::new(AtomicU64::new(0)), Arc::new(AtomicUsize::new(0)), Arc::new(Endings::default()));
+        let (counted, taken, endings) = (good.clone(), accepted.clone(), ended.clone());
         runtime.spawn(async move {
             while let Some(incoming) = endpoint.accept().await {
                 let index = taken.fetch_add(1, Ordering::Relaxed);
@@ -84,12 +84,12 @@ impl HostileQuic {
                     let connecting = async { accepted?.await };
                     let quic = match connecting.await {
                         Ok(quic) => quic,
-                        Err(e) => return endings.lock().unwrap().push((index, e)),
+                        Err(e) => return endings.record(index, e),
                     };
                     let watched = quic.clone();
                     tokio::spawn(async move {
                         let ended = watched.closed().await;
-                        endings.lock().unwrap().push((index, ended));
+                        endings.record(index, ended);
                     });
                     behaviour(QuicConn { quic, index, good }).await;
                 });
@@ -113,15 +113,24 @@ impl HostileQuic {
 
     /// How every accepted connection ended, once each has (panics after `limit`).
     pub fn wait_ended(&self, limit: Duration) -> Vec<(usize, quinn::ConnectionError)> {
-        let started = Instant::now();
-        loop {
-            let ended = self.ended.lock().unwrap().clone();
-            if ended.len() >= self.accepted() {
-                return ended;
-            }
-            assert!(started.elapsed() < limit, "{} of {} connections ended in {limit:?}", ended.len(), self.accepted());
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        let all = self.ended.list.lock().unwrap();
+        let (all, _) = self.ended.told.wait_timeout_while(all, limit, |all| all.len() < self.accepted()).unwrap();
+        assert!(all.len() >= self.accepted(), "{} of {} connections ended in {limit:?}", all.len(), self.accepted());
+        all.clone()
+    }
+}
+
+/// How the connections ended, and a condition told on each ending.
+#[derive(Default)]
+struct Endings {
+    list: Mutex<Vec<(usize, quinn::ConnectionError)>>,
+    told: Condvar,
+}
+
+impl Endings {
+    fn record(&self, index: usize, ended: quinn::ConnectionError) {
+        self.list.lock().unwrap().push((index, ended));
+        self.told.notify_all();
     }
 }
 
