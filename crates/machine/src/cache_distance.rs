@@ -94,7 +94,10 @@ mod tests {
         if cpus < 2 {
             return;
         }
-        let ns = round_trip_ns(0, 1).expect("two pinned threads answer each other");
+        // A probe gives up when another process holds CPU 1 for 20 ms (a build beside the
+        // tests): a few tries, each bounded, find a moment both threads run.
+        let ns =
+            (0..20).find_map(|_| round_trip_ns(0, 1)).expect("two pinned threads answer each other in one of 20 tries");
         // From sibling hyperthreads (tens of ns) to another socket across a busy host (µs).
         assert!(ns > 1.0 && ns < 100_000.0, "{ns} ns");
     }

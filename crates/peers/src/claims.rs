@@ -56,13 +56,10 @@ impl Claims {
     }
 }
 
-/// The `q`-quantile (0..=1) of sorted samples, nearest rank (as HDR histograms and most tools read it).
+/// The `q`-quantile (0..=1) of sorted samples, none of none: the results' one definition,
+/// [`callbench_results::stats::nearest_rank`].
 pub fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
-    if sorted.is_empty() {
-        return None;
-    }
-    let rank = (q * sorted.len() as f64).ceil().max(1.0) as usize;
-    Some(sorted[rank.min(sorted.len()) - 1])
+    (!sorted.is_empty()).then(|| callbench_results::stats::nearest_rank(sorted, q))
 }
 
 /// p50, p90, p95, p99, max and mean of samples (any order).

@@ -17,9 +17,12 @@ pub fn median(values: &[f64]) -> Option<f64> {
 }
 
 /// The value at quantile `q` (0–1) of already sorted, non-empty `sorted`, by nearest rank: the
-/// probes' p10/p50/p90 of their many timings.
+/// smallest value with at least ⌈q·n⌉ values at or below it (the first for q = 0), as an HDR
+/// histogram reads a percentile. callbench's one quantile of samples: the probes' p10/p50/p90 of
+/// their timings and the peers' percentiles of their own samples both use it.
 pub fn nearest_rank(sorted: &[f64], q: f64) -> f64 {
-    sorted[((sorted.len() - 1) as f64 * q).round() as usize]
+    let rank = (q * sorted.len() as f64).ceil().max(1.0) as usize;
+    sorted[rank.min(sorted.len()) - 1]
 }
 
 /// The median and the narrowest symmetric order-statistic interval [x(k), x(n+1-k)] whose
@@ -172,6 +175,18 @@ pub fn is_noisy(e: &Estimate) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nearest_rank_is_the_smallest_value_with_q_of_the_values_at_or_below_it() {
+        let s: Vec<f64> = (1..=100).map(f64::from).collect();
+        let at = |q| nearest_rank(&s, q);
+        assert_eq!(
+            (at(0.0), at(0.1), at(0.5), at(0.9), at(0.99), at(0.995), at(1.0)),
+            (1.0, 10.0, 50.0, 90.0, 99.0, 100.0, 100.0)
+        );
+        assert_eq!((nearest_rank(&[7.0], 0.5), nearest_rank(&[1.0, 2.0, 3.0], 0.5)), (7.0, 2.0));
+        assert_eq!(nearest_rank(&[1.0, 2.0, 3.0, 4.0], 0.5), 2.0);
+    }
 
     // The seeded generator: the Monte Carlo checks give the same answer every run.
     use callbench_primitives::rng::Rng;
