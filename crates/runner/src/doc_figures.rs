@@ -15,12 +15,17 @@
 //! - or a figure of an `article` of `reproductions/seeds.toml` (the seed articles' own figures),
 //!   wherever it is quoted;
 //! - or `docs/stated-figures.toml` states it, in that file, as no measurement (a configured
-//!   duration, a threshold the code applies, arithmetic on other figures) with its reason, and,
-//!   when it names the file that sets it, that file holds its number.
+//!   duration, a threshold the code applies, arithmetic on other figures) with its reason; when it
+//!   names the file that sets it, that file holds its number, and when it gives its arithmetic,
+//!   the arithmetic gives it.
+//!
+//! A results file's number backs a figure of one significant digit (`2 ms`, `100 ms`) only when
+//! equal to it: the setting a run records (its round trip), not a measurement that rounds to it.
 //!
 //! Backing is scoped to what a paragraph names because a results.json holds thousands of numbers:
 //! nearly any figure of three digits equals one of them somewhere.
 
+mod arithmetic;
 pub(crate) mod extract;
 
 use extract::{Family, Figure};
@@ -49,6 +54,10 @@ struct Stated {
     why: String,
     #[serde(default)]
     source: Option<String>,
+    /// Arithmetic that gives it, in its written unit (`"182 - 102"`), one per value of a range or
+    /// list: the test computes each and holds the figure to the result.
+    #[serde(default)]
+    derived: Vec<String>,
 }
 
 /// A number a figure can be backed by: its value, in a family's base unit when its unit is known,
@@ -59,6 +68,9 @@ struct Backing {
     value: f64,
     half_step: f64,
     relative: f64,
+    /// A number of a results file, which backs a figure of one significant digit (`2 ms`) only
+    /// when equal to it (a setting the run records, not a measurement that rounds to it).
+    measured: bool,
 }
 
 /// The problems of the repository's docs, one line each (none when every figure is backed).
@@ -117,6 +129,12 @@ fn check_paragraph(
         for figure in extract::figures(line) {
             if let Some(i) = stated.iter().position(|s| s.file == file && s.figure == figure.text) {
                 used[i] = true;
+                if !reported.contains(&figure.text) {
+                    if let Some(p) = derived_problem(&stated[i], &figure, &extract::figures(line)) {
+                        reported.push(figure.text.clone());
+                        problems.push(format!("{file}:{n}: {p}"));
+                    }
+                }
                 continue;
             }
             if reported.contains(&figure.text) || backings.iter().any(|b| backs(b, &figure)) {
@@ -142,6 +160,10 @@ fn backs(b: &Backing, f: &Figure) -> bool {
     if b.family.is_some_and(|family| family != f.family) {
         return false;
     }
+    if b.measured && f.significant < 2 {
+        let exact = |x: f64| (x - f.value).abs() <= 1e-9 * f.value.abs().max(1e-12);
+        return exact(b.value) || (b.family.is_none() && f.family == Family::Percent && exact(b.value * 100.0));
+    }
     let tolerance = f.half_step + b.half_step + b.relative * b.value.abs() + 1e-9 * f.value.abs().max(1e-12);
     if (b.value - f.value).abs() <= tolerance {
         return true;
@@ -165,7 +187,13 @@ fn sources(repo_root: &Path) -> Result<Sources, String> {
         let mut out = vec![];
         leaves(&json, None, &mut out);
         if let Ok(seconds) = crate::reproductions::wall_seconds(&json) {
-            out.push(Backing { family: Some(Family::Time), value: seconds, half_step: 0.0, relative: 0.1 });
+            out.push(Backing {
+                family: Some(Family::Time),
+                value: seconds,
+                half_step: 0.0,
+                relative: 0.1,
+                measured: false,
+            });
         }
         named.insert(format!("{}/{name}", crate::reproductions::DIR), out);
     }
@@ -198,6 +226,36 @@ fn sources(repo_root: &Path) -> Result<Sources, String> {
     Ok(Sources { anywhere, named })
 }
 
+/// What is wrong with a stated figure's arithmetic, if anything: each value of the figure (a
+/// range or list has several, `line_figures` holds them) must be what one of its `derived`
+/// expressions gives, at the precision written.
+fn derived_problem(s: &Stated, figure: &Figure, line_figures: &[Figure]) -> Option<String> {
+    if s.derived.is_empty() {
+        return None;
+    }
+    let values: Vec<&Figure> = line_figures.iter().filter(|f| f.text == figure.text).collect();
+    let mut results = vec![];
+    for expression in &s.derived {
+        match arithmetic::evaluate(expression) {
+            Ok(v) => results.push((expression, v)),
+            Err(e) => return Some(format!("{STATED}: {}: derived \"{expression}\": {e}", s.figure)),
+        }
+    }
+    let unmatched: Vec<String> = values
+        .iter()
+        .filter(|f| !results.iter().any(|(_, v)| (v * f.scale - f.value).abs() <= f.half_step + 1e-9 * f.value.abs()))
+        .map(|f| format!("{}", f.value / f.scale))
+        .collect();
+    (!unmatched.is_empty() || values.len() != results.len()).then(|| {
+        let gives: Vec<String> = results.iter().map(|(e, v)| format!("{e} = {v}")).collect();
+        format!(
+            "\"{}\" is not what its stated arithmetic in {STATED} gives ({}): correct the figure or the arithmetic",
+            s.figure,
+            gives.join(", ")
+        )
+    })
+}
+
 /// Every string of `toml` under a key called `key`, at any depth.
 fn strings_named(toml: &toml::Value, key: &str, out: &mut Vec<String>) {
     match toml {
@@ -215,7 +273,7 @@ fn strings_named(toml: &toml::Value, key: &str, out: &mut Vec<String>) {
 }
 
 fn from_figure(f: Figure) -> Backing {
-    Backing { family: Some(f.family), value: f.value, half_step: f.half_step, relative: 0.0 }
+    Backing { family: Some(f.family), value: f.value, half_step: f.half_step, relative: 0.0, measured: false }
 }
 
 /// Every numeric leaf of `json`, in the unit the nearest key that names one gives it.
@@ -231,7 +289,7 @@ fn leaves(json: &Value, unit: Option<(Family, f64)>, out: &mut Vec<Backing>) {
         Value::Number(n) => {
             if let Some(x) = n.as_f64() {
                 let (family, scale) = unit.map_or((None, 1.0), |(f, s)| (Some(f), s));
-                out.push(Backing { family, value: x * scale, half_step: 0.0, relative: 0.0 });
+                out.push(Backing { family, value: x * scale, half_step: 0.0, relative: 0.0, measured: true });
             }
         }
         _ => {}

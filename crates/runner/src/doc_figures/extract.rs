@@ -63,12 +63,17 @@ pub struct Figure {
     pub family: Family,
     pub value: f64,
     pub half_step: f64,
+    /// Its significant digits as written (`2` and `100` one, `2.0` and `1.7` two).
+    pub significant: u32,
+    /// The written unit's size in the family's base unit (`ms`: 0.001).
+    pub scale: f64,
 }
 
 struct Number {
     value: f64,
     thousands: bool,
     half_step: f64,
+    significant: u32,
     end: usize,
 }
 
@@ -108,23 +113,28 @@ pub fn figures(line: &str) -> Vec<Figure> {
                 n.half_step *= 1e3;
             }
         }
-        let mut values: Vec<(f64, f64)> = numbers.iter().map(|n| (n.value * scale, n.half_step * scale)).collect();
+        let mut values: Vec<(f64, f64, u32)> =
+            numbers.iter().map(|n| (n.value * scale, n.half_step * scale, n.significant)).collect();
         // `1 min 22 s`, `1 h 05 min`: one duration.
+        let mut compound = false;
         if numbers.len() == 1 && (scale == 60.0 || scale == 3600.0) {
             let smaller = if scale == 60.0 { &["s"][..] } else { &["min"][..] };
             if let Some(n) = (end < c.len() && c[end] == ' ').then(|| number(&c, end + 1)).flatten() {
                 if let Some(((_, _, s), e)) = unit(&c, n.end).filter(|((name, _, _), _)| smaller.contains(name)) {
-                    values = vec![(values[0].0 + n.value * s, n.half_step * s)];
+                    values = vec![(values[0].0 + n.value * s, n.half_step * s, values[0].2 + 2)];
+                    compound = true;
                     end = e;
                 }
             }
         }
         let text: String = c[start..end].iter().collect();
-        out.extend(values.into_iter().map(|(value, half_step)| Figure {
+        out.extend(values.into_iter().map(|(value, half_step, significant)| Figure {
             text: text.clone(),
             family,
             value,
             half_step,
+            significant,
+            scale: if compound { 1.0 } else { scale },
         }));
         i = end;
     }
@@ -182,7 +192,9 @@ fn number(c: &[char], mut i: usize) -> Option<Number> {
     if i < c.len() && (c[i].is_alphanumeric() && !starts_unit(c, i)) {
         return None;
     }
-    Some(Number { value, thousands, half_step, end: i })
+    let digits = if text.contains('.') { text.replace('.', "") } else { text.trim_end_matches('0').to_string() };
+    let significant = digits.trim_start_matches('0').len().max(1) as u32;
+    Some(Number { value, thousands, half_step, significant, end: i })
 }
 
 fn starts_unit(c: &[char], i: usize) -> bool {

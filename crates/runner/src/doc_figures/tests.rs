@@ -56,7 +56,7 @@ fn code_and_generated_blocks_are_not_prose() {
 #[test]
 fn results_keys_give_their_numbers_units() {
     let mut out = vec![];
-    let results = json!({"cells": [{"ms": {"p50": 106.0}, "wall_us_per_call": {"median": 4100.0}, "ratio": 1.03,
+    let results = json!({"cells": [{"ms": {"p50": 106.0}, "wall_us_per_call": {"median": 4100.0}, "ratio": 1.03, "rtt_ms": 10,
         "runs": [{"wall_us_per_call": 5000.0}]}]});
     leaves(&results, None, &mut out);
     let figure = |t: &str| figures(t).remove(0);
@@ -65,14 +65,22 @@ fn results_keys_give_their_numbers_units() {
     assert!(backed("103%"), "a fraction backs a percentage");
     assert!(!backed("106.1 ms") && !backed("4.2 ms") && !backed("106.0 µs") && !backed("1.04×"));
     assert!(!backed("5.00 ms"), "a raw repetition backs nothing");
+    // One significant digit is backed only by a number equal to it: a setting, not a rounding.
+    assert!(backed("10 ms") && !backed("4 ms") && backed("4.1 ms"));
 }
 
 /// A planted wrong figure fails, and the error names the file, the line, the figure and the fix.
 #[test]
 fn an_unbacked_figure_fails_with_where_and_how_to_fix() {
-    let run = vec![Backing { family: Some(Family::Time), value: 0.106, half_step: 0.0, relative: 0.0 }];
+    let run = vec![Backing { family: Some(Family::Time), value: 0.106, half_step: 0.0, relative: 0.0, measured: true }];
     let sources = Sources { anywhere: vec![], named: [("reproductions/r".to_string(), run)].into_iter().collect() };
-    let stated = vec![Stated { file: "x.md".into(), figure: "10 ms".into(), why: "configured".into(), source: None }];
+    let stated = vec![Stated {
+        file: "x.md".into(),
+        figure: "10 ms".into(),
+        why: "configured".into(),
+        source: None,
+        derived: vec![],
+    }];
     let mut used = vec![false];
     let text =
         "Intro.\n\nREST 106.0 ms (reproductions/r) across a 10 ms link,\nbut 1.7–2 ms a call.\n\nREST 106.0 ms.\n";
@@ -91,7 +99,13 @@ fn a_stated_figure_names_a_source_that_sets_it() {
     let dir = std::env::temp_dir().join(format!("callbench-stated-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("suite.toml"), "rtt = \"10ms\"\nnoisy = 0.10\nspan = 20.0\n").unwrap();
-    let s = |figure: &str| Stated { file: "x.md".into(), figure: figure.into(), why: "set".into(), source: None };
+    let s = |figure: &str| Stated {
+        file: "x.md".into(),
+        figure: figure.into(),
+        why: "set".into(),
+        source: None,
+        derived: vec![],
+    };
     assert_eq!(source_holds(&dir, &s("10 ms"), "suite.toml"), None);
     assert_eq!(source_holds(&dir, &s("10%"), "suite.toml"), None);
     assert_eq!(source_holds(&dir, &s("20×"), "suite.toml"), None);
@@ -99,6 +113,27 @@ fn a_stated_figure_names_a_source_that_sets_it() {
     assert!(source_holds(&dir, &s("12 ms"), "suite.toml").unwrap().contains("holds no 12"));
     assert!(source_holds(&dir, &s("1 ms"), "nothing.toml").unwrap().contains("is not a file"));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A stated figure with arithmetic is held to what it computes, each value of a range by one.
+#[test]
+fn stated_arithmetic_is_computed() {
+    let stated = |figure: &str, derived: &[&str]| Stated {
+        file: "x.md".into(),
+        figure: figure.into(),
+        why: "arithmetic".into(),
+        source: None,
+        derived: derived.iter().map(|d| d.to_string()).collect(),
+    };
+    let check = |line: &str, s: Stated| {
+        let all = figures(line);
+        derived_problem(&s, &all[0], &all)
+    };
+    assert_eq!(check("80 ms", stated("80 ms", &["182 - 102"])), None);
+    assert_eq!(check("3–4 ms", stated("3–4 ms", &["106.0 - 103.2", "167.6 - 163.5"])), None);
+    let wrong = check("1.7–2 ms", stated("1.7–2 ms", &["(58221 - 53073) / 4000", "(30181 - 25239) / 2000"])).unwrap();
+    assert!(wrong.contains("is not what its stated arithmetic") && wrong.contains("= 1.287"), "{wrong}");
+    assert!(check("80 ms", stated("80 ms", &["182 -"])).unwrap().contains("derived"));
 }
 
 /// README.md, docs/src/run.md and docs/src/seeds.md: every figure in their prose is backed.
