@@ -22,6 +22,10 @@
 //! A results file's number backs a figure of one significant digit (`2 ms`, `100 ms`) only when
 //! equal to it: the setting a run records (its round trip), not a measurement that rounds to it.
 //!
+//! The same holds for the words of the seed table (`reproductions/seeds.toml`'s `what`, `here`, `why`,
+//! rendered into seeds.md's generated block): a figure typed there outside a placeholder is backed
+//! by the row's own results, an article, or a stated entry for that file.
+//!
 //! Backing is scoped to what a paragraph names because a results.json holds thousands of numbers:
 //! nearly any figure of three digits equals one of them somewhere.
 
@@ -84,6 +88,7 @@ pub fn check(repo_root: &Path) -> Result<Vec<String>, String> {
         let text = std::fs::read_to_string(repo_root.join(file)).map_err(|e| format!("{file}: {e}"))?;
         problems.extend(check_text(file, &text, &sources, &stated.figure, &mut used));
     }
+    problems.extend(check_seed_rows(repo_root, &sources, &stated.figure, &mut used)?);
     for (s, used) in stated.figure.iter().zip(&used) {
         if s.why.trim().is_empty() {
             problems.push(format!("{STATED}: {} in {} says no why", s.figure, s.file));
@@ -111,20 +116,22 @@ fn check_text(file: &str, text: &str, sources: &Sources, stated: &[Stated], used
         let named = extract::named_sources(&paragraph.raw);
         let backings: Vec<&Backing> =
             sources.anywhere.iter().chain(named.iter().filter_map(|n| sources.named.get(n)).flatten()).collect();
-        problems.extend(check_paragraph(file, &paragraph.lines, &backings, stated, used));
+        let lines: Vec<(String, String)> =
+            paragraph.lines.into_iter().map(|(n, line)| (format!("{file}:{n}"), line)).collect();
+        problems.extend(check_paragraph(file, &lines, &backings, stated, used));
     }
     problems
 }
 
 fn check_paragraph(
     file: &str,
-    lines: &[(usize, String)],
+    lines: &[(String, String)],
     backings: &[&Backing],
     stated: &[Stated],
     used: &mut [bool],
 ) -> Vec<String> {
     let mut problems = vec![];
-    for (n, line) in lines {
+    for (at, line) in lines {
         let mut reported: Vec<String> = vec![];
         for figure in extract::figures(line) {
             if let Some(i) = stated.iter().position(|s| s.file == file && s.figure == figure.text) {
@@ -132,7 +139,7 @@ fn check_paragraph(
                 if !reported.contains(&figure.text) {
                     if let Some(p) = derived_problem(&stated[i], &figure, &extract::figures(line)) {
                         reported.push(figure.text.clone());
-                        problems.push(format!("{file}:{n}: {p}"));
+                        problems.push(format!("{at}: {p}"));
                     }
                 }
                 continue;
@@ -142,7 +149,7 @@ fn check_paragraph(
             }
             reported.push(figure.text.clone());
             problems.push(format!(
-                "{file}:{n}: \"{}\" is a figure no committed result backs: quote it from its results through a \
+                "{at}: \"{}\" is a figure no committed result backs: quote it from its results through a \
                  placeholder of reproductions/seeds.toml or a generated block, or correct it to the committed \
                  figure and name its results in the paragraph (reproductions/NAME, bench/results/FILE.md; the \
                  articles' figures are in reproductions/seeds.toml), or state in {STATED} why it is no \
@@ -152,6 +159,57 @@ fn check_paragraph(
         }
     }
     problems
+}
+
+/// The seed table's own words: the figures its rows' `what`, `here` and `why` type outside their
+/// placeholders (the placeholders' are the results' by construction), each backed by the row's
+/// results, an article or a stated entry for `reproductions/seeds.toml`.
+fn check_seed_rows(
+    repo_root: &Path,
+    sources: &Sources,
+    stated: &[Stated],
+    used: &mut [bool],
+) -> Result<Vec<String>, String> {
+    let file = crate::seed_table::FILE;
+    let text = std::fs::read_to_string(repo_root.join(file)).map_err(|e| format!("{file}: {e}"))?;
+    let table: toml::Value = toml::from_str(&text).map_err(|e| format!("{file}: {e}"))?;
+    let mut problems = vec![];
+    for row in table.get("row").and_then(|r| r.as_array()).into_iter().flatten() {
+        let field = |key: &str| row.get(key).and_then(|v| v.as_str()).unwrap_or_default().to_string();
+        let results = field("results");
+        let name = format!("{}/{}", crate::reproductions::DIR, results.split('/').next().unwrap_or_default());
+        let backings: Vec<&Backing> =
+            sources.anywhere.iter().chain(sources.named.get(&name).into_iter().flatten()).collect();
+        let lines: Vec<(String, String)> = ["what", "here", "why"]
+            .iter()
+            .map(|key| {
+                (
+                    format!("{file}, seed {}'s row on {results} ({key})", field("seed")),
+                    without_placeholders(&field(key)),
+                )
+            })
+            .collect();
+        problems.extend(check_paragraph(file, &lines, &backings, stated, used));
+    }
+    Ok(problems)
+}
+
+/// The text with every `{…}` placeholder a space.
+fn without_placeholders(text: &str) -> String {
+    let mut out = String::new();
+    let mut depth = 0;
+    for c in text.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth > 0 => {
+                depth -= 1;
+                out.push(' ');
+            }
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Whether `b` backs `f`: equal at the figure's precision (and the backing's own), or within the

@@ -115,6 +115,11 @@ fn a_stated_figure_names_a_source_that_sets_it() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+#[test]
+fn a_seed_rows_placeholders_are_not_its_typed_figures() {
+    assert_eq!(without_placeholders("{median a b} vs 4.07 ms {ratio x y}!"), "  vs 4.07 ms  !");
+}
+
 /// A stated figure with arithmetic is held to what it computes, each value of a range by one.
 #[test]
 fn stated_arithmetic_is_computed() {
