@@ -10,6 +10,8 @@
 
 mod cell;
 mod client_metrics;
+#[cfg(test)]
+mod doc_figures;
 pub mod endpoint;
 pub mod environment;
 pub mod execute;
@@ -24,6 +26,7 @@ pub mod plan;
 mod progress;
 mod python_env;
 mod repetition;
+pub mod reproductions;
 mod seed_table;
 pub mod slow_spells;
 pub mod store;

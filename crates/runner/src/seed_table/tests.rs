@@ -1,4 +1,5 @@
 use super::*;
+use crate::doc_figures::extract::{figures, Family, Figure};
 use serde_json::json;
 
 #[test]
@@ -59,4 +60,72 @@ fn the_book_quotes_the_table_as_its_results_render_it() {
 
 fn rendered(rows: &[callbench_results::model::SeedRow]) -> String {
     callbench_report::markdown::render(&callbench_report::doc::seed_blocks(rows))
+}
+
+/// What is wrong with the run times a row's command states (`# ~20 min`, `(27 min)`), if
+/// anything: each must be the wall time of the row's committed run within 10%. A run that records
+/// no times is let through only while `reproductions/not-rerun.toml` lists it.
+fn stated_time_problem(
+    seed: &str,
+    name: &str,
+    stated: &[Figure],
+    wall: &Result<f64, String>,
+    listed: bool,
+) -> Option<String> {
+    let at = format!(
+        "{FILE}, seed {seed}: its command states {}",
+        stated.iter().map(|f| f.text.as_str()).collect::<Vec<_>>().join(", ")
+    );
+    match wall {
+        Ok(wall) => stated.iter().find(|f| (f.value - wall).abs() > 0.1 * wall + f.half_step).map(|_| {
+            format!(
+                "{at}, but reproductions/{name}'s run took {} (environment.finished_at − started_at): state that",
+                crate::progress::clock(*wall)
+            )
+        }),
+        Err(_) if listed => None,
+        Err(why) => {
+            Some(format!("{at}, but reproductions/{name}/results.json cannot say how long its run took: {why}"))
+        }
+    }
+}
+
+/// Every run time a row's command states is its committed run's wall time within 10%.
+#[test]
+fn the_commands_stated_run_times_are_the_measured_ones() {
+    let root = Path::new(&std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo and nextest set CARGO_MANIFEST_DIR"))
+        .join("../..");
+    let table: Table = toml::from_str(&std::fs::read_to_string(root.join(FILE)).unwrap()).unwrap();
+    let not_rerun = crate::reproductions::not_rerun(&root).unwrap();
+    let mut problems = vec![];
+    for row in &table.row {
+        let Some((_, comment)) = row.command.split_once('#') else { continue };
+        let stated: Vec<Figure> = figures(comment).into_iter().filter(|f| f.family == Family::Time).collect();
+        let Some(results) = row.results.as_deref().filter(|_| !stated.is_empty()) else { continue };
+        let name = results.split('/').next().unwrap_or(results);
+        let json = crate::reproductions::read(&root.join("reproductions").join(results)).unwrap();
+        let wall = crate::reproductions::wall_seconds(&json);
+        let listed = not_rerun.iter().any(|l| l.name == name);
+        if let (Err(why), true) = (&wall, listed) {
+            eprintln!(
+                "{FILE}, seed {}: reproductions/{name} records no run time yet ({why}); listed as not run again",
+                row.seed
+            );
+        }
+        problems.extend(stated_time_problem(&row.seed, name, &stated, &wall, listed));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn a_stated_time_far_from_the_run_fails() {
+    let stated = figures("(5 min 54 s)");
+    let p = stated_time_problem("004", "r", &stated, &Ok(2433.0), false).unwrap();
+    assert!(p.contains("seed 004: its command states 5 min 54 s, but reproductions/r's run took 40 min 33 s"), "{p}");
+    assert_eq!(stated_time_problem("002", "r", &figures("(27 min)"), &Ok(1646.0), false), None);
+    let untimed = Err("it records no environment.started_at".to_string());
+    assert_eq!(stated_time_problem("003", "r", &figures("~20 min"), &untimed, true), None);
+    assert!(stated_time_problem("003", "r", &figures("~20 min"), &untimed, false)
+        .unwrap()
+        .contains("records no environment.started_at"));
 }

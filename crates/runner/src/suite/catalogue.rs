@@ -1,32 +1,54 @@
 //! The suites' catalogue: every suite file's name, what it runs (its `description`), its cells,
-//! repetitions and what its plan measures, as a Markdown table. The book quotes it, and a test
-//! keeps the quote what the files say, so no count or time in the docs is typed by hand.
+//! repetitions and its time, as a Markdown table. The time is the wall time of the suite's
+//! committed run (`reproductions/<suite name>/results.json`) when there is one, labelled `run:`,
+//! else what its plan measures, labelled `plan:`. The book quotes it, and a test keeps the quote
+//! what the files say, so no count or time in the docs is typed by hand.
 
 use super::Suite;
 use crate::plan::{self, CellKind, CellPlan};
 use crate::progress::clock;
+use crate::reproductions;
 use std::path::Path;
 
-/// The table of every `*.toml` in `dir` (sorted by name, `default` first).
+/// The table of every `*.toml` in `dir` (sorted by name, `default` first); the committed runs
+/// are read from `reproductions/` beside `dir`.
 pub fn table(dir: &Path) -> Result<String, String> {
+    let repo_root = dir.parent().unwrap_or(Path::new("."));
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();
     files.sort_by_key(|p| (p.file_stem().is_none_or(|s| s != "default"), p.clone()));
-    let mut out = String::from(
-        "| suite | what it runs | cells | repetitions | measured for | root |\n|---|---|---:|---:|---|---|\n",
-    );
+    let mut out =
+        String::from("| suite | what it runs | cells | repetitions | time | root |\n|---|---|---:|---:|---|---|\n");
     for path in files {
         let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let suite = Suite::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-        out.push_str(&row(&format!("suites/{}", path.file_name().unwrap_or_default().to_string_lossy()), &suite)?);
+        let file = format!("suites/{}", path.file_name().unwrap_or_default().to_string_lossy());
+        out.push_str(&row(&file, &suite, &measured(repo_root, &suite.name))?);
     }
     Ok(out)
 }
 
-fn row(file: &str, suite: &Suite) -> Result<String, String> {
+/// The wall time of the suite's committed run, `None` when it has none; the reason when its
+/// results.json does not say (a run made before the times were recorded).
+fn measured(repo_root: &Path, name: &str) -> Option<Result<f64, String>> {
+    let path = reproductions::results_file(repo_root, name)?;
+    Some(reproductions::read(&path).and_then(|json| reproductions::wall_seconds(&json)))
+}
+
+/// The time column: the committed run's wall time, or the plan's measuring time when there is no
+/// committed run (or it records no times, said beside it).
+fn time(plan: &Plan, name: &str, measured: &Option<Result<f64, String>>) -> String {
+    match measured {
+        Some(Ok(seconds)) => format!("run: {} (reproductions/{name})", clock(*seconds)),
+        Some(Err(_)) => format!("plan: {} (reproductions/{name} records no run time)", plan.text()),
+        None => format!("plan: {}", plan.text()),
+    }
+}
+
+fn row(file: &str, suite: &Suite, measured: &Option<Result<f64, String>>) -> Result<String, String> {
     let mut plan = Plan::default();
     let mut repetitions: Vec<usize> = vec![];
     for e in &suite.experiments {
@@ -57,7 +79,12 @@ fn row(file: &str, suite: &Suite) -> Result<String, String> {
         (false, false) => "yes (an emulated link)",
     };
     let what = suite.description.replace('|', "\\|").replace('\n', " ");
-    Ok(format!("| `{file}` | {what} | {} | {} | {} | {root} |\n", plan.cells, reps.join(", "), plan.text()))
+    Ok(format!(
+        "| `{file}` | {what} | {} | {} | {} | {root} |\n",
+        plan.cells,
+        reps.join(", "),
+        time(&plan, &suite.name, measured)
+    ))
 }
 
 /// What a suite's plan fixes: the time of its timed repetitions (and warm-ups), and the calls and
@@ -154,8 +181,8 @@ mod tests {
         .unwrap();
         // rust-actix: 3 repetitions and a warm-up round; inproc: 3; a second each.
         assert_eq!(
-            row("suites/t.toml", &suite).unwrap(),
-            "| `suites/t.toml` | two \\| cells | 2 | 3 | 7 s | for its network experiment (left out without) |\n"
+            row("suites/t.toml", &suite, &None).unwrap(),
+            "| `suites/t.toml` | two \\| cells | 2 | 3 | plan: 7 s | for its network experiment (left out without) |\n"
         );
         let counted = Suite::parse(
             "name='t'\nrepetitions=2\n[[experiment]]\nid='a'\ntitle='a'\nservers=['rust-actix']\nworkloads=['auth']\n\
@@ -163,6 +190,12 @@ mod tests {
         )
         .unwrap();
         // 3 runs of 1500 calls, each after a second's warm-up, and the server's 10 s.
-        assert!(row("suites/c.toml", &counted).unwrap().contains("| 1 | 2 | 13 s + 4,500 calls |"));
+        assert!(row("suites/c.toml", &counted, &None).unwrap().contains("| 1 | 2 | plan: 13 s + 4,500 calls |"));
+        // A committed run's wall time replaces the plan, labelled as the run's; one without its
+        // times keeps the plan and says why.
+        let run = row("suites/c.toml", &counted, &Some(Ok(2433.0))).unwrap();
+        assert!(run.contains("| run: 40 min 33 s (reproductions/t) |"), "{run}");
+        let untimed = row("suites/c.toml", &counted, &Some(Err("no times".into()))).unwrap();
+        assert!(untimed.contains("| plan: 13 s + 4,500 calls (reproductions/t records no run time) |"), "{untimed}");
     }
 }
