@@ -328,8 +328,9 @@ def render(p):
         "Array.find, Rust's iter().position) and the SHA-512 hex of the password (PHP's hash() gives what the "
         "article's bin2hex(mhash(...)) gives). The article does not give its user.json, only its shape (10,000 "
         "users `{id, hash}`): callbench's hash is a 128-digit SHA-512 hex, so the size above is a guess at the "
-        "article's, and parsing, most of every runtime's time, grows with it. The suite's timed iteration includes "
-        "freeing the parsed users (the free phase), as a function returning does; the article's snippets do not show "
+        "article's, and parsing, most of the time of every runtime but Node, grows with it. The suite's timed "
+        "iteration includes freeing the parsed users (the free phase), as a function returning does; the article's "
+        "snippets do not show "
         "where its timer stopped. Not installed here: the article's PHP 7.4 and Node 14, and .NET (the suite's C# "
         "runs on Mono with Newtonsoft.Json, which is not a .NET 6 figure).",
         "",
