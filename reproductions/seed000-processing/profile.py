@@ -16,7 +16,7 @@ suite's warm cells; processes alternate between runtimes, round after round. Fig
 median and p10–p90 over every timed iteration of every round.
 
     # about 40 seconds; writes profile.json and profile.md here
-    flock /tmp/callbench-measure.lock reproductions/seed000-processing/profile.py
+    reproductions/seed000-processing/profile.py
     reproductions/seed000-processing/profile.py --check [FILE...]   # profile.md (and FILE's block) match profile.json
 """
 
@@ -268,7 +268,7 @@ def measure(a):
             "cpu": a.cpu,
             "steal_pct": round(100 * stolen / total, 1),
             "loadavg_at_start": load,
-            "command": "flock /tmp/callbench-measure.lock reproductions/seed000-processing/profile.py"
+            "command": "reproductions/seed000-processing/profile.py"
             + (f" --rounds {a.rounds}" if a.rounds != 10 else ""),
         },
         "users_json": {"users": 10_000, "bytes": len(users_json()), "sha256": USERS_SHA256},
