@@ -48,8 +48,15 @@ RTTS_MS = [5, 10, 25, 40, 60]
 # spread its calls by ±1 ms around their medians (2% of the smallest); 40 keeps the run near 7 minutes.
 CALLS = 40
 
-REST = 'exec node {root}/clients/seed000-rest/call.js "$CALLBENCH_TARGET/auth/9999" --body \'{body}\' --calls {calls}'
-GRPC = 'exec {target}/release/seed000-tonic "$CALLBENCH_TARGET" --ca "$CALLBENCH_CA_CERT" --domain localhost --calls {calls}'
+# Both clients stop after --calls or --duration-ms (10 s unless given): given long enough for every call.
+REST = (
+    "exec node {root}/clients/seed000-rest/call.js \"$CALLBENCH_TARGET/auth/9999\" --body '{body}' --calls {calls} "
+    "--duration-ms 300000"
+)
+GRPC = (
+    'exec {target}/release/seed000-tonic "$CALLBENCH_TARGET" --ca "$CALLBENCH_CA_CERT" --domain localhost '
+    "--calls {calls} --duration-ms 300000"
+)
 
 # name: (server, front end (nginx-front.sh's arguments) or None, what the cell is, the client command).
 VARIANTS = {
@@ -202,7 +209,7 @@ def git(*args):
 
 
 def now():
-    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def versions():
@@ -243,7 +250,10 @@ def figures(results):
     ]
     for r in rtts:
         ratio = p50(results, "rest", r) / p50(results, "grpc", r)
-        rows.append(f"| {r} ms | {at(results, 'rest', r)} | {at(results, 'grpc', r)} | {ratio:.2f}× | {at(results, 'rest-tls1.2', r)} |")
+        rows.append(
+            f"| {r} ms | {at(results, 'rest', r)} | {at(results, 'grpc', r)} | {ratio:.2f}× | "
+            f"{at(results, 'rest-tls1.2', r)} |"
+        )
     rows += [
         "",
         "The REST client's connection behaviour (new connections a call in brackets after the round trips):",
@@ -268,7 +278,12 @@ def figures(results):
     ]
     for r in rtts:
         cells = []
-        for v, base in (("rest-front", "rest"), ("rest-front-kept", "rest"), ("grpc-front", "grpc"), ("grpc-front-kept", "grpc")):
+        for v, base in (
+            ("rest-front", "rest"),
+            ("rest-front-kept", "rest"),
+            ("grpc-front", "grpc"),
+            ("grpc-front-kept", "grpc"),
+        ):
             cells.append(f"{p50(results, v, r)} (+{p50(results, v, r) - p50(results, base, r):.1f})")
         for a, b in (("rest-front", "grpc-front"), ("rest-front-kept", "grpc-front-kept")):
             cells.append(f"{p50(results, a, r) / p50(results, b, r):.2f}×")
@@ -350,7 +365,8 @@ def render_report(results):
         "and AAAA) a call, the TLS version, which end closed the connections, and the first call (left out) "
         "with its TLS handshake in round trips (a later call's may resume the first one's session):",
         "",
-        "| cell | call, ms | RTTs | lookup · connect · TLS · request | new conns | lookups | TLS | closed by | first call (TLS) |",
+        "| cell | call, ms | RTTs | lookup · connect · TLS · request | new conns | lookups | TLS | closed by "
+        "| first call (TLS) |",
         "|---|---:|---:|---|---:|---:|---|---|---:|",
         *phase_rows,
         "",
