@@ -18,7 +18,7 @@ kept connection or a new one per call, each with and without a `Connection: clos
 behind nginx (nginx-front.sh, run by `serve --front` on the server side of the link), which terminates TLS
 and passes each call in plaintext to the server, with a new upstream connection per call or kept ones.
 
-    sudo reproductions/seed000-clients/run.py            # writes results.json and report.md here (~7 min)
+    sudo reproductions/seed000-clients/run.py            # writes results.json and report.md here (~5 min)
     reproductions/seed000-clients/run.py --render        # report.md from results.json (results.json untouched)
     reproductions/seed000-clients/run.py --check FILE    # FILE's figures block and report.md match results.json
 
@@ -45,7 +45,7 @@ ROOT = HERE.parent.parent
 BODY = '{"password":"thisispassword"}'
 RTTS_MS = [5, 10, 25, 40, 60]
 # Calls per cell after the first: at 20 calls the sweep of bench/results/seed000-rtt-sweep-2026-12-06.md
-# spread its calls by ±1 ms around their medians (2% of the smallest); 40 keeps the run near 7 minutes.
+# spread its calls by ±1 ms around their medians (2% of the smallest); 40 keep the run near 5 minutes.
 CALLS = 40
 
 # Both clients stop after --calls or --duration-ms (10 s unless given): given long enough for every call.
@@ -284,7 +284,7 @@ def figures(results):
             ("grpc-front", "grpc"),
             ("grpc-front-kept", "grpc"),
         ):
-            cells.append(f"{p50(results, v, r)} (+{p50(results, v, r) - p50(results, base, r):.1f})")
+            cells.append(f"{p50(results, v, r)} ({p50(results, v, r) - p50(results, base, r):+.1f})")
         for a, b in (("rest-front", "grpc-front"), ("rest-front-kept", "grpc-front-kept")):
             cells.append(f"{p50(results, a, r) / p50(results, b, r):.2f}×")
         rows.append(f"| {r} ms | " + " | ".join(cells) + " |")
