@@ -10,6 +10,7 @@
 //! - [`cleanup`]: nothing left behind, even by a killed run;
 //! - [`lab::Lab`]: hosts in namespaces of their own on one bridge (several machines on this one);
 //! - [`dns::NameServer`]: a name server on the server side, so a client's lookup crosses the link;
+//! - [`front::FrontEnd`]: a command (a TLS-terminating proxy) on the server side, between the link and the server;
 //! - [`probe::ping_pong`]: what the link really costs, measured with real sockets;
 //! - [`pcap`] and [`phases`]: what the link carried, written as a capture, and each call of any client
 //!   read back from it as DNS, TCP connect, TLS handshake and request → answer, in round trips.
@@ -19,6 +20,7 @@ pub mod counters;
 pub mod device;
 pub mod dns;
 pub mod forwarder;
+pub mod front;
 pub mod lab;
 pub mod lane;
 mod link;

@@ -8,7 +8,8 @@ use crate::load::{Invocation, Load, Output, Protocol};
 use crate::tool::Tool;
 use std::path::{Path, PathBuf};
 
-/// Seed 000's REST call as VS Code's REST Client made it: got 9.6.0 on Node 14's agent, a new
+/// Seed 000's REST call as VS Code's REST Client would have made it (the editor is inferred from the
+/// article's `.http` file): got 9.6.0 on Node 14's agent, a new
 /// connection and a name lookup per call (`clients/seed000-rest`).
 pub struct Seed000Rest;
 

@@ -4,12 +4,16 @@
 //! client side with CALLBENCH_TARGET set to the server's URL. With `--dns NAME` the command's name
 //! lookups cross the link too: a name server on the server side answers NAME, and the command's
 //! resolver asks it. With `--tls` the command finds the server's certificate in CALLBENCH_CA_CERT.
+//! With `--front COMMAND` a front end (nginx, say) runs on the server side between the link and the
+//! server, and the command is pointed at it; with `--tls` the front end serves TLS and the server
+//! plaintext, as a platform's TLS-terminating proxy does.
 
 use anyhow::{anyhow, bail, Context, Result};
 use callbench_launcher::cpu_limit::CpuLimit;
 use callbench_launcher::manifest::{self, Manifest};
 use callbench_launcher::process::{self, ServerProcess, StartOptions};
 use callbench_link::dns::{check_name, NameServer, Resolver, DEFAULT_NAME};
+use callbench_link::front::FrontEnd;
 use callbench_link::{pcap, probe::ping_pong, Link, LinkSpec, SERVER_ADDR};
 use callbench_primitives::scratch::ScratchDir;
 use callbench_verify::probe;
@@ -60,6 +64,13 @@ pub struct Args {
     /// point the command's resolver at it, and give CALLBENCH_TARGET with NAME for the address.
     #[arg(long, value_name = "NAME", requires = "command", num_args = 0..=1, default_missing_value = DEFAULT_NAME)]
     dns: Option<String>,
+    /// With --network and a command: a front end run (`sh -c`) on the link's server side, between the
+    /// link and the server, e.g. nginx proxying to it. It listens on $CALLBENCH_FRONT_ADDR and reaches
+    /// the server at $CALLBENCH_UPSTREAM; the command's CALLBENCH_TARGET names the front end. With
+    /// --tls the front end serves TLS (its certificate is the one in CALLBENCH_CA_CERT), the server
+    /// plaintext.
+    #[arg(long, value_name = "COMMAND", requires = "command")]
+    front: Option<String>,
     /// With --network: a command to run on the link's client side (CALLBENCH_TARGET holds the
     /// server's URL); serve stops when it ends and exits with its code.
     #[arg(last = true, value_name = "COMMAND", requires = "network")]
@@ -96,7 +107,8 @@ pub async fn run(args: Args) -> Result<i32> {
         // With a command across the link, stdout is the command's alone.
         echo_output: args.command.is_empty(),
         netns: link.as_ref().map(|l| l.server.fd()),
-        tls: args.tls,
+        // Behind a front end, the front end terminates TLS.
+        tls: args.tls && args.front.is_none(),
         env: Vec::new(),
         cgroup: cpu_limit.as_ref().map(|l| l.procs.clone()),
     };
@@ -128,8 +140,8 @@ fn share(cpus: f64) -> String {
 }
 
 async fn serve(args: Args, manifest: &Manifest, server: &mut ServerProcess, link: Option<&Link>) -> Result<i32> {
-    let url = format!("{}://{}", scheme(manifest, args.tls), server.addr);
-    if args.tls {
+    let url = format!("{}://{}", scheme(manifest, args.tls && args.front.is_none()), server.addr);
+    if args.tls && args.front.is_none() {
         callbench_verify::dial::speaks_tls(server.addr);
     }
     let Some(link) = link else {
@@ -168,10 +180,20 @@ async fn serve(args: Args, manifest: &Manifest, server: &mut ServerProcess, link
     // in a directory of its own, new and private (serve runs as root; /tmp is everyone's).
     let scratch = ScratchDir::new("callbench-serve").context("cannot make serve's scratch directory")?;
     let mut env = vec![("CALLBENCH_SERVER_ADDR".to_string(), server.addr.to_string())];
+    let front = match &args.front {
+        Some(command) => Some(FrontEnd::start(link, command, server.addr).map_err(|e| anyhow!(e))?),
+        None => None,
+    };
+    // Where the command's calls go: the front end when there is one.
+    let target: std::net::SocketAddr = front.as_ref().map_or(server.addr, |f| f.addr.into());
+    if let Some(f) = &front {
+        eprintln!("callbench: a front end at {} passes calls to {}", f.addr, server.addr);
+        env.push(("CALLBENCH_FRONT_ADDR".into(), f.addr.to_string()));
+    }
     if args.tls {
         let pem = link
             .client
-            .run(|| callbench_verify::dial::server_certificate_pem(server.addr, Duration::from_secs(10)))
+            .run(|| callbench_verify::dial::server_certificate_pem(target, Duration::from_secs(10)))
             .map_err(|e| anyhow!("cannot read the server's certificate: {e}"))?;
         let path = scratch.join("server.pem");
         std::fs::write(&path, pem).with_context(|| format!("cannot write {}", path.display()))?;
@@ -182,8 +204,8 @@ async fn serve(args: Args, manifest: &Manifest, server: &mut ServerProcess, link
         None => None,
     };
     let url = match &names {
-        Some(n) => format!("{}://{}:{}", scheme(manifest, args.tls), n.name, server.addr.port()),
-        None => url,
+        Some(n) => format!("{}://{}:{}", scheme(manifest, args.tls), n.name, target.port()),
+        None => format!("{}://{target}", scheme(manifest, args.tls)),
     };
     if let Some(n) = &names {
         eprintln!("callbench: {} resolves to {SERVER_ADDR} from a name server across the link", n.name);
@@ -194,6 +216,7 @@ async fn serve(args: Args, manifest: &Manifest, server: &mut ServerProcess, link
     }
     let code = run_across(link, &args.command, &env, names.as_ref().map(|n| &n.resolver))?;
     drop(names);
+    drop(front);
     if let Some(path) = &args.pcap {
         let written =
             link.end_capture(pcap::FINISH_WITHIN).map_err(|e| anyhow!("the capture {} is cut: {e}", path.display()))?;

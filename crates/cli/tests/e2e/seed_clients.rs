@@ -1,7 +1,8 @@
 //! End-to-end: seed 000's own clients (clients/) across an emulated link with TLS and a name
 //! server on the far side (`callbench serve --tls --dns --pcap`): the tonic client as the article
-//! wrote it and the REST call as VS Code's REST Client made it, each call decomposed from its
-//! packets into lookup, connect, handshake and call (root needed, as for every link).
+//! wrote it and the REST call as VS Code's REST Client would have made it, each call decomposed
+//! from its packets into lookup, connect, handshake and call (root needed, as for every link); and
+//! the same clients through a TLS-terminating front end on the far side (`serve --front`).
 
 use crate::common;
 
@@ -14,15 +15,21 @@ const RTT_MS: f64 = 20.0;
 /// `serve NAME --tls --dns --network rtt=20ms --pcap F -- sh -c SCRIPT`: the script's stdout and
 /// the phases of its packets.
 fn across(server: &str, script: &str) -> (String, Value) {
+    let (stdout, _, phases) = across_with(server, &[], script);
+    (stdout, phases)
+}
+
+/// [`across`] with more arguments for serve (`--front …`); its stderr too.
+fn across_with(server: &str, more: &[&str], script: &str) -> (String, String, Value) {
     let dir = common::TempDir::new("seed-clients");
     let pcap = dir.str("run.pcap");
     let args = ["serve", server, "--no-build", "--tls", "--dns", "--network", "rtt=20ms", "--pcap", &pcap];
-    let run = run_cmd(Command::new(common::callbench()).args(args).args(["--", "sh", "-c", script]));
+    let run = run_cmd(Command::new(common::callbench()).args(args).args(more).args(["--", "sh", "-c", script]));
     assert_eq!(run.code, Some(0), "{}", run.all());
     assert!(run.stderr.contains("server.callbench.test resolves to 198.18.0.2"), "{}", run.all());
     let read = run_cmd(Command::new(common::callbench()).args(["phases", &pcap, "-o", "json"]));
     assert_eq!(read.code, Some(0), "{}", read.all());
-    (run.stdout, serde_json::from_str(&read.stdout).unwrap_or_else(|e| panic!("{e}: {}", read.all())))
+    (run.stdout, run.stderr, serde_json::from_str(&read.stdout).unwrap_or_else(|e| panic!("{e}: {}", read.all())))
 }
 
 fn trips(us: &Value) -> i64 {
@@ -74,20 +81,108 @@ fn the_articles_tonic_client_pays_a_lookup_a_connect_a_handshake_and_the_call() 
 
 #[test]
 fn the_rest_call_as_vs_codes_rest_client_made_it_opens_a_connection_per_call() {
-    let dir = common::repo().join("clients/seed000-rest");
-    let install = run_cmd(Command::new("node").arg("servers/_node-shared/build.js").arg(&dir));
-    assert_eq!(install.code, Some(0), "{}", install.all());
-    let script = format!(
-        "exec node {}/call.js \"$CALLBENCH_TARGET/auth/9999\" --body '{{\"password\":\"thisispassword\"}}' --calls 3",
-        dir.display()
-    );
+    let script = rest_call("");
     let (stdout, phases) = across("rust-actix", &script);
     assert_four_round_trips(&phases, 3);
     assert_clock_agrees(&stdout, 3);
     // Node 14's agent: the client asks for the connection to close, so the server closes it.
-    let ended: Vec<&str> =
-        phases["connections"].as_array().unwrap().iter().filter_map(|c| c["ended_by"].as_str()).collect();
-    assert_eq!(ended, ["server"; 3], "{phases:#}");
+    assert_eq!(ended_by(&phases), ["server"; 3], "{phases:#}");
+}
+
+/// `node call.js URL --body … --calls 3` and more options, its node_modules installed first.
+fn rest_call(more: &str) -> String {
+    let dir = common::repo().join("clients/seed000-rest");
+    let install = run_cmd(Command::new("node").arg("servers/_node-shared/build.js").arg(&dir));
+    assert_eq!(install.code, Some(0), "{}", install.all());
+    format!(
+        "exec node {}/call.js \"$CALLBENCH_TARGET/auth/9999\" --body '{{\"password\":\"thisispassword\"}}' --calls 3 {more}",
+        dir.display()
+    )
+}
+
+fn ended_by(phases: &Value) -> Vec<&str> {
+    phases["connections"].as_array().unwrap().iter().filter_map(|c| c["ended_by"].as_str()).collect()
+}
+
+/// The REST client's connection options do what they say, seen in its packets: a keep-alive agent
+/// makes its three calls on one connection; with `Connection: close` the server closes each; a new
+/// connection per call without that header is closed by the client.
+#[test]
+fn the_rest_clients_connection_options_keep_or_close_its_connections() {
+    let (stdout, phases) = across("rust-actix", &rest_call("--agent keep-alive"));
+    calls_in_trips(&stdout, 3);
+    let connections = phases["connections"].as_array().unwrap();
+    assert_eq!(connections.len(), 1, "{phases:#}");
+    assert_eq!(connections[0]["exchanges"].as_array().unwrap().len(), 3, "{phases:#}");
+    let (_, phases) = across("rust-actix", &rest_call("--agent keep-alive --connection-header close"));
+    assert_eq!(ended_by(&phases), ["server"; 3], "{phases:#}");
+    let (_, phases) = across("rust-actix", &rest_call("--connection-header keep-alive"));
+    assert_eq!(ended_by(&phases), ["client"; 3], "{phases:#}");
+}
+
+/// The reproduction's nginx front end (`serve --front`) with its work folder in `dir`.
+fn nginx_front(protocol: &str, upstream: &str, dir: &common::TempDir) -> String {
+    let script = common::repo().join("reproductions/seed000-clients/nginx-front.sh");
+    format!("sh {} {protocol} {upstream} {}", script.display(), dir.str("front"))
+}
+
+/// Whether a process runs with `needle` in its command line.
+fn running_with(needle: &str) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return false };
+    entries
+        .flatten()
+        .any(|e| std::fs::read(e.path().join("cmdline")).is_ok_and(|c| String::from_utf8_lossy(&c).contains(needle)))
+}
+
+/// `serve --tls --front COMMAND`: the front end (nginx) answers the client's TLS on the link's far
+/// side and passes the call on to the server, which serves plaintext; the front end is stopped
+/// with serve.
+#[test]
+fn a_front_end_terminates_tls_and_passes_calls_to_the_server_in_plaintext() {
+    let dir = common::TempDir::new("front");
+    let front = nginx_front("rest", "close", &dir);
+    let script = "curl -sk -D - -X PUT -H 'content-type: application/json' --data '{\"password\":\"thisispassword\"}' \
+                  \"$CALLBENCH_TARGET/auth/9999\" && echo && \
+                  curl -s -o /dev/null -w 'plaintext %{http_code}' -X PUT -H 'content-type: application/json' \
+                  --data '{\"password\":\"thisispassword\"}' \"http://$CALLBENCH_SERVER_ADDR/auth/9999\"";
+    let (stdout, stderr, phases) = across_with("rust-actix", &["--front", &front], script);
+    assert!(stdout.contains("server: nginx/") && stdout.contains("\"hash\":"), "{stdout}");
+    assert!(stdout.ends_with("plaintext 200"), "{stdout}");
+    assert!(stderr.contains("a front end at 198.18.0.2:"), "{stderr}");
+    let versions: Vec<&str> =
+        phases["connections"].as_array().unwrap().iter().filter_map(|c| c["tls"]["version"].as_str()).collect();
+    assert_eq!(versions, ["1.3"], "the front end's TLS, then the server's plaintext: {phases:#}");
+    assert!(!running_with(&dir.str("front")), "nginx outlived serve");
+}
+
+/// The article's tonic client through nginx's grpc_pass: every call succeeds and still pays its
+/// lookup, connect, handshake and call across the link (the front end sits on the far side).
+#[test]
+fn the_articles_tonic_client_reaches_the_server_through_the_front_end() {
+    let dir = common::TempDir::new("front-grpc");
+    let client = common::server_bin("seed000-tonic");
+    let script =
+        format!("exec {client} \"$CALLBENCH_TARGET\" --ca \"$CALLBENCH_CA_CERT\" --domain localhost --calls 3");
+    let (stdout, _, phases) = across_with("rust-tonic", &["--front", &nginx_front("grpc", "keepalive", &dir)], &script);
+    assert_four_round_trips(&phases, 3);
+    assert_clock_agrees(&stdout, 3);
+}
+
+#[test]
+fn a_front_end_that_does_not_start_is_an_error() {
+    let run = run_cmd(Command::new(common::callbench()).args([
+        "serve",
+        "rust-actix",
+        "--no-build",
+        "--network",
+        "rtt=1ms",
+        "--front",
+        "exit 3",
+        "--",
+        "true",
+    ]));
+    assert_eq!(run.code, Some(1), "{}", run.all());
+    assert!(run.stderr.contains("the front end exited before it accepted a connection"), "{}", run.all());
 }
 
 /// The command's resolver asks the far side's name server (for that name only), and the machine's
