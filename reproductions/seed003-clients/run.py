@@ -21,7 +21,7 @@ same server then takes the same calls from callbench's engine, whose client is w
 CPU time (utime + stime of its processes) and its cgroup's throttling are read before and after each
 timed run (server_cpu.py), so they count the timed calls only, not the warm-up.
 
-    sudo reproductions/seed003-clients/run.py            # writes results.json and report.md here (~27 min)
+    sudo reproductions/seed003-clients/run.py            # writes results.json and report.md here (~33 min)
     reproductions/seed003-clients/run.py --render        # report.md again from results.json (left as it is)
     reproductions/seed003-clients/run.py --check         # report.md is what results.json renders
 
@@ -496,9 +496,9 @@ def main():
     burst_cells = [c for c in cells if c["cpu_burst_ms"]]
     if burst_cells:
         c = burst_cells[0]
-        check = f"{c['burst_file']} present on Linux {describe().split()[1]}, set to {c['burst_us_set']} µs"
+        check = f"{c['burst_file']} present on Linux {os.uname().release}, set to {c['burst_us_set']} µs"
     else:
-        check = f"no burst file on Linux {describe().split()[1]}: {burst_note}"
+        check = f"no burst file on Linux {os.uname().release}: {burst_note}"
     command = "sudo reproductions/seed003-clients/run.py"
     command += "".join(
         f" --{k} {v}"
@@ -527,7 +527,14 @@ def main():
         "burst_check": check,
         # Counts from the noise of the last run: JVM-to-JVM spread of a 5000-call total ≤ 0.8% unlimited
         # (2–3 JVMs suffice), 8–13% under 20% (3, the most the half-hour budget allows).
-        "counts": {"runs": a.runs, "pinned_runs": a.pinned_runs, "probe_runs": a.probe_runs, "calls": a.calls},
+        "counts": {
+            "runs": a.runs,
+            "pinned_runs": a.pinned_runs,
+            "probe_runs": a.probe_runs,
+            "calls": a.calls,
+            "why": "JVM-to-JVM spread of a run's total: a few % with no limit (2–3 JVMs), 6–21% under 20% (3, the "
+            "most a half-hour run allows); the pinned control and the probe 2 each",
+        },
         "marks": marks,
         "article_ms": ARTICLE,
         "cells": cells,
