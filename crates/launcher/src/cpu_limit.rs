@@ -1,6 +1,8 @@
 //! A CPU limit for a server, as a burstable cloud instance imposes one: a cgroup of its own with a
-//! CFS quota (cgroup v2's `cpu.max`, or the v1 cpu controller's `cpu.cfs_quota_us`). The server
-//! enters it between fork and exec, so every process it starts stays inside. Needs root.
+//! CFS quota (cgroup v2's `cpu.max`, or the v1 cpu controller's `cpu.cfs_quota_us`), and optionally
+//! a burst (`cpu.max.burst`, v1's `cpu.cfs_burst_us`): quota left unused in earlier periods that a
+//! later period may spend, at most one period's quota (the kernel refuses more). The server enters
+//! it between fork and exec, so every process it starts stays inside. Needs root.
 
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
@@ -15,6 +17,8 @@ pub struct CpuLimit {
     v2: bool,
     /// CPUs' worth of time per period the group may use, e.g. 0.2.
     pub cpus: f64,
+    /// Unused quota a period may carry into later ones, in µs (0: none).
+    pub burst_us: u64,
     /// `cgroup.procs` of the group, for a child to write itself into before exec.
     pub procs: CString,
 }
@@ -25,6 +29,15 @@ pub struct Throttling {
     pub periods: u64,
     pub throttled_periods: u64,
     pub throttled_us: u64,
+}
+
+/// The file of a group's burst, v2 and v1.
+fn burst_file(v2: bool) -> &'static str {
+    if v2 {
+        "cpu.max.burst"
+    } else {
+        "cpu.cfs_burst_us"
+    }
 }
 
 /// `20%` or `0.2` (a fifth of one CPU), `1.5` (one and a half CPUs): more than 0, at most 1024 CPUs.
@@ -44,14 +57,40 @@ pub fn parse(text: &str) -> Result<f64, String> {
     Ok(value)
 }
 
+/// `20ms`, `5000us`, `0`: a burst for a limit of `cpus`, in µs, at most its quota per period.
+pub fn parse_burst(text: &str, cpus: f64) -> Result<u64, String> {
+    let t = text.trim();
+    let (number, scale) = if let Some(n) = t.strip_suffix("ms") {
+        (n, 1000.0)
+    } else if let Some(n) = t.strip_suffix("us") {
+        (n, 1.0)
+    } else if t == "0" {
+        ("0", 1.0)
+    } else {
+        return Err(format!("a CPU burst is a time like 20ms or 5000us, not '{text}'"));
+    };
+    let value = number.trim().parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0);
+    let us = value
+        .map(|v| (v * scale).round() as u64)
+        .ok_or_else(|| format!("a CPU burst is a time like 20ms, not '{text}'"))?;
+    if us > quota_us(cpus) {
+        return Err(format!(
+            "a CPU burst of '{text}' is more than the limit's quota of {} µs a period, which the kernel refuses",
+            quota_us(cpus)
+        ));
+    }
+    Ok(us)
+}
+
 /// The quota in µs per [`PERIOD_US`] for `cpus`.
 fn quota_us(cpus: f64) -> u64 {
     (cpus * PERIOD_US as f64).round() as u64
 }
 
 impl CpuLimit {
-    /// A new cgroup holding its processes to `cpus` CPUs' worth of time (see [`parse`]).
-    pub fn create(cpus: f64) -> Result<CpuLimit, String> {
+    /// A new cgroup holding its processes to `cpus` CPUs' worth of time (see [`parse`]), and letting
+    /// a period spend up to `burst_us` of quota left unused before (0: none; at most the quota).
+    pub fn create(cpus: f64, burst_us: u64) -> Result<CpuLimit, String> {
         let name = format!("callbench-{}-{}", std::process::id(), next_serial());
         let quota = quota_us(cpus);
         let (dir, v2) = if cpu_controller_v2(Path::new(V2_ROOT)) {
@@ -80,6 +119,7 @@ impl CpuLimit {
             dir,
             v2,
             cpus,
+            burst_us,
         };
         let written = if v2 {
             limit.write("cpu.max", &format!("{quota} {PERIOD_US}"))
@@ -88,7 +128,29 @@ impl CpuLimit {
                 .write("cpu.cfs_period_us", &PERIOD_US.to_string())
                 .and_then(|_| limit.write("cpu.cfs_quota_us", &quota.to_string()))
         };
-        written.map(|_| limit)
+        written?;
+        if burst_us > 0 {
+            limit.set_burst(quota)?;
+        }
+        Ok(limit)
+    }
+
+    /// Writes the burst, after saying why when this kernel has none or refuses it.
+    fn set_burst(&self, quota: u64) -> Result<(), String> {
+        let file = burst_file(self.v2);
+        if !self.dir.join(file).is_file() {
+            return Err(format!(
+                "this kernel has no {file} in {} (a CPU burst needs Linux 5.14 or later with CFS bandwidth)",
+                self.dir.display()
+            ));
+        }
+        if self.burst_us > quota {
+            return Err(format!(
+                "a CPU burst of {} µs is more than the quota of {quota} µs a period, which the kernel refuses",
+                self.burst_us
+            ));
+        }
+        self.write(file, &self.burst_us.to_string())
     }
 
     fn write(&self, file: &str, value: &str) -> Result<(), String> {
@@ -249,6 +311,16 @@ mod tests {
     }
 
     #[test]
+    fn a_burst_is_microseconds_at_most_one_quota() {
+        assert_eq!(parse_burst("20ms", 0.2), Ok(20_000));
+        assert_eq!(parse_burst("0", 0.2), Ok(0));
+        assert_eq!(parse_burst("5000us", 0.2), Ok(5_000));
+        for bad in ["x", "21ms", "-1ms", "1s"] {
+            assert!(parse_burst(bad, 0.2).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn cpu_stat_reads_both_versions() {
         let v2 = "usage_usec 100\nnr_periods 50\nnr_throttled 7\nthrottled_usec 3500\n";
         assert_eq!(parse_stat(v2, true), Some(Throttling { periods: 50, throttled_periods: 7, throttled_us: 3500 }));
@@ -261,7 +333,7 @@ mod tests {
     /// the group's quota is the one asked for. Elsewhere `create` must say why it cannot.
     #[test]
     fn a_child_enters_the_limited_group() {
-        let limit = match CpuLimit::create(0.25) {
+        let limit = match CpuLimit::create(0.25, 0) {
             Ok(limit) => limit,
             Err(e) => {
                 // SAFETY: geteuid has no preconditions.
@@ -289,5 +361,17 @@ mod tests {
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(text.lines().any(|l| l.ends_with(&format!("/{name}"))), "{name} not in:\n{text}");
         assert!(limit.throttling().is_some());
+    }
+
+    /// As root: a burst is written to the group's burst file, or `create` says the kernel has none.
+    #[test]
+    fn a_burst_is_written_or_its_absence_said() {
+        match CpuLimit::create(0.25, 10_000) {
+            Ok(limit) => {
+                let burst = std::fs::read_to_string(limit.dir().join(burst_file(limit.v2))).unwrap();
+                assert_eq!(burst.trim(), "10000");
+            }
+            Err(e) => assert!(e.contains("no cpu.") || e.contains("root") || e.contains("controller"), "{e}"),
+        }
     }
 }

@@ -52,6 +52,10 @@ pub struct Args {
     /// end. Needs root.
     #[arg(long, value_name = "SHARE", value_parser = parse_cpu_limit)]
     cpu_limit: Option<f64>,
+    /// With --cpu-limit: quota left unused in earlier periods that a later period may spend, e.g.
+    /// `20ms` (cgroup's `cpu.max.burst`; at most the quota of one period, which the kernel allows).
+    #[arg(long, value_name = "TIME", requires = "cpu_limit")]
+    cpu_burst: Option<String>,
     /// With --network and a command: write every packet of the command's run, as its side of the link
     /// sees them, into this pcap file (read it with `callbench phases FILE`, Wireshark or tcpdump -r).
     #[arg(long, value_name = "FILE", requires = "command")]
@@ -95,7 +99,13 @@ pub async fn run(args: Args) -> Result<i32> {
     }
     // Made before the server and dropped after it: the group is removed once the server has left it.
     let cpu_limit = match args.cpu_limit {
-        Some(cpus) => Some(CpuLimit::create(cpus).map_err(|e| anyhow!(e))?),
+        Some(cpus) => {
+            let burst_us = match &args.cpu_burst {
+                Some(text) => callbench_launcher::cpu_limit::parse_burst(text, cpus).map_err(|e| anyhow!(e))?,
+                None => 0,
+            };
+            Some(CpuLimit::create(cpus, burst_us).map_err(|e| anyhow!(e))?)
+        }
         None => None,
     };
     let options = StartOptions {
@@ -114,9 +124,19 @@ pub async fn run(args: Args) -> Result<i32> {
     };
     let mut server = ServerProcess::start(&repo, &manifest, &options)?;
     if let Some(limit) = &cpu_limit {
-        eprintln!("callbench: {} is held to {} of a CPU ({})", manifest.name, share(limit.cpus), limit.dir().display());
+        let burst = match limit.burst_us {
+            0 => String::new(),
+            us => format!(", bursting by up to {:.1} ms a period", us as f64 / 1000.0),
+        };
+        eprintln!(
+            "callbench: {} is held to {} of a CPU{burst} ({})",
+            manifest.name,
+            share(limit.cpus),
+            limit.dir().display()
+        );
     }
-    let code = serve(args, &manifest, &mut server, link.as_ref()).await;
+    let limit_dir = cpu_limit.as_ref().map(|l| l.dir().to_path_buf());
+    let code = serve(args, &manifest, &mut server, link.as_ref(), limit_dir).await;
     server.stop(Duration::from_secs(5));
     if let Some(t) = cpu_limit.as_ref().and_then(|l| l.throttling()) {
         eprintln!(
@@ -139,7 +159,13 @@ fn share(cpus: f64) -> String {
     format!("{}%", (cpus * 1000.0).round() / 10.0)
 }
 
-async fn serve(args: Args, manifest: &Manifest, server: &mut ServerProcess, link: Option<&Link>) -> Result<i32> {
+async fn serve(
+    args: Args,
+    manifest: &Manifest,
+    server: &mut ServerProcess,
+    link: Option<&Link>,
+    limit_dir: Option<std::path::PathBuf>,
+) -> Result<i32> {
     let url = format!("{}://{}", scheme(manifest, args.tls && args.front.is_none()), server.addr);
     if args.tls && args.front.is_none() {
         callbench_verify::dial::speaks_tls(server.addr);
@@ -179,7 +205,15 @@ async fn serve(args: Args, manifest: &Manifest, server: &mut ServerProcess, link
     // Files the command is given (the server's certificate, the resolver file), removed at the end:
     // in a directory of its own, new and private (serve runs as root; /tmp is everyone's).
     let scratch = ScratchDir::new("callbench-serve").context("cannot make serve's scratch directory")?;
-    let mut env = vec![("CALLBENCH_SERVER_ADDR".to_string(), server.addr.to_string())];
+    // The server's process group (its pid) and its CPU limit's cgroup: for a command that reads the
+    // server's CPU time (/proc/PID/stat) or throttling (cpu.stat) around the calls it times.
+    let mut env = vec![
+        ("CALLBENCH_SERVER_ADDR".to_string(), server.addr.to_string()),
+        ("CALLBENCH_SERVER_PID".to_string(), server.pid().to_string()),
+    ];
+    if let Some(dir) = limit_dir {
+        env.push(("CALLBENCH_CPU_LIMIT_DIR".into(), dir.display().to_string()));
+    }
     let front = match &args.front {
         Some(command) => Some(FrontEnd::start(link, command, server.addr).map_err(|e| anyhow!(e))?),
         None => None,

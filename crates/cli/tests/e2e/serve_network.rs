@@ -366,6 +366,23 @@ fn bad_cpu_limits_are_one_line_errors() {
     }
 }
 
+/// `--cpu-burst` beyond one period's quota (the most the kernel takes) fails before any cgroup is made.
+#[test]
+fn a_burst_beyond_the_quota_is_a_one_line_error() {
+    let run = run_cmd(Command::new(common::callbench()).args([
+        "serve",
+        "rust-actix",
+        "--no-build",
+        "--cpu-limit",
+        "20%",
+        "--cpu-burst",
+        "30ms",
+    ]));
+    assert_ne!(run.code, Some(0), "{}", run.all());
+    assert!(run.stderr.contains("more than the limit's quota of 20000 µs"), "{}", run.all());
+    assert_eq!(run.stderr.trim().lines().count(), 1, "{}", run.all());
+}
+
 /// A cold HTTP/3 call across the link, as the engine measures it: QUIC's handshake is one round trip
 /// and the request another, two in all where TCP and TLS 1.3 take three; a returning client's call
 /// with 0-RTT is one. Each phase within 3 ms of its round trips, as a single connect is held to
