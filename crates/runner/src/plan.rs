@@ -367,6 +367,9 @@ impl CellPlan {
             if self.workload == "life" {
                 p.insert("ntimes".into(), json!(ntimes));
             }
+            if let Some(w) = f.warmup_iterations {
+                p.insert("warmup_calls".into(), json!(w));
+            }
             return p;
         }
         if self.kind == CellKind::Processing {

@@ -269,7 +269,8 @@ pub struct LoadFields {
     pub timeout: Option<String>,
     /// Processing experiments: timed iterations per process (warm).
     pub iterations: Option<u64>,
-    /// Processing experiments: untimed iterations before the timed ones.
+    /// Processing experiments: untimed iterations before the timed ones; Python experiments:
+    /// untimed calls before the timed ones of each repetition (default 20).
     pub warmup_iterations: Option<u64>,
     /// Processing experiments: `warm`, or `cold` (one iteration in a fresh process).
     pub start: Option<String>,
