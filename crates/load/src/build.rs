@@ -244,7 +244,7 @@ async fn build_http(
                 return Err(format!("--workload {}: {why}; call it over grpc://", p.name));
             }
             let check = if spec.check { Some(p.http_check(&p.contract_method())?) } else { None };
-            (p.http_data(path, |r| with_flags(r, spec)), p.data_used(), check)
+            (p.http_data(path, |r| with_flags(r, spec)), DataUsed::of_preset(p), check)
         }
         None => {
             if spec.check {
@@ -382,7 +382,7 @@ async fn build_grpc(
         (Some(p), None) => {
             let d = p.contract_method();
             let check = if spec.check { Some(p.grpc_check(&d)?) } else { None };
-            (d.clone(), (p.grpc_data(&d)?, p.data_used()), check)
+            (d.clone(), (p.grpc_data(&d)?, DataUsed::of_preset(p)), check)
         }
         (None, None) => {
             return Err("name the method: grpc://host:port/package.Service/Method (or use --workload)".into())
@@ -575,12 +575,7 @@ fn build_inproc(spec: &LoadSpec, workload: &str) -> Result<Built, String> {
         call: workload.to_string(),
         io: "none",
         data: match workload {
-            "life-run" => DataUsed {
-                kind: "in-turn",
-                requests: callbench_workloads::life::run_calls(spec.preset.ntimes) as usize,
-                template: false,
-                file: None,
-            },
+            "life-run" => DataUsed::in_turn(callbench_workloads::life::run_calls(spec.preset.ntimes) as usize),
             _ => DataUsed::one(),
         },
         lookup: "none",

@@ -1,7 +1,6 @@
 //! The built-in workloads as ready-made calls (`--workload`, `inproc:<name>`): the same request for
 //! every protocol, and the answer the reference implementation gives, to check calls against.
 
-use crate::data::DataUsed;
 use bytes::Bytes;
 use callbench_contract::rest_json::{message_from_rest, same_message};
 use callbench_engine::call_data::{CallData, Turn};
@@ -326,12 +325,9 @@ impl Preset {
         Ok(CallData::InTurn(messages.collect::<Result<_, String>>()?))
     }
 
-    /// What the calls send, for the report.
-    pub fn data_used(&self) -> DataUsed {
-        match &self.run {
-            None => DataUsed::one(),
-            Some(run) => DataUsed { kind: "in-turn", requests: run.boards.len() - 1, template: false, file: None },
-        }
+    /// How many requests the calls send in turn (a run's), or None for one request.
+    pub fn in_turn(&self) -> Option<usize> {
+        self.run.as_ref().map(|run| run.boards.len() - 1)
     }
 
     /// Why this workload has no REST call, if it has none.
@@ -539,7 +535,7 @@ mod tests {
         let o = PresetOptions { ntimes: 1000, ..PresetOptions::default() };
         let p = preset("life-run", &o).unwrap();
         let run = p.run.as_ref().unwrap();
-        assert_eq!((run.boards.len(), p.data_used().requests), (11, 10));
+        assert_eq!((run.boards.len(), p.in_turn()), (11, Some(10)));
         let CallData::InTurn(requests) = p.http_data("", |r| r) else { panic!("in turn") };
         let sent: life::StepRequest = serde_json::from_slice(&requests[3].body).unwrap();
         assert_eq!((sent.board.as_slice(), sent.ntimes), (run.boards[3].as_slice(), 1000));
