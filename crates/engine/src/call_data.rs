@@ -26,7 +26,7 @@ impl Turn {
     }
 
     /// Runs `call` as this turn's call.
-    pub(crate) async fn scope<F: std::future::Future>(self, call: F) -> F::Output {
+    pub async fn scope<F: std::future::Future>(self, call: F) -> F::Output {
         TURN.scope(self, call).await
     }
 }

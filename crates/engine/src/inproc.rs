@@ -1,6 +1,7 @@
 //! The in-process target: a workload function called directly, the baseline with no boundary.
 //! No wire: wire bytes are 0 and payload bytes are the REST JSON sizes of request and answer.
 
+use crate::call_data::Turn;
 use crate::record::{ByteCounts, ErrorKind};
 use crate::target::{Connected, Reply, Target};
 use callbench_workloads::{auth, cars, echo, life, students, users};
@@ -23,6 +24,13 @@ pub enum Workload {
         board: Vec<life::Cell>,
         ntimes: u32,
     },
+    /// `life.step(board, ntimes)` on the boards of one run from the acorn (`life::run_boards`), in
+    /// turn: call `i` steps board `i mod calls`, the board one caller advancing through the run
+    /// would step at that call.
+    LifeRun {
+        boards: Vec<Vec<life::Cell>>,
+        ntimes: u32,
+    },
     Echo(echo::EchoMessage),
 }
 
@@ -32,6 +40,18 @@ impl Workload {
         users::write_users_json(users_file)?;
         let store = auth::UserStore::open(users_file, auth::Mode::Preloaded)?;
         Ok(Workload::Auth { store, id, password: format!("password-{id}") })
+    }
+
+    /// The boards of one run of `ntimes` generations a call, computed now.
+    pub fn life_run(ntimes: u32) -> Result<Self, callbench_workloads::WorkloadError> {
+        Ok(Workload::LifeRun { boards: life::run_boards(ntimes)?, ntimes })
+    }
+
+    /// The board the current call steps (see [`Turn::current`]); the last board is the run's end
+    /// and is never stepped.
+    fn turn_board(boards: &[Vec<life::Cell>]) -> &[life::Cell] {
+        let calls = boards.len().saturating_sub(1).max(1) as u64;
+        boards.get((Turn::current().call % calls) as usize).map_or(&[], Vec::as_slice)
     }
 
     /// Echo of a message whose JSON is about `bytes` long.
@@ -54,6 +74,17 @@ impl Workload {
                 let request = life::StepRequest { ntimes: *ntimes, board: board.clone() };
                 (len(&request), len(&life::step(board, *ntimes)?))
             }
+            Workload::LifeRun { boards, ntimes } => {
+                // The mean over the run's calls: the boards grow from 7 cells to hundreds.
+                let calls = boards.len().saturating_sub(1).max(1);
+                let (mut sent, mut received) = (0, 0);
+                for pair in boards.windows(2) {
+                    sent += len(&life::StepRequest { ntimes: *ntimes, board: pair[0].clone() });
+                    received += len(&life::Board { board: pair[1].clone() });
+                }
+                life::step(Self::turn_board(boards), *ntimes)?;
+                (sent / calls, received / calls)
+            }
             Workload::Echo(m) => (len(m), len(&echo::echo(m.clone())?)),
         })
     }
@@ -73,6 +104,9 @@ impl Workload {
             }
             Workload::Cars(m) => cars::send(m.clone()).map(|r| drop(std::hint::black_box(r))),
             Workload::Life { board, ntimes } => life::step(board, *ntimes).map(|r| drop(std::hint::black_box(r))),
+            Workload::LifeRun { boards, ntimes } => {
+                life::step(Self::turn_board(boards), *ntimes).map(|r| drop(std::hint::black_box(r)))
+            }
             Workload::Echo(m) => echo::echo(m.clone()).map(|r| drop(std::hint::black_box(r))),
         }
     }
@@ -89,7 +123,8 @@ mod erased {
     }
 }
 
-/// A workload as a `Target`; payload sizes are measured once, at construction.
+/// A workload as a `Target`; payload sizes are measured once, at construction (of a run's boards:
+/// the mean over its calls).
 pub struct InProc {
     workload: Workload,
     bytes: ByteCounts,
@@ -117,6 +152,10 @@ impl Target for InProc {
             Err(_) => Reply::error(ErrorKind::Validation, ByteCounts::default()),
         }
     }
+
+    fn varies(&self) -> bool {
+        matches!(self.workload, Workload::LifeRun { .. })
+    }
 }
 
 #[cfg(test)]
@@ -143,6 +182,18 @@ mod tests {
             assert!(r.outcome.is_ok() && r.bytes.received > 0, "{r:?}");
         }
         let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[tokio::test]
+    async fn a_runs_calls_step_its_boards_in_turn() {
+        let target = InProc::new(Workload::life_run(1000).unwrap()).unwrap();
+        assert!(target.varies());
+        let Workload::LifeRun { boards, .. } = &target.workload else { unreachable!() };
+        for call in [0, 3, 13] {
+            let stepped = Turn { call, caller: 0 }.scope(async { Workload::turn_board(boards).to_vec() }).await;
+            assert_eq!(stepped, boards[(call % 10) as usize], "call {call}");
+        }
+        assert!(once(Workload::life_run(10).unwrap()).await.outcome.is_ok());
     }
 
     #[test]

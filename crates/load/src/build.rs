@@ -244,7 +244,7 @@ async fn build_http(
                 return Err(format!("--workload {}: {why}; call it over grpc://", p.name));
             }
             let check = if spec.check { Some(p.http_check(&p.contract_method())?) } else { None };
-            (CallData::One(with_flags(p.http_request(path), spec)), DataUsed::one(), check)
+            (p.http_data(path, |r| with_flags(r, spec)), DataUsed::of_preset(p), check)
         }
         None => {
             if spec.check {
@@ -382,8 +382,7 @@ async fn build_grpc(
         (Some(p), None) => {
             let d = p.contract_method();
             let check = if spec.check { Some(p.grpc_check(&d)?) } else { None };
-            let messages = p.grpc_messages(&d)?;
-            (d, (CallData::One(messages), DataUsed::one()), check)
+            (d.clone(), (p.grpc_data(&d)?, DataUsed::of_preset(p)), check)
         }
         (None, None) => {
             return Err("name the method: grpc://host:port/package.Service/Method (or use --workload)".into())
@@ -575,7 +574,10 @@ fn build_inproc(spec: &LoadSpec, workload: &str) -> Result<Built, String> {
         connections: 0,
         call: workload.to_string(),
         io: "none",
-        data: DataUsed::one(),
+        data: match workload {
+            "life-run" => DataUsed::in_turn(callbench_workloads::life::run_calls(spec.preset.ntimes) as usize),
+            _ => DataUsed::one(),
+        },
         lookup: "none",
     })
 }

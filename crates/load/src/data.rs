@@ -28,6 +28,16 @@ impl DataUsed {
         DataUsed { kind: "one", requests: 1, template: false, file: None }
     }
 
+    /// `n` requests in turn (a life-run's boards).
+    pub fn in_turn(n: usize) -> DataUsed {
+        DataUsed { kind: "in-turn", requests: n, template: false, file: None }
+    }
+
+    /// What a built-in workload's calls send.
+    pub fn of_preset(p: &crate::preset::Preset) -> DataUsed {
+        p.in_turn().map_or_else(DataUsed::one, DataUsed::in_turn)
+    }
+
     /// A line for a person: `3 requests in turn from calls.ndjson, templates filled in per call`.
     pub fn describe(&self) -> String {
         let from = self.file.as_ref().map(|f| format!(" from {f}")).unwrap_or_default();

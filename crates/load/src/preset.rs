@@ -3,6 +3,7 @@
 
 use bytes::Bytes;
 use callbench_contract::rest_json::{message_from_rest, same_message};
+use callbench_engine::call_data::{CallData, Turn};
 use callbench_engine::inproc::Workload;
 use callbench_engine::request::{BodyCheck, HttpRequest};
 use callbench_workloads::{auth, cars, echo, life, records, students};
@@ -10,6 +11,7 @@ use prost::Message;
 use prost_reflect::{DynamicMessage, MethodDescriptor};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub const NAMES: &[&str] = &[
     "auth",
@@ -17,6 +19,7 @@ pub const NAMES: &[&str] = &[
     "cars",
     "life",
     "life-setup",
+    "life-run",
     "echo",
     "records-upload",
     "records-batch",
@@ -31,7 +34,7 @@ pub struct PresetOptions {
     /// echo: about this many bytes of JSON per message
     #[arg(long, default_value_t = 1000)]
     pub payload_size: usize,
-    /// life: generations computed per call
+    /// life, life-run: generations computed per call
     #[arg(long, default_value_t = 1)]
     pub ntimes: u32,
     /// auth: the user id to authenticate
@@ -67,6 +70,32 @@ pub struct Preset {
     pub grpc_request: Value,
     /// What a streaming workload sends and answers instead (records-*).
     pub stream: Option<Streams>,
+    /// The boards of a run sent in turn instead of one request (life-run); `body`, `grpc_request`
+    /// and `answer` are its first call's.
+    pub run: Option<LifeRun>,
+}
+
+/// One run of seed 004's step rows: call `i` steps `boards[i]` by `ntimes` generations and must
+/// answer `boards[i + 1]` (`life::run_boards`).
+#[derive(Debug, Clone)]
+pub struct LifeRun {
+    pub ntimes: u32,
+    pub boards: Arc<Vec<Vec<life::Cell>>>,
+}
+
+impl LifeRun {
+    /// Its calls' requests, as REST JSON (each made when it is needed: a run of step(1) has 10,000).
+    fn requests(&self) -> impl Iterator<Item = Value> + '_ {
+        let calls = self.boards.len() - 1;
+        self.boards[..calls].iter().map(|b| value(&life::StepRequest { ntimes: self.ntimes, board: b.clone() }))
+    }
+
+    /// The answer the current call must get (see `Turn::current`), as REST JSON.
+    fn answer(&self) -> Value {
+        let calls = (self.boards.len() - 1) as u64;
+        let i = (Turn::current().call % calls) as usize;
+        value(&life::Board { board: self.boards[i + 1].clone() })
+    }
 }
 
 /// A streaming workload's parts that replace a preset's one request or one answer; each `None`
@@ -101,6 +130,7 @@ pub fn preset(name: &str, o: &PresetOptions) -> Result<Preset, String> {
                 grpc_method: "callbench.v1.Auth/Test",
                 grpc_request: json!({ "id": o.user_id, "password": password }),
                 stream: None,
+                run: None,
             }
         }
         "students" => Preset {
@@ -112,6 +142,7 @@ pub fn preset(name: &str, o: &PresetOptions) -> Result<Preset, String> {
             grpc_method: "callbench.v1.Students/List",
             grpc_request: json!({}),
             stream: None,
+            run: None,
         },
         "cars" => {
             let message = json!({
@@ -129,6 +160,7 @@ pub fn preset(name: &str, o: &PresetOptions) -> Result<Preset, String> {
                 grpc_method: "callbench.v1.Cars/Send",
                 grpc_request: message,
                 stream: None,
+                run: None,
             }
         }
         "life" => {
@@ -144,6 +176,22 @@ pub fn preset(name: &str, o: &PresetOptions) -> Result<Preset, String> {
                 grpc_method: "callbench.v1.Life/Step",
                 grpc_request: request,
                 stream: None,
+                run: None,
+            }
+        }
+        "life-run" => {
+            let boards = life::run_boards(o.ntimes).map_err(|e| format!("workload {name}: {e}"))?;
+            let request = value(&life::StepRequest { ntimes: o.ntimes, board: boards[0].clone() });
+            Preset {
+                name: "life-run",
+                method: "POST",
+                path: "/life/step".into(),
+                body: Some(request.clone()),
+                answer: value(&life::Board { board: boards[1].clone() }),
+                grpc_method: "callbench.v1.Life/Step",
+                grpc_request: request,
+                stream: None,
+                run: Some(LifeRun { ntimes: o.ntimes, boards: Arc::new(boards) }),
             }
         }
         "life-setup" => Preset {
@@ -155,6 +203,7 @@ pub fn preset(name: &str, o: &PresetOptions) -> Result<Preset, String> {
             grpc_method: "callbench.v1.Life/Setup",
             grpc_request: json!({}),
             stream: None,
+            run: None,
         },
         "echo" => {
             let message = value(&echo::payload(echo::records_for_json_bytes(o.payload_size)));
@@ -167,6 +216,7 @@ pub fn preset(name: &str, o: &PresetOptions) -> Result<Preset, String> {
                 grpc_method: "callbench.v1.Echo/Echo",
                 grpc_request: message,
                 stream: None,
+                run: None,
             }
         }
         name if name.starts_with("records-") => return records_preset(name, o),
@@ -194,6 +244,7 @@ fn records_preset(name: &str, o: &PresetOptions) -> Result<Preset, String> {
         grpc_method: "callbench.v1.Records/Upload",
         grpc_request: json!({}),
         stream: Some(Streams { body_lines, grpc_requests: Some(list.clone()), ..Streams::default() }),
+        run: None,
     };
     Ok(match name {
         "records-upload" => upload("POST", "/records/upload", None, Some(list.clone())),
@@ -214,6 +265,7 @@ fn records_preset(name: &str, o: &PresetOptions) -> Result<Preset, String> {
                     no_rest: Some("REST has no counterpart of Records/Converse (HTTP/1.1 has no full-duplex call)"),
                     ..Streams::default()
                 }),
+                run: None,
             }
         }
         "records-download" => Preset {
@@ -225,6 +277,7 @@ fn records_preset(name: &str, o: &PresetOptions) -> Result<Preset, String> {
             grpc_method: "callbench.v1.Records/Download",
             grpc_request: json!({ "count": n }),
             stream: Some(Streams { answer_lines: Some(list.clone()), grpc_answers: Some(list), ..Streams::default() }),
+            run: None,
         },
         other => return Err(format!("unknown workload {other:?} (workloads: {})", NAMES.join(", "))),
     })
@@ -249,6 +302,34 @@ impl Preset {
         request
     }
 
+    /// The REST requests of the calls, under `prefix`, each passed through `finish` (the flags'
+    /// headers): one, or a run's in turn.
+    pub fn http_data(&self, prefix: &str, finish: impl Fn(HttpRequest) -> HttpRequest) -> CallData<HttpRequest> {
+        let Some(run) = &self.run else { return CallData::One(finish(self.http_request(prefix))) };
+        let mut one = self.http_request(prefix);
+        CallData::InTurn(
+            run.requests()
+                .map(|body| {
+                    one.body = Bytes::from(serde_json::to_vec(&body).expect("JSON"));
+                    finish(one.clone())
+                })
+                .collect(),
+        )
+    }
+
+    /// The gRPC calls' request messages, encoded: one call's, or a run's in turn.
+    pub fn grpc_data(&self, method: &MethodDescriptor) -> Result<CallData<Vec<Vec<u8>>>, String> {
+        let Some(run) = &self.run else { return Ok(CallData::One(self.grpc_messages(method)?)) };
+        let input = method.input();
+        let messages = run.requests().map(|r| Ok(vec![message_from_rest(&input, &r)?.encode_to_vec()]));
+        Ok(CallData::InTurn(messages.collect::<Result<_, String>>()?))
+    }
+
+    /// How many requests the calls send in turn (a run's), or None for one request.
+    pub fn in_turn(&self) -> Option<usize> {
+        self.run.as_ref().map(|run| run.boards.len() - 1)
+    }
+
     /// Why this workload has no REST call, if it has none.
     pub fn no_rest(&self) -> Option<&'static str> {
         self.stream.as_ref().and_then(|s| s.no_rest)
@@ -271,6 +352,11 @@ impl Preset {
 
     /// Checks a REST answer body: the same message as the reference answer.
     pub fn http_check(&self, method: &MethodDescriptor) -> Result<BodyCheck, String> {
+        if let Some(run) = &self.run {
+            return Ok(run_check(run, method, |output, body| {
+                serde_json::from_slice::<Value>(body).ok().and_then(|v| message_from_rest(output, &v).ok())
+            }));
+        }
         if let Some(lines) = self.stream.as_ref().and_then(|s| s.answer_lines.as_ref()) {
             return lines_check(method, lines);
         }
@@ -292,6 +378,9 @@ impl Preset {
     /// Checks a gRPC answer message: the same message as the reference answer (of a stream: its
     /// first message).
     pub fn grpc_check(&self, method: &MethodDescriptor) -> Result<BodyCheck, String> {
+        if let Some(run) = &self.run {
+            return Ok(run_check(run, method, |output, bytes| DynamicMessage::decode(output.clone(), bytes).ok()));
+        }
         let streamed = self.stream.as_ref().and_then(|s| s.grpc_answers.as_ref());
         let first = match streamed {
             Some(answers) => answers.first().unwrap_or(&self.answer),
@@ -309,6 +398,20 @@ impl Preset {
         callbench_dynproto::find_method(callbench_contract::descriptor_pool(), self.grpc_method)
             .expect("the contract defines every preset's method")
     }
+}
+
+/// Checks a run's answer against the board its call must get, made for the call (the client's
+/// CPU pays for it: a run of step(1) has 10,000 answers, too many to keep as messages).
+fn run_check(
+    run: &LifeRun,
+    method: &MethodDescriptor,
+    decode: impl Fn(&prost_reflect::MessageDescriptor, &[u8]) -> Option<DynamicMessage> + Send + Sync + 'static,
+) -> BodyCheck {
+    let (output, run) = (method.output(), run.clone());
+    Box::new(move |body: &[u8]| {
+        let expected = message_from_rest(&output, &run.answer());
+        decode(&output, body).zip(expected.ok()).is_some_and(|(got, want)| same_message(&got, &want))
+    })
 }
 
 /// `values` as compact JSON lines, each ending in a newline.
@@ -385,6 +488,7 @@ pub fn inproc(name: &str, o: &PresetOptions, users_file: &Path) -> Result<Worklo
             Workload::Cars(serde_json::from_value(message).expect("valid car"))
         }
         "life" => Workload::Life { board: life::setup().board, ntimes: o.ntimes },
+        "life-run" => Workload::life_run(o.ntimes).map_err(|e| format!("workload {name}: {e}"))?,
         "life-setup" => Workload::LifeSetup,
         "echo" => Workload::echo_of_size(o.payload_size),
         name if name.starts_with("records-") => {
@@ -424,6 +528,31 @@ mod tests {
         }
         assert!(preset("nope", &o).unwrap_err().contains("workloads: auth"));
         assert!(preset("noop", &o).is_err());
+    }
+
+    #[tokio::test]
+    async fn a_runs_calls_send_its_boards_in_turn_and_each_answer_is_checked_against_its_own() {
+        let o = PresetOptions { ntimes: 1000, ..PresetOptions::default() };
+        let p = preset("life-run", &o).unwrap();
+        let run = p.run.as_ref().unwrap();
+        assert_eq!((run.boards.len(), p.in_turn()), (11, Some(10)));
+        let CallData::InTurn(requests) = p.http_data("", |r| r) else { panic!("in turn") };
+        let sent: life::StepRequest = serde_json::from_slice(&requests[3].body).unwrap();
+        assert_eq!((sent.board.as_slice(), sent.ntimes), (run.boards[3].as_slice(), 1000));
+        let method = p.contract_method();
+        let CallData::InTurn(messages) = p.grpc_data(&method).unwrap() else { panic!("in turn") };
+        assert_eq!(messages.len(), 10);
+        let answer = |i: usize| serde_json::to_vec(&life::Board { board: run.boards[i].clone() }).unwrap();
+        let (rest, grpc) = (p.http_check(&method).unwrap(), p.grpc_check(&method).unwrap());
+        let pb = |i: usize| {
+            let v: Value = serde_json::from_slice(&answer(i)).unwrap();
+            message_from_rest(&method.output(), &v).unwrap().encode_to_vec()
+        };
+        for call in [3u64, 13] {
+            let turn = Turn { call, caller: 0 };
+            assert!(turn.scope(async { rest(&answer(4)) && grpc(&pb(4)) }).await, "call {call}");
+            assert!(!turn.scope(async { rest(&answer(3)) || grpc(&pb(5)) }).await, "another call's answer");
+        }
     }
 
     #[test]

@@ -107,7 +107,7 @@ pub struct LoadSpec {
     /// gRPC: a compiled FileDescriptorSet (protoc --descriptor_set_out --include_imports, buf build -o)
     #[arg(long)]
     pub protoset: Option<PathBuf>,
-    /// A built-in workload's request for the target's protocol: auth, students, cars, life, life-setup, echo, records-upload, records-batch, records-converse, records-download
+    /// A built-in workload's request for the target's protocol: auth, students, cars, life, life-run, life-setup, echo, records-upload, records-batch, records-converse, records-download
     #[arg(long)]
     pub workload: Option<String>,
     #[command(flatten)]

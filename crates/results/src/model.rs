@@ -129,6 +129,16 @@ pub struct Experiment {
     /// Why the experiment was not run (it needs root and the run had none), and how to run it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
+    /// The CPUs its client and its servers ran on, when not the run's (the suite's `swap_cpus`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpus: Option<SideCpus>,
+}
+
+/// Where an experiment's two sides ran: the client's CPUs and the servers'.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SideCpus {
+    pub client: Vec<usize>,
+    pub server: Vec<usize>,
 }
 
 /// One figure of a seed article, and the cell/metric of this run that measures the same thing.

@@ -18,7 +18,7 @@ use callbench_launcher::repo::Repo;
 use callbench_link::{Link, LinkSpec};
 use callbench_machine::interference::tail_disturbed;
 use callbench_results::analysis;
-use callbench_results::model::{Cell, CellStatus, Experiment, Reference, Results};
+use callbench_results::model::{Cell, CellStatus, Experiment, Reference, Results, SideCpus};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -39,7 +39,20 @@ pub async fn run(
     progress: &mut Progress,
 ) -> Result<(), String> {
     let plans = plan::cells(suite, spec)?;
-    results.experiments.push(record(suite, spec));
+    // With its sides swapped: this process (the engine, the Python callers' parent) moves to the
+    // servers' CPUs until the experiment ends, however it ends.
+    let swapped;
+    let (o, _back) = match spec.swap_cpus {
+        true => {
+            swapped = o.swapped();
+            callbench_machine::pinning::pin_self(&swapped.client_cpus)?;
+            (&swapped, Some(Repin(o.client_cpus.clone())))
+        }
+        false => (o, None),
+    };
+    let mut experiment = record(suite, spec);
+    experiment.cpus = spec.swap_cpus.then(|| SideCpus { client: o.client_cpus.clone(), server: o.server_cpus.clone() });
+    results.experiments.push(experiment);
     let programs = match spec.kind {
         ExperimentKind::Processing => program::discover(repo).map_err(|e| format!("{e:#}"))?,
         _ => Vec::new(),
@@ -89,6 +102,17 @@ pub async fn run(
     store.write_results(results)
 }
 
+/// Pins this process back to the run's client CPUs when dropped.
+struct Repin(Vec<usize>);
+
+impl Drop for Repin {
+    fn drop(&mut self) {
+        if let Err(why) = callbench_machine::pinning::pin_self(&self.0) {
+            eprintln!("callbench: {why}");
+        }
+    }
+}
+
 /// The experiment as results.json records it.
 fn record(suite: &Suite, spec: &ExperimentSpec) -> Experiment {
     Experiment {
@@ -112,6 +136,7 @@ fn record(suite: &Suite, spec: &ExperimentSpec) -> Experiment {
             .collect(),
         answer: spec.answer.clone(),
         skipped: None,
+        cpus: None,
     }
 }
 

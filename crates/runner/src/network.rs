@@ -115,6 +115,7 @@ mod tests {
             references: vec![],
             answer: Some("Across a link".into()),
             skipped: None,
+            cpus: None,
         });
         let why =
             "an emulated network needs root (it makes network namespaces and network devices): run callbench as root";

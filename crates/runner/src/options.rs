@@ -3,6 +3,7 @@
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
+#[derive(Clone)]
 pub struct Options {
     pub suite_text: String,
     pub suite_file: String,
@@ -20,4 +21,13 @@ pub struct Options {
     pub allow_cpu_idle: bool,
     /// Conditions every cell must meet (`--threshold`), besides its experiment's.
     pub thresholds: Vec<callbench_load::threshold::Threshold>,
+}
+
+impl Options {
+    /// The same run with the client's and the servers' CPUs swapped (an experiment's `swap_cpus`).
+    pub fn swapped(&self) -> Options {
+        let mut o = self.clone();
+        std::mem::swap(&mut o.client_cpus, &mut o.server_cpus);
+        o
+    }
 }

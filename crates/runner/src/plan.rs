@@ -325,8 +325,11 @@ impl CellPlan {
         let dur = |t: &Option<String>| t.as_deref().map(parse::duration).transpose();
         // Unset with --connections/--streams: the engine derives it (HTTP/2: connections × streams).
         spec.concurrency = f.concurrency.or((f.connections.is_none() && f.streams.is_none()).then_some(1));
-        spec.calls = f.calls;
+        spec.calls = self.calls();
         spec.duration = dur(&f.duration)?;
+        if f.calls.is_none() && spec.calls.is_some() {
+            spec.duration = None; // a life-run repetition is one whole run: its calls end it
+        }
         spec.warmup = dur(&f.warmup)?.unwrap_or(Duration::ZERO);
         spec.rate = rate;
         spec.poisson = f.poisson.unwrap_or(false);
@@ -364,6 +367,9 @@ impl CellPlan {
             if self.workload == "life" {
                 p.insert("ntimes".into(), json!(ntimes));
             }
+            if let Some(w) = f.warmup_iterations {
+                p.insert("warmup_calls".into(), json!(w));
+            }
             return p;
         }
         if self.kind == CellKind::Processing {
@@ -395,8 +401,10 @@ impl CellPlan {
             "concurrency",
             f.concurrency.or((f.connections.is_none() && f.streams.is_none()).then_some(1)).map(|v| json!(v)),
         );
-        put("calls", f.calls.map(|v| json!(v)));
-        put("duration", f.duration.as_ref().map(|v| json!(v)));
+        put("calls", self.calls().map(|v| json!(v)));
+        // A life-run repetition's calls end it, not the duration (see `calls`).
+        let whole_run = f.calls.is_none() && self.calls().is_some();
+        put("duration", f.duration.as_ref().filter(|_| !whole_run).map(|v| json!(v)));
         put("warmup", f.warmup.as_ref().map(|v| json!(v)));
         put("rate", rate.map(|v| json!((v * 10.0).round() / 10.0)));
         put("rate_spec", f.rate.as_ref().map(|v| json!(value_text(v))));
@@ -420,6 +428,14 @@ impl CellPlan {
             p.entry(param.clone()).or_insert_with(|| json!(text));
         }
         p
+    }
+
+    /// Calls a repetition makes: the suite's, else for life-run one run over its boards, whatever
+    /// the duration (every board stepped once: the boards' work differs, so a part of a run would
+    /// weigh some more).
+    pub fn calls(&self) -> Option<u64> {
+        let run = || u64::from(callbench_workloads::life::run_calls(self.fields.ntimes.unwrap_or(1)));
+        self.fields.calls.or_else(|| (self.workload == "life-run" && self.endpoint.is_none()).then(run))
     }
 
     pub fn mode(&self) -> String {
@@ -490,6 +506,34 @@ mod tests {
         unsized_cell.fields.payload_size = None;
         let raw = unsized_cell.load_spec(Some(addr), Protocol::Raw, None).unwrap();
         assert_eq!(raw.target, format!("raw://127.0.0.1:9000?size={RAW_DEFAULT_SIZE}"));
+    }
+
+    #[test]
+    fn a_life_run_repetition_is_one_whole_run_unless_the_suite_counts_its_calls() {
+        let suite = Suite::parse(
+            "name='x'\n[defaults]\nduration='1s'\n[[experiment]]\nid='a'\ntitle='t'\nservers=['inproc']\n\
+             workloads=['life-run', 'life']\nsweep={ param='ntimes', values=[100, 1000] }",
+        )
+        .unwrap();
+        let cells = cells(&suite, &suite.experiments[0]).unwrap();
+        let specs: Vec<LoadSpec> = cells.iter().map(|c| c.load_spec(None, Protocol::Rest, None).unwrap()).collect();
+        let ends: Vec<_> = specs.iter().map(|s| (s.target.as_str(), s.calls, s.duration)).collect();
+        let second = Some(Duration::from_secs(1));
+        assert_eq!(
+            ends,
+            [
+                ("inproc:life-run", Some(100), None),
+                ("inproc:life", None, second),
+                ("inproc:life-run", Some(10), None),
+                ("inproc:life", None, second)
+            ]
+        );
+        assert_eq!(cells[2].params(None)["calls"], json!(10));
+        assert!(!cells[2].params(None).contains_key("duration") && cells[3].params(None).contains_key("duration"));
+        let mut counted = cells[0].clone();
+        counted.fields.calls = Some(7);
+        let spec = counted.load_spec(None, Protocol::Rest, None).unwrap();
+        assert_eq!((spec.calls, spec.duration), (Some(7), second));
     }
 
     #[test]

@@ -88,8 +88,9 @@ pub struct ExperimentSpec {
     /// `seed000-tonic`, `seed003-java`); every tool gets the same cells.
     #[serde(default)]
     pub clients: Vec<String>,
-    /// The calls made: `auth`, `students`, `cars`, `life`, `life-setup`, `echo`, `noop` (or a
-    /// processing experiment's programs' work).
+    /// The calls made: `auth`, `students`, `cars`, `life`, `life-run` (step on the boards of one
+    /// run from the acorn, in turn), `life-setup`, `echo`, `noop` (or a processing experiment's
+    /// programs' work).
     pub workloads: Vec<String>,
     #[serde(flatten)]
     pub load: LoadFields,
@@ -110,6 +111,11 @@ pub struct ExperimentSpec {
     /// run goes on without it and its report says why and how to include it.
     #[serde(default)]
     pub optional: bool,
+    /// Runs the client on the servers' CPUs and the servers on the client's (`client_cpus` and
+    /// `server_cpus` swapped): beside an experiment with the usual placement, it tells a core's
+    /// speed from a side's work.
+    #[serde(default)]
+    pub swap_cpus: bool,
     /// Conditions every cell of the experiment must meet, for CI (`["p99<200ms", "errors<0.1%"]`):
     /// judged on the cells' medians, a crossed one makes `callbench run` exit 99.
     #[serde(default)]
@@ -263,7 +269,8 @@ pub struct LoadFields {
     pub timeout: Option<String>,
     /// Processing experiments: timed iterations per process (warm).
     pub iterations: Option<u64>,
-    /// Processing experiments: untimed iterations before the timed ones.
+    /// Processing experiments: untimed iterations before the timed ones; Python experiments:
+    /// untimed calls before the timed ones of each repetition (default 20).
     pub warmup_iterations: Option<u64>,
     /// Processing experiments: `warm`, or `cold` (one iteration in a fresh process).
     pub start: Option<String>,

@@ -30,6 +30,27 @@ pub fn setup() -> Board {
     Board { board }
 }
 
+/// Generations seed 004's step rows run through: 10,000, as 10000/ntimes calls of `step(board, ntimes)`.
+pub const RUN_GENERATIONS: u32 = 10_000;
+
+/// The calls of one such run: 10000/ntimes (at least one).
+pub fn run_calls(ntimes: u32) -> u32 {
+    (RUN_GENERATIONS / ntimes.max(1)).max(1)
+}
+
+/// The boards one run of `run_calls(ntimes)` calls passes through, advancing the acorn `ntimes`
+/// generations a call: the board at generation 0, ntimes, 2·ntimes… and, last, the run's end. Call
+/// `i` of the run steps board `i` and answers board `i + 1`, the work seed 004's Python caller did
+/// at that call (it advanced one board through the whole run).
+pub fn run_boards(ntimes: u32) -> Result<Vec<Vec<Cell>>> {
+    let mut boards = vec![setup().board];
+    for _ in 0..run_calls(ntimes) {
+        let next = step(boards.last().expect("the acorn is first"), ntimes)?.board;
+        boards.push(next);
+    }
+    Ok(boards)
+}
+
 /// Advances `board` by `ntimes` generations, within the contract's limits.
 pub fn step(board: &[Cell], ntimes: u32) -> Result<Board> {
     if !(MIN_NTIMES..=MAX_NTIMES).contains(&ntimes) {
@@ -108,6 +129,19 @@ mod tests {
             generation += n;
         }
         assert_eq!(board.len(), 633);
+    }
+
+    #[test]
+    fn a_runs_boards_are_those_one_board_meets_advanced_call_by_call() {
+        let boards = run_boards(1000).unwrap();
+        assert_eq!((boards.len(), run_calls(1000), run_calls(1), run_calls(20_000)), (11, 10, 10_000, 1));
+        assert_eq!(boards[0], setup().board);
+        let mut board = setup().board;
+        for (i, want) in boards.iter().enumerate().skip(1) {
+            board = step(&board, 1000).unwrap().board;
+            assert_eq!(&board, want, "generation {}", i * 1000);
+        }
+        assert!(run_boards(0).is_err());
     }
 
     #[test]

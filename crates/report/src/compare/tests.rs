@@ -127,6 +127,7 @@ fn results(p50s: &[(&str, &[f64])]) -> Results {
             references: vec![],
             answer: None,
             skipped: None,
+            cpus: None,
         }],
         cells,
         comparisons: vec![],

@@ -34,6 +34,14 @@ fn facts(exp: &Experiment) -> String {
     if let Some(sweep) = &exp.sweep {
         parts.push(format!("swept: {sweep}"));
     }
+    if let Some(cpus) = &exp.cpus {
+        let list = |c: &[usize]| c.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
+        parts.push(format!(
+            "client on CPUs {}, servers on CPUs {} (not the run's)",
+            list(&cpus.client),
+            list(&cpus.server)
+        ));
+    }
     parts.join(" · ")
 }
 

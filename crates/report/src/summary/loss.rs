@@ -282,6 +282,7 @@ mod tests {
             references: vec![],
             answer: None,
             skipped: None,
+            cpus: None,
         };
         let cells = vec![
             cell("h2", 0.0, 42_000.0, 1200.0),

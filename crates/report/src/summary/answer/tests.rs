@@ -47,6 +47,7 @@ fn experiment(id: &str, answer: &str) -> Experiment {
         references: vec![],
         answer: Some(answer.into()),
         skipped: None,
+        cpus: None,
     }
 }
 

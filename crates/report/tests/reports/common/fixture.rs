@@ -170,6 +170,7 @@ fn experiment(id: &str, title: &str, headline: &str, sweep: Option<&str>, refere
         references,
         answer: None,
         skipped: None,
+        cpus: None,
     }
 }
 
