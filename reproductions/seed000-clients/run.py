@@ -44,8 +44,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 BODY = '{"password":"thisispassword"}'
 RTTS_MS = [5, 10, 25, 40, 60]
-# Calls per cell after the first: at 20 calls the sweep of bench/results/seed000-rtt-sweep-2026-12-06.md
-# spread its calls by ±1 ms around their medians (2% of the smallest); 40 keep the run near 5 minutes.
+# Calls per cell after the first: enough for a median steady against the calls' spread in the earlier sweep
+# (bench/results/seed000-rtt-sweep-2026-12-06.md), few enough for a run of minutes; results.json records it.
 CALLS = 40
 
 # Both clients stop after --calls or --duration-ms (10 s unless given): given long enough for every call.

@@ -55,7 +55,7 @@ pub fn wall_seconds(results: &Value) -> Result<f64, String> {
     Ok((end - start) as f64)
 }
 
-/// Seconds since 1970 of a UTC time written `2026-12-02T07:26:16Z`.
+/// Seconds since 1970 of a UTC time written `YYYY-MM-DDTHH:MM:SSZ`, as results.json records its run.
 pub fn unix_seconds(text: &str) -> Option<i64> {
     let b = text.as_bytes();
     let ok = b.len() == 20 && b[4] == b'-' && b[7] == b'-' && b[10] == b'T' && b[13] == b':' && b[16] == b':';
