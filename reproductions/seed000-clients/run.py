@@ -38,7 +38,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from machine import describe  # noqa: E402
+from machine import checkout, describe  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -202,10 +202,6 @@ def summarise(variant, rtt_ms, lines, phases):
         "phases_rtt": {k: trips(v) for k, v in split_us.items()},
         "phases_ms": {k: None if v is None else round(v / 1000, 2) for k, v in split_us.items()},
     }
-
-
-def git(*args):
-    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
 
 
 def now():
@@ -388,7 +384,7 @@ def main():
     if a.calls < 1:
         sys.exit("run.py: --calls must be at least 1")
     started = now()
-    commit, dirty = git("rev-parse", "HEAD"), bool(git("status", "--porcelain"))
+    commit, dirty = checkout()
     subprocess.run([str(ROOT / "callbench"), "--version"], cwd=ROOT, check=True, capture_output=True)
     subprocess.run(
         ["node", str(ROOT / "servers/_node-shared/build.js"), str(ROOT / "clients/seed000-rest")], check=True

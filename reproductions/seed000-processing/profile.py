@@ -35,6 +35,9 @@ import tempfile
 import tomllib
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from machine import checkout  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 PHASES = ["read", "parse", "search", "hash", "free"]
@@ -194,10 +197,6 @@ def summary(values_ns):
     }
 
 
-def git(*args):
-    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
-
-
 def machine():
     model = next((x.split(":", 1)[1].strip() for x in open("/proc/cpuinfo") if x.startswith("model name")), "")
     return {"cpu_model": model, "cores": os.cpu_count(), "kernel": platform.release()}
@@ -219,7 +218,7 @@ def measure(a):
     build = ["cargo", "build", "--release", "--locked", "-p", "processing-rust", "--bin", "processing-rust"]
     subprocess.run([*build, "--example", "phases"], cwd=ROOT, check=True)
     started = datetime.datetime.now(datetime.UTC)
-    commit, dirty = git("rev-parse", "HEAD"), bool(git("status", "--porcelain"))
+    commit, dirty = checkout()
     samples = {name: {"phases": [], "whole": []} for name in specs}
     steal0 = steal_and_total(a.cpu)
     load = float(Path("/proc/loadavg").read_text().split()[0])  # runnable processes, the last minute

@@ -42,7 +42,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from machine import describe  # noqa: E402
+from machine import checkout, describe  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -80,10 +80,6 @@ def build():
 
 def now():
     return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def git(*args):
-    return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=True).stdout.strip()
 
 
 def slope(totals_ms, marks):
@@ -470,7 +466,7 @@ def main():
     if min(a.runs, a.pinned_runs, a.probe_runs) < 1 or a.calls < 2000 or a.calls % 1000:
         sys.exit("run.py: runs are at least 1, and --calls a multiple of 1000 from 2000 (the article's: 5000)")
     started, started_wall = now(), time.monotonic()
-    commit, dirty = git("rev-parse", "HEAD"), bool(git("status", "--porcelain"))
+    commit, dirty = checkout()
     marks = list(range(1000, a.calls + 1, 1000))
     build()
     cells = []
