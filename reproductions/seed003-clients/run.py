@@ -21,7 +21,7 @@ same server then takes the same calls from callbench's engine, whose client is w
 CPU time (utime + stime of its processes) and its cgroup's throttling are read before and after each
 timed run (server_cpu.py), so they count the timed calls only, not the warm-up.
 
-    sudo reproductions/seed003-clients/run.py            # writes results.json and report.md here (~33 min)
+    sudo reproductions/seed003-clients/run.py            # writes results.json and report.md here (~34 min)
     reproductions/seed003-clients/run.py --render        # report.md again from results.json (left as it is)
     reproductions/seed003-clients/run.py --check         # report.md is what results.json renders
 

@@ -1,9 +1,10 @@
 //! The callbench contract, compiled once: protobuf types and tonic services
 //! (`pb`), the descriptor set (for server reflection and dynamic JSON), the
-//! REST mapping, conversions to the workload types, and the shared test vectors.
+//! REST mapping and its NDJSON streams, conversions to the workload types, and the shared test vectors.
 
 pub mod convert;
 pub mod grpc_status;
+pub mod ndjson;
 pub mod rest_json;
 pub mod vectors;
 

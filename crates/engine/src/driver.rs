@@ -13,7 +13,7 @@ use crate::stop::{Admission, Stop};
 use crate::target::{QuicCounts, Reply, Target, WireTotals};
 use shards::Shards;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 /// How hard and how long to drive a target; the pacer says when.
@@ -198,6 +198,19 @@ struct Shared<T, P> {
     connects_timed_out: AtomicU64,
     /// When a worker first saw the cancel (ns from the start; u64::MAX: not cancelled).
     cancel_seen: AtomicU64,
+    /// The counters at the start of the measured window, once read (see [`Shared::window_starts`]).
+    window: OnceLock<Mark>,
+}
+
+impl<T: Target, P> Shared<T, P> {
+    /// Reads the window's counters before the first call at or after the warm-up's end, unless the
+    /// task that reads them at that instant already has: a target that never waits (in-process)
+    /// keeps that task from running until the run ends, which read a window of nothing.
+    fn window_starts(&self, at: Duration) {
+        if !self.load.stop.warmup.is_zero() && !self.load.stop.in_warmup(at) && self.window.get().is_none() {
+            self.window.get_or_init(|| Mark::now(&self.target, &self.load, Edge::WindowStart));
+        }
+    }
 }
 
 /// Counters read at the start of the measured window.
@@ -252,16 +265,18 @@ pub async fn run<T: Target, P: Pacer + 'static, S: Sink>(
         connected_by: AtomicU64::new(u64::MAX),
         connects_timed_out: AtomicU64::default(),
         cancel_seen: AtomicU64::new(u64::MAX),
+        window: OnceLock::new(),
     });
     let goaways_before = shared.target.goaways();
     let failures_before = shared.target.connect_failures();
     let start_mark = Mark::now(&shared.target, &shared.load, Edge::RunStart);
-    // The window's counters start when warm-up ends, read by a task that sleeps until then.
+    // The window's counters start when warm-up ends, read by a task that sleeps until then (or by
+    // the first call after it, whichever comes first).
     let window_mark = (!warmup.is_zero()).then(|| {
         let shared = shared.clone();
         tokio::spawn(async move {
             shared.clock.sleep_until(warmup).await;
-            Mark::now(&shared.target, &shared.load, Edge::WindowStart)
+            shared.window.get_or_init(|| Mark::now(&shared.target, &shared.load, Edge::WindowStart));
         })
     });
     let mut workers = tokio::task::JoinSet::new();
@@ -275,7 +290,10 @@ pub async fn run<T: Target, P: Pacer + 'static, S: Sink>(
     let end_mark = Mark::now(&shared.target, &shared.load, Edge::End);
     let elapsed = clock.now();
     let start_mark = match window_mark {
-        Some(task) if elapsed >= warmup => task.await.unwrap_or(start_mark),
+        Some(task) if elapsed >= warmup => {
+            let _ = task.await;
+            shared.window.get().copied().unwrap_or(start_mark)
+        }
         Some(task) => {
             task.abort(); // the run ended inside its warm-up: nothing measured
             end_mark
@@ -344,6 +362,7 @@ async fn worker<T: Target, P: Pacer, S: Sink>(shared: Arc<Shared<T, P>>, slot: u
         if let Some(at) = intended {
             clock.sleep_until(at).await;
         }
+        shared.window_starts(intended.unwrap_or_else(|| clock.now()));
         let start = clock.now();
         let answered = {
             // Pinned here, once: the call's future is most of what a caller holds.

@@ -424,23 +424,12 @@ fn ndjson(values: &[Value]) -> Vec<u8> {
     out
 }
 
-/// Checks an NDJSON answer: as many lines as `expected`, each ending in a newline and the same
-/// message as its expected line.
+/// Checks an NDJSON answer with the contract's checker: as many lines as `expected`, each ending
+/// in a newline and the same message as its expected line.
 fn lines_check(method: &MethodDescriptor, expected: &[Value]) -> Result<BodyCheck, String> {
     let output = method.output();
     let expected = expected.iter().map(|v| message_from_rest(&output, v)).collect::<Result<Vec<_>, _>>()?;
-    Ok(remembering(move |body: &[u8]| {
-        let whole = body.is_empty() || body.ends_with(b"\n");
-        let lines: Vec<&[u8]> = body.split(|b| *b == b'\n').filter(|l| !l.is_empty()).collect();
-        whole
-            && lines.len() == expected.len()
-            && lines.iter().zip(&expected).all(|(line, want)| {
-                serde_json::from_slice::<Value>(line)
-                    .ok()
-                    .and_then(|v| message_from_rest(&output, &v).ok())
-                    .is_some_and(|m| same_message(&m, want))
-            })
-    }))
+    Ok(remembering(move |body: &[u8]| callbench_contract::ndjson::check(&output, &expected, body).is_ok()))
 }
 
 /// `check`, except that an answer byte-equal to the first one it accepted is accepted at once:

@@ -19,6 +19,9 @@
 //!   names the file that sets it, that file holds its number, and when it gives its arithmetic,
 //!   the arithmetic gives it.
 //!
+//! A number whose key names no unit (a count, a ratio) backs only a ratio (`1.13×`) or a percentage:
+//! a figure with a unit needs a number in a unit.
+//!
 //! A results file's number backs a figure of one significant digit (`2 ms`, `100 ms`) only when
 //! equal to it: the setting a run records (its round trip), not a measurement that rounds to it.
 //!
@@ -216,6 +219,11 @@ fn without_placeholders(text: &str) -> String {
 /// backing's relative tolerance.
 fn backs(b: &Backing, f: &Figure) -> bool {
     if b.family.is_some_and(|family| family != f.family) {
+        return false;
+    }
+    // A number whose key names no unit (a count, a ratio) backs a ratio or a percentage, never a
+    // figure with a unit: `12 ms` is not backed by twelve calls of the same run.
+    if b.family.is_none() && !matches!(f.family, Family::Times | Family::Percent) {
         return false;
     }
     if b.measured && f.significant < 2 {

@@ -5,6 +5,7 @@ use super::grpc::{code_name, GrpcConn};
 use super::http1::{Http1Conn, Pieces};
 use anyhow::{anyhow, bail, Result};
 use bytes::Bytes;
+use callbench_contract::ndjson::{self, NdjsonError};
 use callbench_contract::rest_json::{message_from_proto_json, message_from_rest, message_to_rest, same_message};
 use callbench_contract::vectors::{Body, GrpcCase, RestCase};
 use prost_reflect::DynamicMessage;
@@ -57,25 +58,26 @@ pub fn judge_rest_body(case: &RestCase, body: &[u8]) -> Result<()> {
 }
 
 /// A streamed answer: one JSON value a line, every line ending in a newline, each the expected
-/// line's message.
+/// line's message (the contract's checker, `callbench_contract::ndjson`).
 fn judge_ndjson(case: &RestCase, expected: &[serde_json::Value], body: &[u8]) -> Result<()> {
-    if !body.is_empty() && !body.ends_with(b"\n") {
-        bail!("the last line does not end in a newline: ...{}", snippet(&body[body.len().saturating_sub(200)..]));
-    }
-    let lines: Vec<&[u8]> = body.split(|b| *b == b'\n').filter(|l| !l.is_empty()).collect();
-    if lines.len() != expected.len() {
-        bail!("{} lines (expected {}): {}", lines.len(), expected.len(), snippet(body));
-    }
     let name = case.expect.message.as_deref().ok_or_else(|| anyhow!("vector: ndjson without a message type"))?;
     let desc = message(name)?;
-    for (i, (line, want)) in lines.iter().zip(expected).enumerate() {
-        let got: serde_json::Value =
-            serde_json::from_slice(line).map_err(|e| anyhow!("line {} is not JSON ({e}): {}", i + 1, snippet(line)))?;
-        let want = message_from_rest(&desc, want).map_err(|e| anyhow!("vector: {e}"))?;
-        let got = message_from_rest(&desc, &got).map_err(|e| anyhow!("line {} is not a {name}: {e}", i + 1))?;
-        compare(&want, &got).map_err(|e| anyhow!("line {}: {e}", i + 1))?;
-    }
-    Ok(())
+    let want = expected
+        .iter()
+        .map(|v| message_from_rest(&desc, v).map_err(|e| anyhow!("vector: {e}")))
+        .collect::<Result<Vec<_>>>()?;
+    ndjson::check(&desc, &want, body).or_else(|e| match e {
+        NdjsonError::Differs { line, want, got } => compare(&want, &got).map_err(|e| anyhow!("line {line}: {e}")),
+        NdjsonError::Unterminated => {
+            bail!("{e}: ...{}", snippet(&body[body.len().saturating_sub(200)..]))
+        }
+        NdjsonError::LineCount { .. } => bail!("{e}: {}", snippet(body)),
+        NdjsonError::NotJson { line, .. } => {
+            let text = ndjson::lines(body).ok().and_then(|l| l.get(line - 1).copied()).unwrap_or_default();
+            bail!("{e}: {}", snippet(text))
+        }
+        e => bail!("{e}"),
+    })
 }
 
 /// Headers and body of a REST vector; JSON bodies get `Content-Type: application/json` unless overridden.

@@ -218,11 +218,7 @@ async fn endpoints_suite(
         // Checked as a run's two sides are: on this machine, and apart.
         Some(server) => pinning::choose(client, Some(server), online),
         None => match client {
-            Some(client) => match client.iter().find(|c| **c >= online) {
-                Some(bad) => Err(format!("client CPU {bad} does not exist (this machine has CPUs 0-{})", online - 1)),
-                None if client.is_empty() => Err("the client needs at least one CPU".to_string()),
-                None => Ok((client, vec![])),
-            },
+            Some(client) => pinning::check("client", &client, online).map(|()| (client, vec![])),
             None => pinning::choose(None, None, online),
         },
     }

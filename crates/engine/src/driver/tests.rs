@@ -329,3 +329,33 @@ async fn a_connection_closed_since_the_last_call_is_replaced_before_calling() {
     assert!(r.iter().all(|r| r.outcome.is_ok() && r.connect.is_some()), "{r:?}");
     assert_eq!((info.connections_opened, info.retries), (4, 0), "nothing was sent again");
 }
+
+/// Never waits: each call holds the thread 10 ms, as an in-process workload does; the wire counts
+/// its calls.
+struct Busy(AtomicU64);
+
+impl Target for Busy {
+    type Conn = ();
+    async fn connect(&self, _slot: usize) -> Result<Connected<()>, ErrorKind> {
+        Ok(Connected::new((), Handshake::default()))
+    }
+    async fn call(&self, _: &mut ()) -> Reply {
+        std::thread::sleep(MS(10));
+        self.0.fetch_add(1, Ordering::Relaxed);
+        Reply::ok(ByteCounts::default())
+    }
+    fn wire(&self) -> WireTotals {
+        WireTotals { sent: 100 * self.0.load(Ordering::Relaxed), received: 0 }
+    }
+}
+
+#[tokio::test]
+async fn a_target_that_never_waits_has_its_window_read_at_its_first_measured_call() {
+    // Real time: the calls block the runtime's one thread, so the task that reads the window's
+    // counters when the warm-up ends cannot run until the run is over. The first measured call
+    // reads them instead: the window holds the 10 measured calls' bytes, however many warm-up
+    // calls came first (it held none before).
+    let load = Load::new(1, Stop::after_calls(10).with_warmup(MS(25)));
+    let (info, _) = run(Busy(AtomicU64::new(0)), Closed, load, Vec::new).await.unwrap();
+    assert_eq!(info.wire.sent, 1000, "{:?}", info.wire);
+}

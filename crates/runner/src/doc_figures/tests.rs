@@ -57,7 +57,7 @@ fn code_and_generated_blocks_are_not_prose() {
 fn results_keys_give_their_numbers_units() {
     let mut out = vec![];
     let results = json!({"cells": [{"ms": {"p50": 106.0}, "wall_us_per_call": {"median": 4100.0}, "ratio": 1.03, "rtt_ms": 10,
-        "runs": [{"wall_us_per_call": 5000.0}]}]});
+        "calls": 12, "runs": [{"wall_us_per_call": 5000.0}]}]});
     leaves(&results, None, &mut out);
     let figure = |t: &str| figures(t).remove(0);
     let backed = |t: &str| out.iter().any(|b| backs(b, &figure(t)));
@@ -65,6 +65,8 @@ fn results_keys_give_their_numbers_units() {
     assert!(backed("103%"), "a fraction backs a percentage");
     assert!(!backed("106.1 ms") && !backed("4.2 ms") && !backed("106.0 µs") && !backed("1.04×"));
     assert!(!backed("5.00 ms"), "a raw repetition backs nothing");
+    // A number of no unit backs a ratio or a percentage, not a figure with a unit.
+    assert!(backed("12×") && !backed("12 ms") && !backed("12 calls/s") && !backed("1.03 s"));
     // One significant digit is backed only by a number equal to it: a setting, not a rounding.
     assert!(backed("10 ms") && !backed("4 ms") && backed("4.1 ms"));
 }
