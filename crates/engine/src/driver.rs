@@ -206,8 +206,9 @@ impl<T: Target, P> Shared<T, P> {
     /// Reads the window's counters before the first call at or after the warm-up's end, unless the
     /// task that reads them at that instant already has: a target that never waits (in-process)
     /// keeps that task from running until the run ends, which read a window of nothing.
-    fn window_starts(&self, at: Duration) {
-        if !self.load.stop.warmup.is_zero() && !self.load.stop.in_warmup(at) && self.window.get().is_none() {
+    /// `at` (the call's start) is read only while the window is not open: not on every call.
+    fn window_starts(&self, at: impl FnOnce() -> Duration) {
+        if self.window.get().is_none() && !self.load.stop.warmup.is_zero() && !self.load.stop.in_warmup(at()) {
             self.window.get_or_init(|| Mark::now(&self.target, &self.load, Edge::WindowStart));
         }
     }
@@ -362,7 +363,7 @@ async fn worker<T: Target, P: Pacer, S: Sink>(shared: Arc<Shared<T, P>>, slot: u
         if let Some(at) = intended {
             clock.sleep_until(at).await;
         }
-        shared.window_starts(intended.unwrap_or_else(|| clock.now()));
+        shared.window_starts(|| intended.unwrap_or_else(|| clock.now()));
         let start = clock.now();
         let answered = {
             // Pinned here, once: the call's future is most of what a caller holds.
