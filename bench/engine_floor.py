@@ -1,6 +1,7 @@
 """The floor under the tools bench/engine.py compares: `callbench-floor` (bench/floor) makes the same calls with
 nothing on top — for HTTP/1.1 it writes the request's bytes and waits for as many answer bytes as the server's
-answer has, no parsing, no timers; for raw TCP it ping-pongs 64 bytes with raw-echo (servers/raw-echo). What a tool
+answer has, no parsing, no timers; for HTTP/2 and gRPC it writes callbench's own frames and reads only the answer's
+frame heads; for raw TCP it ping-pongs 64 bytes with raw-echo (servers/raw-echo). What a tool
 costs beyond the floor is its own work; the floor itself is the kernel's (epoll, or io_uring with `floor-uring`)."""
 
 from __future__ import annotations
@@ -88,6 +89,27 @@ def http_commands(floor_bin: str, path: str, concurrency: int) -> dict:
         return argv
 
     return {"floor": command("epoll"), "floor-uring": command(URING)}
+
+
+def h2_commands(floor_bin: str, flag: str, connections: int, streams: int) -> dict:
+    """The HTTP/2 or gRPC floor (`flag`: `--http2=PATH` or `--grpc=METHOD`): callbench's own frames, prepared once,
+    `streams` in flight on each connection, and nothing on top (bench/floor/src/h2_client.rs)."""
+    return {
+        "floor": lambda port, secs: [
+            floor_bin,
+            "client",
+            f"127.0.0.1:{port}",
+            "-c",
+            str(connections),
+            "--streams",
+            str(streams),
+            "-z",
+            str(secs),
+            "--warmup",
+            "0",
+            flag,
+        ]
+    }
 
 
 def raw_commands(floor_bin: str, concurrency: int, cb: str | None) -> dict:

@@ -1,15 +1,18 @@
 //! The floor under every protocol: round trips over TCP with nothing on top (no parsing, no
 //! framing), from clients that differ only in how they talk to the kernel: epoll with one read and
 //! one write per call, or io_uring with every connection's sends and receives submitted together.
-//! Against `raw-echo` (servers/raw-echo) or, with `--request`, an HTTP/1.1 server. bench/engine.py
-//! runs them pinned and interleaved beside callbench and the peers.
+//! Against `raw-echo` (servers/raw-echo) or, with `--request`, an HTTP/1.1 server; with `--http2` or
+//! `--grpc`, an HTTP/2 or gRPC server spoken to with callbench's own frames and nothing else
+//! (h2_client.rs). bench/engine.py runs them pinned and interleaved beside callbench and the peers.
 
 mod buf_ring;
 mod epoll_client;
+mod h2_client;
 mod outcome;
 mod socket;
 mod uring_client;
 
+use callbench_engine::h2pool::request_block;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::time::Duration;
 use uring_client::Mode;
@@ -44,6 +47,15 @@ enum Command {
         /// e.g. an HTTP/1.1 request, to pay a real server's pace with nothing on top
         #[arg(long)]
         request: Option<String>,
+        /// Speak HTTP/2 (h2c, prior knowledge): GET this path, the frames callbench sends
+        #[arg(long, value_name = "PATH", conflicts_with_all = ["request", "grpc"])]
+        http2: Option<String>,
+        /// Speak gRPC: call this method (`/package.Service/Method`) with an empty message
+        #[arg(long, value_name = "METHOD", conflicts_with = "request")]
+        grpc: Option<String>,
+        /// HTTP/2 and gRPC: calls in flight on each connection
+        #[arg(long, default_value_t = 1)]
+        streams: usize,
     },
 }
 
@@ -64,15 +76,80 @@ pub enum Io {
 fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Client { addr, io, connections, seconds, warmup, size, request } => {
+        Command::Client { addr, io, connections, seconds, warmup, size, request, http2, grpc, streams } => {
             let request = request.map(|r| r.replace("\\r", "\r").replace("\\n", "\n").into_bytes());
-            client(&addr, io, connections, seconds, warmup, size, request)
+            match (http2, grpc) {
+                (None, None) => client(&addr, io, connections, seconds, warmup, size, request),
+                (path, method) => h2(&addr, io, connections, streams, seconds, warmup, path, method),
+            }
         }
     };
     if let Err(e) = result {
         eprintln!("callbench-floor: {e}");
         std::process::exit(1);
     }
+}
+
+/// The HTTP/2 or gRPC floor: `streams` calls in flight on each of `connections`.
+#[allow(clippy::too_many_arguments)]
+fn h2(
+    addr: &str,
+    io: Io,
+    connections: usize,
+    streams: usize,
+    seconds: f64,
+    warmup: f64,
+    path: Option<String>,
+    method: Option<String>,
+) -> Result<(), String> {
+    let addr = loopback(addr)?;
+    if io != Io::Epoll {
+        return Err("HTTP/2 and gRPC are measured over epoll only".into());
+    }
+    if connections == 0
+        || streams == 0
+        || streams > 100
+        || !(seconds > 0.0 && seconds <= 600.0)
+        || !(0.0..=60.0).contains(&warmup)
+    {
+        return Err(
+            "connections at least 1, streams within [1, 100], seconds within (0, 600], warmup within [0, 60]".into()
+        );
+    }
+    let authority = addr.to_string();
+    let call = match (path, method) {
+        (Some(path), _) if path.starts_with('/') => {
+            h2_client::Call::new(&request_block("GET", false, &authority, &path, &[]), &[])?
+        }
+        (_, Some(method)) if method.starts_with('/') => {
+            // callbench's gRPC request headers (crates/engine/src/grpc.rs) and an empty message.
+            let headers = [
+                ("content-type".to_string(), "application/grpc".to_string()),
+                ("te".to_string(), "trailers".to_string()),
+                ("user-agent".to_string(), concat!("callbench/", env!("CARGO_PKG_VERSION")).to_string()),
+            ];
+            h2_client::Call::new(&request_block("POST", false, &authority, &method, &headers), &[0; 5])?
+        }
+        _ => return Err("--http2 takes a path and --grpc a method, both starting with /".into()),
+    };
+    let plan = outcome::Plan {
+        warmup: Duration::from_secs_f64(warmup),
+        measured: Duration::from_secs_f64(seconds),
+        answer: 0,
+        request: vec![],
+    };
+    let sockets = socket::connect_all(addr, connections)?;
+    let result = h2_client::run(&sockets, streams, &call, &plan)?;
+    println!("{}", result.to_json(io, connections, 0));
+    Ok(())
+}
+
+fn loopback(addr: &str) -> Result<std::net::SocketAddr, String> {
+    let addr: std::net::SocketAddr = addr.parse().map_err(|e| format!("bad address {addr:?}: {e}"))?;
+    if !addr.ip().is_loopback() {
+        return Err(format!("{addr} is not a loopback address: the floor is measured on this machine only"));
+    }
+    Ok(addr)
 }
 
 fn client(
@@ -84,10 +161,7 @@ fn client(
     size: usize,
     request: Option<Vec<u8>>,
 ) -> Result<(), String> {
-    let addr: std::net::SocketAddr = addr.parse().map_err(|e| format!("bad address {addr:?}: {e}"))?;
-    if !addr.ip().is_loopback() {
-        return Err(format!("{addr} is not a loopback address: the floor is measured on this machine only"));
-    }
+    let addr = loopback(addr)?;
     if request.as_ref().is_some_and(|r| r.is_empty()) {
         return Err("--request must not be empty".into());
     }

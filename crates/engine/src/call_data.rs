@@ -25,9 +25,10 @@ impl Turn {
         TURN.try_with(|turn| *turn).unwrap_or_default()
     }
 
-    /// Runs `call` as this turn's call.
-    pub async fn scope<F: std::future::Future>(self, call: F) -> F::Output {
-        TURN.scope(self, call).await
+    /// Runs `call` as this turn's call. Not an async fn: one would hold `call` twice (its argument
+    /// and the scope that takes it), doubling what a caller holds.
+    pub fn scope<F: std::future::Future>(self, call: F) -> tokio::task::futures::TaskLocalFuture<Turn, F> {
+        TURN.scope(self, call)
     }
 }
 

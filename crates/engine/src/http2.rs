@@ -96,15 +96,22 @@ impl Target for Http2 {
         let keep = self.expect.body.is_some();
         let mut body = Vec::new();
         let mut too_large = false;
-        let answer = conn
-            .exchange(&request.block, &request.body, |chunk| {
+        let answer = if keep {
+            conn.exchange(&request.block, &request.body, |chunk| {
                 bytes.received += chunk.len() as u64;
-                too_large |= keep && body.len() + chunk.len() > crate::limits::MAX_KEPT_BODY;
-                if keep && !too_large {
+                too_large |= body.len() + chunk.len() > crate::limits::MAX_KEPT_BODY;
+                if !too_large {
                     body.extend_from_slice(chunk);
                 }
             })
-            .await;
+            .await
+        } else {
+            // No check reads the body: counted as it arrives, never copied (a stream in flight
+            // then holds no buffer for its answer).
+            let (answer, received) = conn.count(&request.block, &request.body).await;
+            bytes.received = received;
+            answer
+        };
         let answer = match answer {
             Ok(answer) => answer,
             Err(e) if e.unprocessed() => return Reply::unprocessed(bytes, e.connection_survives()),

@@ -101,6 +101,9 @@ fn overview(r: &Results) -> String {
         r.cells.len(),
         r.suite.repetitions
     );
+    if r.cells.iter().any(|c| !c.pooled.is_empty()) {
+        text.push_str(" An open-loop cell's latency percentiles are of all its repetitions' calls merged, the interval from resampling its repetitions (bootstrap): one repetition's tail rests on too few calls.");
+    }
     if failed > 0 {
         text.push_str(&format!(" {} not complete (see their status).", cells(failed, "is", "are")));
     }

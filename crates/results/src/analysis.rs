@@ -19,11 +19,26 @@ pub const BUSY: f64 = 0.90;
 /// least ±`floor` of the median (see `SuiteRecord::interval_floor`); `noisy` looks at the runs'
 /// own spread. `client_cpus` and `server_cpus` are the numbers of CPUs each side was pinned to.
 pub fn summarise(cell: &mut Cell, headline: &str, floor: f64, client_cpus: usize, server_cpus: usize) {
+    summarise_with(cell, headline, floor, client_cpus, server_cpus, &BTreeMap::new());
+}
+
+/// [`summarise`], with `pooled`'s estimates in place of the repetitions' medians for the metrics
+/// it holds (an open-loop cell's percentiles of all calls merged: [`crate::pooled`]); the cell
+/// records which metrics those are.
+pub fn summarise_with(
+    cell: &mut Cell,
+    headline: &str,
+    floor: f64,
+    client_cpus: usize,
+    server_cpus: usize,
+    pooled: &BTreeMap<String, Estimate>,
+) {
     cell.summary.clear();
+    cell.pooled = pooled.keys().cloned().collect();
     let mut noisy = false;
     for (name, _, _) in METRICS {
         let values: Vec<f64> = cell.runs.iter().filter_map(|r| r.metric(name)).collect();
-        if let Some(e) = stats::estimate(&values) {
+        if let Some(e) = pooled.get(*name).copied().or_else(|| stats::estimate(&values)) {
             let exact = crate::model::is_exact_count(name);
             // Figures of a microsecond or less are at the clock's resolution: their spread says
             // nothing; nor does a count's (what was counted is no timing).

@@ -6,4 +6,5 @@ pub mod analysis;
 pub mod format;
 pub mod model;
 pub mod placement;
+pub mod pooled;
 pub mod stats;

@@ -179,6 +179,10 @@ pub struct Cell {
     pub summary: BTreeMap<String, Estimate>,
     /// Latency percentile spectrum of all runs merged: (percentile 0–100, µs), for the log-scale chart.
     pub spectrum: Vec<(f64, f64)>,
+    /// Metrics whose summary is of all repetitions' calls merged, its interval a bootstrap over
+    /// repetitions (an open-loop cell's percentiles: `pooled.rs`), not the repetitions' median.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pooled: Vec<String>,
     /// Which side limited the cell: `server`, `client` or `neither` (latency-bound / paced).
     pub bottleneck: String,
     /// True when the runs disagree more than a comparison can bear (see `stats::is_noisy`).

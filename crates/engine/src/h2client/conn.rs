@@ -150,8 +150,25 @@ impl Connection {
     /// Opens a stream that sends its request in pieces ([`Stream::send`]): `body` goes first, and
     /// the request ends with it when `ends`. Its answer is read piece by piece ([`Stream::next`]).
     pub async fn open(&self, blocks: &RequestBlocks, body: &Bytes, ends: bool) -> Result<Stream<'_>, H2Error> {
-        let id = poll_fn(|cx| self.open_stream(cx, blocks, body, ends)).await?;
-        Ok(Stream { call: Call { shared: &self.shared, id, done: false }, chunk: Vec::new() })
+        let id = poll_fn(|cx| self.open_stream(cx, blocks, body, ends, false)).await?;
+        Ok(Stream { call: Call { shared: &self.shared, id, done: false }, chunk: Vec::new(), received: 0 })
+    }
+
+    /// One call whose answer's DATA is counted, not read: its bytes are given back to the server
+    /// as they arrive and never copied, so a stream in flight holds no buffer for them. Returns
+    /// the answer and the DATA bytes received (also when it failed).
+    pub async fn count(&self, blocks: &RequestBlocks, body: &Bytes) -> (Result<Answer, H2Error>, u64) {
+        let id = match poll_fn(|cx| self.open_stream(cx, blocks, body, true, true)).await {
+            Ok(id) => id,
+            Err(e) => return (Err(e), 0),
+        };
+        let mut stream =
+            Stream { call: Call { shared: &self.shared, id, done: false }, chunk: Vec::new(), received: 0 };
+        loop {
+            if let Some(answer) = stream.next(&mut |_: &[u8]| {}).await {
+                return (answer, stream.received);
+            }
+        }
     }
 
     fn open_stream(
@@ -160,6 +177,7 @@ impl Connection {
         blocks: &RequestBlocks,
         body: &Bytes,
         ends: bool,
+        counted: bool,
     ) -> Poll<Result<u32, H2Error>> {
         let mut st = self.shared.lock();
         if st.closed.is_some() {
@@ -195,6 +213,7 @@ impl Connection {
             body: body.clone(),
             head_request: blocks.head_request,
             request_ends: ends,
+            counted,
             send_window: st.peer_initial_window,
             recv_window: i64::from(STREAM_WINDOW),
             ..Slot::default()
@@ -215,6 +234,8 @@ impl Connection {
 pub struct Stream<'a> {
     call: Call<'a>,
     chunk: Vec<u8>,
+    /// DATA bytes of the answer received so far.
+    received: u64,
 }
 
 impl Stream<'_> {
@@ -248,7 +269,7 @@ impl Stream<'_> {
     /// Waits for the next piece of the answer: gives its data to `on_data` and returns None, or
     /// returns the answer once it ended (or failed).
     pub async fn next(&mut self, on_data: &mut impl FnMut(&[u8])) -> Option<Result<Answer, H2Error>> {
-        let step = poll_fn(|cx| self.call.poll(cx, &mut self.chunk)).await;
+        let step = poll_fn(|cx| self.call.poll(cx, &mut self.chunk, &mut self.received)).await;
         if !self.chunk.is_empty() {
             on_data(&self.chunk);
             self.chunk.clear();
@@ -268,26 +289,28 @@ struct Call<'a> {
 }
 
 impl Call<'_> {
-    /// Moves received data into `chunk`; Some when the answer is complete or failed.
-    fn poll(&mut self, cx: &mut Context<'_>, chunk: &mut Vec<u8>) -> Poll<Option<Result<Answer, H2Error>>> {
+    /// Moves received data into `chunk` and the count of DATA bytes so far into `received`; Some
+    /// when the answer is complete or failed.
+    fn poll(
+        &mut self,
+        cx: &mut Context<'_>,
+        chunk: &mut Vec<u8>,
+        received: &mut u64,
+    ) -> Poll<Option<Result<Answer, H2Error>>> {
         let mut st = self.shared.lock();
         let st = &mut *st;
         let Some(slot) = st.streams.get_mut(&self.id) else {
             return Poll::Ready(Some(Err(H2Error::Broken)));
         };
         let mut updated = false;
+        *received = slot.received;
         if !slot.data.is_empty() {
             std::mem::swap(&mut slot.data, chunk);
             let n = chunk.len() as u32;
             st.recv_unacked += n;
             if !slot.finished() {
                 slot.unacked += n;
-                if slot.unacked >= STREAM_WINDOW / 2 {
-                    frame::put_window_update(&mut st.out, self.id, slot.unacked);
-                    slot.recv_window += i64::from(slot.unacked);
-                    slot.unacked = 0;
-                    updated = true;
-                }
+                updated = slot.give_back(&mut st.out, self.id);
             }
         }
         let outcome = if let Some(e) = slot.error {

@@ -91,6 +91,7 @@ fn results(p50s: &[(&str, &[f64])]) -> Results {
                 runs,
                 summary: Default::default(),
                 spectrum: vec![],
+                pooled: vec![],
                 bottleneck: String::new(),
                 noisy: false,
                 disturbed: None,

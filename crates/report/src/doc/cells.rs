@@ -78,7 +78,9 @@ fn table(exp: &Experiment, cells: &[&Cell]) -> Table {
     if cells.iter().all(|c| c.transport == "process") {
         return processing_table(exp, cells);
     }
-    let headline = format!("{}: median [95% interval]", names::metric_label(&exp.headline));
+    let pooled = !cells.is_empty() && cells.iter().all(|c| c.pooled.contains(&exp.headline));
+    let estimator = if pooled { "all repetitions' calls" } else { "median" };
+    let headline = format!("{}: {estimator} [95% interval]", names::metric_label(&exp.headline));
     let mut columns: Vec<(&str, bool)> = vec![("server", false), ("transport", false), ("workload", false)];
     if let Some(sweep) = &exp.sweep {
         columns.push((sweep.as_str(), true));

@@ -230,6 +230,7 @@ mod tests {
             runs: vec![run.clone(), run.clone(), run],
             summary: Default::default(),
             spectrum: vec![],
+            pooled: vec![],
             bottleneck: String::new(),
             noisy: false,
             disturbed: None,

@@ -27,17 +27,17 @@ pub fn latency_vs_rate(ctx: &Ctx) -> Option<String> {
             });
         }
     }
-    let desc = "Latency (p50 solid, p99 dashed) counted from each call's intended start, against the rate requested; whiskers: 95% interval of the repetitions.";
+    let whiskers = if ctx.cells.iter().any(|c| c.pooled.iter().any(|m| m == "latency_p99_us")) {
+        "each point of all repetitions' calls merged, whiskers its 95% interval with the repetitions resampled"
+    } else {
+        "whiskers: 95% interval of the repetitions"
+    };
+    let desc = format!(
+        "Latency (p50 solid, p99 dashed) counted from each call's intended start, against the rate requested; {whiskers}."
+    );
     let x = x_axis(&series, "rate requested (calls/s)".into());
     let y = y_axis(&series, "latency_p99_us", "latency");
-    lines::render(&LineChart {
-        kind: "rate",
-        title: ctx.title("latency vs offered load"),
-        desc: desc.into(),
-        x,
-        y,
-        series,
-    })
+    lines::render(&LineChart { kind: "rate", title: ctx.title("latency vs offered load"), desc, x, y, series })
 }
 
 /// The headline metric against the swept value, one line per server (and workload).

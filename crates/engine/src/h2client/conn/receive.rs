@@ -279,9 +279,13 @@ impl State {
             if slot.head.is_none() {
                 return Err(frame::PROTOCOL_ERROR); // data before the answer's head
             }
-            self.recv_unacked += padding;
-            slot.unacked += padding;
-            slot.data.extend_from_slice(data);
+            // Padding is consumed on arrival, and so is a counted call's data.
+            let consumed = if slot.counted { payload.len() as u32 } else { padding };
+            self.recv_unacked += consumed;
+            slot.unacked += consumed;
+            if !slot.counted {
+                slot.data.extend_from_slice(data);
+            }
             slot.received += data.len() as u64;
             // More DATA than its content-length, or less by the end: malformed (RFC 9113 §8.1.1).
             let ends = head.has(frame::END_STREAM);
@@ -292,6 +296,8 @@ impl State {
             }
             if ends {
                 self.end_stream(head.stream);
+            } else if slot.counted {
+                slot.give_back(&mut self.out, head.stream); // nothing to wake the call for
             } else {
                 slot.wake();
             }

@@ -4,7 +4,7 @@
 
 use super::ended::EndedStreams;
 use super::error::H2Error;
-use super::limits::{ASSUMED_MAX_STREAMS, CONNECTION_WINDOW};
+use super::limits::{ASSUMED_MAX_STREAMS, CONNECTION_WINDOW, STREAM_WINDOW};
 use crate::h2client::block::{self, HeaderList, RequestBlocks};
 use crate::h2client::frame;
 use bytes::Bytes;
@@ -35,6 +35,9 @@ pub(super) struct Slot {
     pub(super) trailers: Option<HeaderList>,
     /// DATA received and not yet taken by the call.
     pub(super) data: Vec<u8>,
+    /// The call counts the answer's DATA without reading it: its bytes are given back to the
+    /// server as they arrive, never copied ([`super::Connection::count`]).
+    pub(super) counted: bool,
     /// The answer's `content-length`, when its DATA must add up to it (RFC 9113 §8.1.1: not for a
     /// HEAD request's answer, a 204 or a 304), and the DATA bytes received so far.
     pub(super) declared_length: Option<u64>,
@@ -67,6 +70,18 @@ impl Slot {
         if let Some(w) = self.waker.take() {
             w.wake();
         }
+    }
+
+    /// Gives stream `id`'s window back once half of it was consumed (an open stream's only):
+    /// true when a WINDOW_UPDATE joined `out`.
+    pub(super) fn give_back(&mut self, out: &mut Vec<u8>, id: u32) -> bool {
+        if self.finished() || self.unacked < STREAM_WINDOW / 2 {
+            return false;
+        }
+        frame::put_window_update(out, id, self.unacked);
+        self.recv_window += i64::from(self.unacked);
+        self.unacked = 0;
+        true
     }
 }
 

@@ -233,6 +233,33 @@ async fn large_bodies_flow_both_ways_through_small_windows() {
 }
 
 #[tokio::test]
+async fn counted_answers_give_their_windows_back_without_being_read() {
+    let server = serve(server::Builder::new(), echo_size()).await;
+    let conn = connect(server.addr).await;
+    // Counted calls beside read ones on one connection; 9 MB each is more than our 4 MiB stream
+    // and 16 MiB connection windows, so only the WINDOW_UPDATEs the reader sends let them finish.
+    let calls = (0..6).map(|i| {
+        let conn = conn.clone();
+        async move {
+            let blocks = block("/n/9000000");
+            if i % 2 == 0 {
+                let (answer, received) = conn.count(&blocks, &Bytes::new()).await;
+                (answer, received as usize)
+            } else {
+                call_with(&conn, &blocks, &Bytes::new()).await
+            }
+        }
+    });
+    for (answer, received) in all(calls).await {
+        assert_eq!(answer.unwrap().trailers.unwrap().get("grpc-status"), Some(&b"0"[..]));
+        assert_eq!(received, 9_000_000);
+    }
+    let st = conn.shared.lock();
+    assert_eq!(st.streams.len(), 0, "every stream's slot is gone");
+    assert!(st.recv_window > 0);
+}
+
+#[tokio::test]
 async fn headers_larger_than_a_frame_arrive_over_continuation() {
     let handler: Handler = Arc::new(|_, _, mut respond| {
         let big = "v".repeat(40_000);

@@ -24,6 +24,7 @@ fn cell(experiment: &str, server: &str, transport: &str, p50s: &[f64]) -> Cell {
         runs,
         summary: Default::default(),
         spectrum: vec![],
+        pooled: vec![],
         bottleneck: String::new(),
         noisy: false,
         disturbed: None,

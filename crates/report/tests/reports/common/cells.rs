@@ -130,6 +130,7 @@ pub fn cell(spec: CellSpec) -> Cell {
         runs: spec.runs,
         summary: BTreeMap::new(),
         spectrum: median_p50.map_or(vec![], |m| SHAPE.iter().map(|(p, f)| (*p, m * f)).collect()),
+        pooled: vec![],
         bottleneck: String::new(),
         noisy: false,
         disturbed: None,
