@@ -101,6 +101,8 @@ pub const NOT_RERUN: &str = "reproductions/not-rerun.toml";
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct NotRerun {
+    /// Empty once every reproduction was run again.
+    #[serde(default)]
     reproduction: Vec<Listed>,
 }
 
