@@ -361,11 +361,15 @@ async fn worker<T: Target, P: Pacer, S: Sink>(shared: Arc<Shared<T, P>>, slot: u
             shared.cancel_seen.fetch_min(now, Ordering::Relaxed);
             break;
         }
-        let Some((seq, intended)) = shared.schedule.lock().unwrap().take(clock.now()) else { break };
+        // A closed-loop call is admitted, and later counted in or out of the warm-up, by this one
+        // reading of the clock: read apart, a call admitted just before the warm-up's end (not
+        // counted against `-n`) could start just after it and be measured, one call too many.
+        let taken = clock.now();
+        let Some((seq, intended)) = shared.schedule.lock().unwrap().take(taken) else { break };
         if let Some(at) = intended {
             Box::pin(clock.sleep_until(at)).await;
         }
-        shared.window_starts(|| intended.unwrap_or_else(|| clock.now()));
+        shared.window_starts(|| intended.unwrap_or(taken));
         let start = clock.now();
         let answered = {
             // Pinned here, once: the call's future is most of what a caller holds.
@@ -396,7 +400,7 @@ async fn worker<T: Target, P: Pacer, S: Sink>(shared: Arc<Shared<T, P>>, slot: u
             caller.conn = None;
         }
         caller.answered |= reply.outcome.is_ok();
-        let intended = intended.unwrap_or(start);
+        let intended = intended.unwrap_or(taken);
         let stream = reply.stream.map(|s| StreamCounts {
             sent: s.sent,
             received: s.received,
