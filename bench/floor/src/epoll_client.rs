@@ -31,16 +31,9 @@ pub fn run(streams: &[TcpStream], plan: &Plan) -> Result<Outcome, String> {
     let mut events = vec![libc::epoll_event { events: 0, u64: 0 }; streams.len().min(1024)];
     let mut running = true;
     while running {
-        // SAFETY: `events` has room for its length.
-        let n = unsafe { libc::epoll_wait(epfd, events.as_mut_ptr(), events.len() as i32, 100) };
-        if n < 0 {
-            if std::io::Error::last_os_error().kind() == ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(format!("epoll_wait: {}", std::io::Error::last_os_error()));
-        }
+        let n = crate::socket::wait(epfd, &mut events)?;
         let now = Instant::now();
-        for ev in &events[..n as usize] {
+        for ev in &events[..n] {
             let i = ev.u64 as usize;
             let mut s = &streams[i];
             match s.read(&mut buf) {

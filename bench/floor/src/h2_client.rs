@@ -207,16 +207,9 @@ fn drive(epfd: i32, sockets: &[TcpStream], streams: usize, call: &Call, plan: &P
     let mut chunk = vec![0u8; 64 << 10];
     let mut running = true;
     while running {
-        // SAFETY: `events` has room for its length.
-        let n = unsafe { libc::epoll_wait(epfd, events.as_mut_ptr(), events.len() as i32, 100) };
-        if n < 0 {
-            if std::io::Error::last_os_error().kind() == ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(format!("epoll_wait: {}", std::io::Error::last_os_error()));
-        }
+        let n = crate::socket::wait(epfd, &mut events)?;
         let now = Instant::now();
-        for ev in &events[..n as usize] {
+        for ev in &events[..n] {
             let c = &mut conns[ev.u64 as usize];
             let mut socket = c.socket;
             match socket.read(&mut chunk) {
