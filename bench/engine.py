@@ -263,11 +263,8 @@ def cases(a, tools) -> list[Case]:
     floor = tools.get("callbench-floor")
     if floor:
         out[0].commands.update(http_commands(floor, a.path, c))
-        out[1].commands.update(h2_commands(floor, f"--http2={a.path}", conns, streams))
-        per_connection = -(-c // a.grpc_connections)
-        out[2].commands.update(
-            h2_commands(floor, "--grpc=/callbench.v1.Students/List", a.grpc_connections, per_connection)
-        )
+        out[1].commands.update(h2_commands(floor, f"--http2={a.path}", conns, conns * streams))
+        out[2].commands.update(h2_commands(floor, "--grpc=/callbench.v1.Students/List", a.grpc_connections, c))
         out.append(Case("raw TCP", "raw-echo", None, raw_commands(floor, c, cb)))
     if cb and not a.no_uring:
         # The same callbench runs with its sockets through io_uring (`--io uring`), beside the default (epoll).

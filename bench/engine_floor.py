@@ -91,9 +91,10 @@ def http_commands(floor_bin: str, path: str, concurrency: int) -> dict:
     return {"floor": command("epoll"), "floor-uring": command(URING)}
 
 
-def h2_commands(floor_bin: str, flag: str, connections: int, streams: int) -> dict:
+def h2_commands(floor_bin: str, flag: str, connections: int, calls: int) -> dict:
     """The HTTP/2 or gRPC floor (`flag`: `--http2=PATH` or `--grpc=METHOD`): callbench's own frames, prepared once,
-    `streams` in flight on each connection, and nothing on top (bench/floor/src/h2_client.rs)."""
+    `calls` in flight shared by the connections, and nothing on top (bench/floor/src/h2_client.rs)."""
+    streams = -(-calls // connections)
     return {
         "floor": lambda port, secs: [
             floor_bin,
