@@ -9,6 +9,9 @@ callbench and by a peer tool (pinned to another CPU):
     gRPC      callbench load grpc://    vs  ghz --insecure --proto ...
     HTTP/3    callbench load --http3    vs  oha --http-version 3 -c CONNS -p STREAMS (QUIC, TLS 1.3)
 
+and by callbench-floor (bench/floor), the same calls with nothing on top, whose CPU per call each tool's is
+divided by (bench/engine_floor.py).
+
 Every client's CPU time (user + sys) is measured here with os.wait4's rusage, the same way for every tool; the
 completed calls come from each tool's own output. Then an open-loop check: callbench --rate at 50/75/90% of the
 closed-loop maximum, requested vs achieved rate.
@@ -250,21 +253,14 @@ def cases(a, tools) -> list[Case]:
             },
         ),
     ]
-    if tools.get("oha"):
-        out.append(
-            Case(
-                "HTTP/3",
-                a.h3_server,
-                "oha",
-                {"callbench": cb_http3, "oha": oha_http3},
-                server_args=("--tls", "--http3"),
-            )
-        )
+    h3 = {"callbench": cb_http3} | ({"oha": oha_http3} if tools.get("oha") else {})
+    out.append(Case("HTTP/3", a.h3_server, "oha" if tools.get("oha") else None, h3, server_args=("--tls", "--http3")))
     floor = tools.get("callbench-floor")
     if floor:
         out[0].commands.update(http_commands(floor, a.path, c))
         out[1].commands.update(h2_commands(floor, f"--http2={a.path}", conns, conns * streams))
         out[2].commands.update(h2_commands(floor, "--grpc=/callbench.v1.Students/List", a.grpc_connections, c))
+        out[3].commands.update(h2_commands(floor, f"--http3={a.path}", conns, conns * streams))
         out.append(Case("raw TCP", "raw-echo", None, raw_commands(floor, c, cb)))
     if cb and not a.no_uring:
         # The same callbench runs with its sockets through io_uring (`--io uring`), beside the default (epoll).

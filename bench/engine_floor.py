@@ -1,8 +1,10 @@
 """The floor under the tools bench/engine.py compares: `callbench-floor` (bench/floor) makes the same calls with
 nothing on top — for HTTP/1.1 it writes the request's bytes and waits for as many answer bytes as the server's
 answer has, no parsing, no timers; for HTTP/2 and gRPC it writes callbench's own frames and reads only the answer's
-frame heads; for raw TCP it ping-pongs 64 bytes with raw-echo (servers/raw-echo). What a tool
-costs beyond the floor is its own work; the floor itself is the kernel's (epoll, or io_uring with `floor-uring`)."""
+frame heads; for HTTP/3 it sends a HEADERS frame prepared once on a new QUIC stream per call and reads the answer's
+stream to its end, quinn with nothing on top; for raw TCP it ping-pongs 64 bytes with raw-echo (servers/raw-echo).
+What a tool costs beyond the floor is its own work; the floor itself is the kernel's (epoll, or io_uring with
+`floor-uring`), and for HTTP/3 quinn's too."""
 
 from __future__ import annotations
 
@@ -92,8 +94,9 @@ def http_commands(floor_bin: str, path: str, concurrency: int) -> dict:
 
 
 def h2_commands(floor_bin: str, flag: str, connections: int, calls: int) -> dict:
-    """The HTTP/2 or gRPC floor (`flag`: `--http2=PATH` or `--grpc=METHOD`): callbench's own frames, prepared once,
-    `calls` in flight shared by the connections, and nothing on top (bench/floor/src/h2_client.rs)."""
+    """The HTTP/2, gRPC or HTTP/3 floor (`flag`: `--http2=PATH`, `--grpc=METHOD` or `--http3=PATH`): the request
+    prepared once, `calls` in flight shared by the connections, and nothing on top (bench/floor/src/h2_client.rs,
+    h3_client.rs)."""
     streams = -(-calls // connections)
     return {
         "floor": lambda port, secs: [

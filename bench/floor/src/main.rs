@@ -3,11 +3,13 @@
 //! one write per call, or io_uring with every connection's sends and receives submitted together.
 //! Against `raw-echo` (servers/raw-echo) or, with `--request`, an HTTP/1.1 server; with `--http2` or
 //! `--grpc`, an HTTP/2 or gRPC server spoken to with callbench's own frames and nothing else
-//! (h2_client.rs). bench/engine.py runs them pinned and interleaved beside callbench and the peers.
+//! (h2_client.rs); with `--http3`, an HTTP/3 server over quinn with nothing on top (h3_client.rs).
+//! bench/engine.py runs them pinned and interleaved beside callbench and the peers.
 
 mod buf_ring;
 mod epoll_client;
 mod h2_client;
+mod h3_client;
 mod outcome;
 mod socket;
 mod uring_client;
@@ -53,7 +55,10 @@ enum Command {
         /// Speak gRPC: call this method (`/package.Service/Method`) with an empty message
         #[arg(long, value_name = "METHOD", conflicts_with = "request")]
         grpc: Option<String>,
-        /// HTTP/2 and gRPC: calls in flight on each connection
+        /// Speak HTTP/3 (QUIC, any certificate): GET this path, one stream per call
+        #[arg(long, value_name = "PATH", conflicts_with_all = ["request", "http2", "grpc"])]
+        http3: Option<String>,
+        /// HTTP/2, gRPC and HTTP/3: calls in flight on each connection
         #[arg(long, default_value_t = 1)]
         streams: usize,
     },
@@ -76,11 +81,12 @@ pub enum Io {
 fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Client { addr, io, connections, seconds, warmup, size, request, http2, grpc, streams } => {
+        Command::Client { addr, io, connections, seconds, warmup, size, request, http2, grpc, http3, streams } => {
             let request = request.map(|r| r.replace("\\r", "\r").replace("\\n", "\n").into_bytes());
-            match (http2, grpc) {
-                (None, None) => client(&addr, io, connections, seconds, warmup, size, request),
-                (path, method) => h2(&addr, io, connections, streams, seconds, warmup, path, method),
+            match (http2, grpc, http3) {
+                (None, None, None) => client(&addr, io, connections, seconds, warmup, size, request),
+                (None, None, Some(path)) => h3(&addr, io, connections, streams, seconds, warmup, &path),
+                (path, method, _) => h2(&addr, io, connections, streams, seconds, warmup, path, method),
             }
         }
     };
@@ -106,16 +112,7 @@ fn h2(
     if io != Io::Epoll {
         return Err("HTTP/2 and gRPC are measured over epoll only".into());
     }
-    if connections == 0
-        || streams == 0
-        || streams > 100
-        || !(seconds > 0.0 && seconds <= 600.0)
-        || !(0.0..=60.0).contains(&warmup)
-    {
-        return Err(
-            "connections at least 1, streams within [1, 100], seconds within (0, 600], warmup within [0, 60]".into()
-        );
-    }
+    check_streams(connections, streams, seconds, warmup)?;
     let authority = addr.to_string();
     let call = match (path, method) {
         (Some(path), _) if path.starts_with('/') => {
@@ -140,6 +137,54 @@ fn h2(
     };
     let sockets = socket::connect_all(addr, connections)?;
     let result = h2_client::run(&sockets, streams, &call, &plan)?;
+    println!("{}", result.to_json(io, connections, 0));
+    Ok(())
+}
+
+fn check_streams(connections: usize, streams: usize, seconds: f64, warmup: f64) -> Result<(), String> {
+    if connections == 0
+        || streams == 0
+        || streams > 100
+        || !(seconds > 0.0 && seconds <= 600.0)
+        || !(0.0..=60.0).contains(&warmup)
+    {
+        return Err(
+            "connections at least 1, streams within [1, 100], seconds within (0, 600], warmup within [0, 60]".into()
+        );
+    }
+    Ok(())
+}
+
+/// The HTTP/3 floor: `streams` calls in flight on each of `connections`, with callbench's QUIC set-up.
+fn h3(
+    addr: &str,
+    io: Io,
+    connections: usize,
+    streams: usize,
+    seconds: f64,
+    warmup: f64,
+    path: &str,
+) -> Result<(), String> {
+    use callbench_engine::h3pool::{H3Options, QuicClient};
+    use callbench_engine::net::tls::{client_config, TlsOptions};
+    let addr = loopback(addr)?;
+    if io != Io::Epoll {
+        return Err("HTTP/3 is measured over quinn's own socket (--io epoll) only".into());
+    }
+    check_streams(connections, streams, seconds, warmup)?;
+    if !path.starts_with('/') {
+        return Err("--http3 takes a path starting with /".into());
+    }
+    let tls = client_config(&TlsOptions { insecure: true, ..TlsOptions::default() }, &[b"h3"])?;
+    let config = QuicClient::new(tls, H3Options::default())?.quinn_config();
+    let plan = outcome::Plan {
+        warmup: Duration::from_secs_f64(warmup),
+        measured: Duration::from_secs_f64(seconds),
+        answer: 0,
+        request: vec![],
+    };
+    let frame = h3_client::get_frame(&addr.to_string(), path);
+    let result = h3_client::run(addr, connections, streams, frame, config, &plan)?;
     println!("{}", result.to_json(io, connections, 0));
     Ok(())
 }

@@ -141,6 +141,12 @@ impl QuicClient {
         config.transport_config(Arc::new(transport()));
         Ok(QuicClient { config, options })
     }
+
+    /// The QUIC client set-up the pool connects with (TLS, ALPN, windows): bench/floor's HTTP/3
+    /// client connects with it too, so that only what is on top of QUIC differs.
+    pub fn quinn_config(&self) -> quinn::ClientConfig {
+        self.config.clone()
+    }
 }
 
 /// What a server may send a connection before it reads: the stream and connection windows of
