@@ -142,9 +142,15 @@ fn a_suite_runs_and_writes_results_reports_and_histograms() {
     assert_eq!(cell("closed/students/rust-tonic")["transport"], "grpc");
     assert_eq!(cell("seq/students/rust-actix")["transport"], "rest-h1");
     // 8 calls in flight keep the server busier than one at a time (whether it reaches the 90% of its
-    // core that makes it "the bottleneck" depends on what else this machine runs).
+    // core that makes it "the bottleneck" depends on what else this machine runs), unless other
+    // processes took the pinned CPUs while either cell was measured: the cell says so (`disturbed`),
+    // and then their CPU use compares nothing (a CI run failed here while builds ran beside it).
     let busy = |id: &str| cell(id)["summary"]["server_cpu_cores"]["median"].as_f64().unwrap();
-    assert!(busy("closed/students/rust-actix") > busy("seq/students/rust-actix"), "server CPU use");
+    let quiet = |id: &str| cell(id).get("disturbed").is_none();
+    let (closed, seq) = ("closed/students/rust-actix", "seq/students/rust-actix");
+    if quiet(closed) && quiet(seq) {
+        assert!(busy(closed) > busy(seq), "server CPU use: {:#} {:#}", cell(closed), cell(seq));
+    }
     // The rate is a quarter of the slowest closed-loop throughput, and was kept.
     let slowest = ["rust-actix", "rust-axum+h2", "rust-tonic"]
         .iter()
