@@ -280,12 +280,11 @@ pub async fn run<T: Target, P: Pacer + 'static, S: Sink>(
             shared.window.get_or_init(|| Mark::now(&shared.target, &shared.load, Edge::WindowStart));
         })
     });
-    let mut workers = tokio::task::JoinSet::new();
-    for slot in 0..shared.load.concurrency {
-        workers.spawn(worker(shared.clone(), slot, sinks.clone()));
-    }
-    while let Some(joined) = workers.join_next().await {
-        joined.map_err(|e| format!("a load worker failed: {e}"))?;
+    let mut workers = Workers(
+        (0..shared.load.concurrency).map(|slot| tokio::spawn(worker(shared.clone(), slot, sinks.clone()))).collect(),
+    );
+    for joined in workers.0.iter_mut() {
+        joined.await.map_err(|e| format!("a load worker failed: {e}"))?;
     }
     let sink = Arc::into_inner(sinks).expect("every worker has ended").merged();
     let end_mark = Mark::now(&shared.target, &shared.load, Edge::End);
@@ -345,47 +344,51 @@ pub async fn run<T: Target, P: Pacer + 'static, S: Sink>(
 }
 
 async fn worker<T: Target, P: Pacer, S: Sink>(shared: Arc<Shared<T, P>>, slot: usize, sinks: Arc<Shards<S>>) {
-    let clock = shared.clock;
-    let ramp = shared.load.ramp;
+    // `shared.clock` is read in place, not copied, and the ramp's wait keeps no local: what a
+    // caller keeps across its calls is every byte of its task, which tokio rounds up to 128
+    // (rustc's -Zprint-type-sizes: bench/results/h2-stream-memory-2026-12-07.md).
     // The waits are boxed: held inline, a wait's future would take its own place in every
     // caller's state beside the call's (184 bytes of 1,016 for HTTP/2, rustc's -Zprint-type-sizes).
-    if !ramp.is_zero() {
-        Box::pin(clock.sleep_until(ramp.mul_f64(slot as f64 / shared.load.concurrency as f64))).await;
+    if !shared.load.ramp.is_zero() {
+        let at = shared.load.ramp.mul_f64(slot as f64 / shared.load.concurrency as f64);
+        Box::pin(shared.clock.sleep_until(at)).await;
     }
     let mut caller = Caller { conn: None, tried: false, connected: false, answered: false };
     let varies = shared.target.varies();
     let mut guard = shared.load.timeout.map(Guard::new);
     loop {
         if shared.load.cancel.load(Ordering::Relaxed) {
-            let now = u64::try_from(clock.now().as_nanos()).unwrap_or(u64::MAX - 1);
+            let now = u64::try_from(shared.clock.now().as_nanos()).unwrap_or(u64::MAX - 1);
             shared.cancel_seen.fetch_min(now, Ordering::Relaxed);
             break;
         }
         // A closed-loop call is admitted, and later counted in or out of the warm-up, by this one
         // reading of the clock: read apart, a call admitted just before the warm-up's end (not
         // counted against `-n`) could start just after it and be measured, one call too many.
-        let taken = clock.now();
-        let Some((seq, intended)) = shared.schedule.lock().unwrap().take(taken) else { break };
-        if let Some(at) = intended {
-            Box::pin(clock.sleep_until(at)).await;
-        }
-        shared.window_starts(|| intended.unwrap_or(taken));
-        let start = clock.now();
+        // Only the intended start outlives the wait: the schedule's answer and the reading kept
+        // across it would take their own place in every caller (32 bytes, a 128 of its task).
+        let (seq, intended) = {
+            let taken = shared.clock.now();
+            let Some((seq, at)) = shared.schedule.lock().unwrap().take(taken) else { break };
+            (seq, at.ok_or(taken))
+        };
+        let intended = match intended {
+            Ok(at) => {
+                Box::pin(shared.clock.sleep_until(at)).await;
+                at
+            }
+            Err(taken) => taken,
+        };
+        shared.window_starts(|| intended);
+        let start = shared.clock.now();
         let answered = {
             // Pinned here, once: the call's future is most of what a caller holds.
             // Only a target whose requests vary is told the call's turn (a task-local, set per poll:
             // bench/results/call-data-cost-2026-12-06.md measured it on every call).
             let turn = crate::call_data::Turn { call: seq, caller: slot };
-            let attempt = std::pin::pin!(async {
-                let call = one_call(&shared, slot, &mut caller);
-                if varies {
-                    turn.scope(call).await
-                } else {
-                    call.await
-                }
-            });
+            let attempt = std::pin::pin!(turn.scope_if(varies, one_call(&shared, slot, &mut caller)));
             match &mut guard {
-                Some(guard) => guard.run(clock.instant(start), attempt).await,
+                Some(guard) => guard.run(shared.clock.instant(start), attempt).await,
                 None => Some(attempt.await),
             }
         };
@@ -395,16 +398,15 @@ async fn worker<T: Target, P: Pacer, S: Sink>(shared: Arc<Shared<T, P>>, slot: u
             }
             (Reply::broken(ErrorKind::Timeout, ByteCounts::default()), None)
         });
-        let end = clock.now();
+        let end = shared.clock.now();
         if !reply.keep_connection || shared.load.new_connection_per_call {
             caller.conn = None;
         }
         caller.answered |= reply.outcome.is_ok();
-        let intended = intended.unwrap_or(taken);
         let stream = reply.stream.map(|s| StreamCounts {
             sent: s.sent,
             received: s.received,
-            first_answer: s.first_answer.map(|at| at.saturating_duration_since(clock.instant(start).into_std())),
+            first_answer: s.first_answer.map(|at| at.saturating_duration_since(shared.clock.instant(start).into_std())),
         });
         let (outcome, bytes) = (reply.outcome, reply.bytes);
         sinks.add(&CallRecord { seq, intended, start, end, connect, outcome, bytes, stream });
@@ -417,6 +419,19 @@ async fn worker<T: Target, P: Pacer, S: Sink>(shared: Arc<Shared<T, P>>, slot: u
     }
     if caller.answered {
         shared.answered.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// The workers' handles. Dropped before they all ended (one failed, or the run was dropped), the
+/// others stop, as a JoinSet's would; a JoinSet kept 56 bytes more beside each worker (heaptrack,
+/// bench/results/h2-stream-memory-2026-12-07.md).
+struct Workers(Vec<tokio::task::JoinHandle<()>>);
+
+impl Drop for Workers {
+    fn drop(&mut self) {
+        for worker in &self.0 {
+            worker.abort();
+        }
     }
 }
 
@@ -441,7 +456,8 @@ async fn one_call<T: Target, P>(
     slot: usize,
     caller: &mut Caller<T::Conn>,
 ) -> (Reply, Option<Connect>) {
-    let mut connect = None;
+    // Boxed: held across the call, inline it would take 80 bytes of every caller's state.
+    let mut connect: Option<Box<Connect>> = None;
     let mut retries = 0;
     loop {
         if caller.conn.as_mut().is_some_and(|c| !shared.target.reusable(c)) {
@@ -450,15 +466,17 @@ async fn one_call<T: Target, P>(
         if caller.conn.is_none() {
             caller.tried = true;
             let _opening = match caller.connected {
-                false => Some(shared.opening.acquire().await.expect("never closed")),
+                false => Some(Box::pin(shared.opening.acquire()).await.expect("never closed")),
                 true => None,
             };
             let before = shared.clock.now();
-            match shared.target.connect(slot).await {
+            // Boxed: a connect happens once per caller (or per call when every call opens its
+            // own), and its future held inline would take its place in every caller's state.
+            match Box::pin(shared.target.connect(slot)).await {
                 Ok(c) => {
                     if let Some(handshake) = c.opened {
                         shared.connections.fetch_add(1, Ordering::Relaxed);
-                        connect = connect.or(Some(Connect { total: shared.clock.now() - before, handshake }));
+                        connect = connect.or(Some(Box::new(Connect { total: shared.clock.now() - before, handshake })));
                     }
                     if !caller.connected {
                         caller.connected = true;
@@ -475,7 +493,7 @@ async fn one_call<T: Target, P>(
         }
         let reply = shared.target.call(caller.conn.as_mut().expect("connected above")).await;
         if !reply.unprocessed || retries == MAX_RETRIES || shared.load.cancel.load(Ordering::Relaxed) {
-            return (reply, connect);
+            return (reply, connect.map(|c| *c));
         }
         retries += 1;
         shared.retries.fetch_add(1, Ordering::Relaxed);

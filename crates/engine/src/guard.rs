@@ -24,9 +24,14 @@ impl Guard {
     /// Runs `call`, started at `started`; None if it had not finished `limit` after that. The call
     /// comes pinned where its caller keeps it: a future taken by value would be held twice (the
     /// argument and its pinned place), and a caller's future is most of what it holds.
-    pub async fn run<F: Future>(&mut self, started: Instant, mut call: Pin<&mut F>) -> Option<F::Output> {
+    /// Not an async fn: one would hold its arguments beside the future it awaits.
+    pub fn run<'a, F: Future>(
+        &'a mut self,
+        started: Instant,
+        mut call: Pin<&'a mut F>,
+    ) -> impl Future<Output = Option<F::Output>> + 'a {
         let deadline = started + self.limit;
-        std::future::poll_fn(|cx| {
+        std::future::poll_fn(move |cx| {
             if let Poll::Ready(out) = call.as_mut().poll(cx) {
                 return Poll::Ready(Some(out));
             }
@@ -41,7 +46,6 @@ impl Guard {
                 self.timer.as_mut().reset(deadline);
             }
         })
-        .await
     }
 }
 

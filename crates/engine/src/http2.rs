@@ -1,6 +1,7 @@
 //! The HTTP/2 target (h2c with prior knowledge, or ALPN h2 over TLS) for REST calls.
 
 use crate::call_data::{CallData, Prepared};
+use crate::h2client::{Answer, H2Error};
 use crate::h2pool::{request_block, H2Handle, H2Pool, RequestBlocks};
 use crate::net::failures::ConnectFailures;
 use crate::net::Endpoint;
@@ -80,6 +81,28 @@ pub fn header_value(name: &str, value: &str) -> Result<HeaderValue, String> {
     HeaderValue::from_str(value).map_err(|_| format!("bad value for header {name}: {value:?}"))
 }
 
+/// An answer whose body is kept for a check (at most [`crate::limits::MAX_KEPT_BODY`] bytes).
+struct Kept {
+    answer: Result<Answer, H2Error>,
+    body: Vec<u8>,
+    too_large: bool,
+    received: u64,
+}
+
+async fn kept_body(conn: &H2Handle, request: &H2Request) -> Kept {
+    let (mut body, mut too_large, mut received) = (Vec::new(), false, 0);
+    let answer = conn
+        .exchange(&request.block, &request.body, |chunk| {
+            received += chunk.len() as u64;
+            too_large |= body.len() + chunk.len() > crate::limits::MAX_KEPT_BODY;
+            if !too_large {
+                body.extend_from_slice(chunk);
+            }
+        })
+        .await;
+    Kept { answer, body, too_large, received }
+}
+
 impl Target for Http2 {
     type Conn = H2Handle;
 
@@ -93,24 +116,18 @@ impl Target for Http2 {
             Err(_) => return Reply::error(ErrorKind::Validation, ByteCounts::default()),
         };
         let mut bytes = ByteCounts { sent: request.body.len() as u64, received: 0 };
-        let keep = self.expect.body.is_some();
-        let mut body = Vec::new();
-        let mut too_large = false;
-        let answer = if keep {
-            conn.exchange(&request.block, &request.body, |chunk| {
-                bytes.received += chunk.len() as u64;
-                too_large |= body.len() + chunk.len() > crate::limits::MAX_KEPT_BODY;
-                if !too_large {
-                    body.extend_from_slice(chunk);
-                }
-            })
-            .await
+        let (answer, body, too_large) = if self.expect.body.is_some() {
+            // Boxed: only a call whose body a check reads holds the larger future (and it copies
+            // the body anyway); every caller's state would hold it inline.
+            let kept = Box::pin(kept_body(conn, &request)).await;
+            bytes.received = kept.received;
+            (kept.answer, kept.body, kept.too_large)
         } else {
             // No check reads the body: counted as it arrives, never copied (a stream in flight
             // then holds no buffer for its answer).
             let (answer, received) = conn.count(&request.block, &request.body).await;
             bytes.received = received;
-            answer
+            (answer, Vec::new(), false)
         };
         let answer = match answer {
             Ok(answer) => answer,

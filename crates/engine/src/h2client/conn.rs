@@ -5,24 +5,25 @@
 //! `state.rs`, its bounds `limits.rs`; the frames themselves are applied in `receive.rs`.
 
 use super::block::{self, HeaderList, RequestBlocks};
-use super::frame::{self, Head};
-use bytes::{Buf, Bytes, BytesMut};
+use super::frame;
+use bytes::Bytes;
 use std::future::poll_fn;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::Notify;
 use tokio::task::AbortHandle;
 
 mod ended;
 mod error;
 mod limits;
+mod read;
 mod state;
+mod streams;
 pub use error::H2Error;
 pub(crate) use limits::{CONNECTION_WINDOW, MAX_FRAME, MAX_HEADER_LIST, MAX_PENDING_OUT, STREAM_WINDOW};
-use limits::{FIRST_READ, MAX_READ};
-use state::{Slot, State};
+use state::{Shared, Slot, State};
 
 /// A complete answer: its head (`:status` and headers) and its trailers, if any.
 #[derive(Debug)]
@@ -30,22 +31,6 @@ pub struct Answer {
     pub status: u16,
     pub headers: HeaderList,
     pub trailers: Option<HeaderList>,
-}
-
-struct Shared {
-    state: Mutex<State>,
-    /// Wakes the writer when `out` has frames.
-    flush: Notify,
-    /// False once the connection takes no new streams (read without the lock by the pool).
-    usable: AtomicBool,
-    /// Counts the connections of a pool that received a GOAWAY (each once).
-    goaways: Arc<AtomicU64>,
-}
-
-impl Shared {
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
 }
 
 /// Aborts the connection's tasks (closing its socket) when the last handle goes.
@@ -102,7 +87,7 @@ impl Connection {
         });
         shared.flush.notify_one();
         let (read, write) = tokio::io::split(io);
-        let reader = tokio::spawn(read_loop(shared.clone(), read)).abort_handle();
+        let reader = tokio::spawn(read::read_loop(shared.clone(), read)).abort_handle();
         let writer = tokio::spawn(write_loop(shared.clone(), write)).abort_handle();
         Connection { shared, _tasks: Arc::new(Tasks(vec![reader, writer])) }
     }
@@ -157,18 +142,11 @@ impl Connection {
     /// One call whose answer's DATA is counted, not read: its bytes are given back to the server
     /// as they arrive and never copied, so a stream in flight holds no buffer for them. Returns
     /// the answer and the DATA bytes received (also when it failed).
-    pub async fn count(&self, blocks: &RequestBlocks, body: &Bytes) -> (Result<Answer, H2Error>, u64) {
-        let id = match poll_fn(|cx| self.open_stream(cx, blocks, body, true, true)).await {
-            Ok(id) => id,
-            Err(e) => return (Err(e), 0),
-        };
-        let mut stream =
-            Stream { call: Call { shared: &self.shared, id, done: false }, chunk: Vec::new(), received: 0 };
-        loop {
-            if let Some(answer) = stream.next(&mut |_: &[u8]| {}).await {
-                return (answer, stream.received);
-            }
-        }
+    ///
+    /// A future of its own, not an async fn: 48 bytes where the async fn's took 152, and every
+    /// HTTP/2 caller holds one (bench/results/h2-stream-memory-2026-12-07.md).
+    pub fn count<'a>(&'a self, blocks: &'a RequestBlocks, body: &'a Bytes) -> Counted<'a> {
+        Counted { conn: self, blocks, body, call: None, received: 0 }
     }
 
     fn open_stream(
@@ -248,12 +226,12 @@ impl Stream<'_> {
             let Some(slot) = st.streams.get_mut(&self.call.id).filter(|s| !s.finished() && !s.request_ends) else {
                 return;
             };
-            let idle = slot.body_at == slot.body.len() && slot.queued.is_empty();
+            let idle = !slot.body_left();
             if !piece.is_empty() {
-                slot.queued.push_back(piece);
+                slot.queued.get_or_insert_default().push_back(piece);
             }
             slot.request_ends = ends;
-            if idle && (ends || !slot.queued.is_empty()) {
+            if idle && (ends || !slot.nothing_queued()) {
                 st.sending.push_back(self.call.id);
             }
             st.pump();
@@ -278,6 +256,43 @@ impl Stream<'_> {
             self.call.done = true;
         }
         step
+    }
+}
+
+/// A counted call ([`Connection::count`]): its stream once opened, and the DATA bytes so far.
+pub struct Counted<'a> {
+    conn: &'a Connection,
+    blocks: &'a RequestBlocks,
+    body: &'a Bytes,
+    call: Option<Call<'a>>,
+    received: u64,
+}
+
+impl std::future::Future for Counted<'_> {
+    type Output = (Result<Answer, H2Error>, u64);
+
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = &mut *self;
+        if this.call.is_none() {
+            match this.conn.open_stream(cx, this.blocks, this.body, true, true) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Err(e)) => return Poll::Ready((Err(e), 0)),
+                Poll::Ready(Ok(id)) => this.call = Some(Call { shared: &this.conn.shared, id, done: false }),
+            }
+        }
+        let call = this.call.as_mut().expect("opened above");
+        loop {
+            // A counted stream's DATA is never kept, so no chunk comes back; one would be dropped.
+            let mut chunk = Vec::new();
+            match call.poll(cx, &mut chunk, &mut this.received) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Some(answer)) => {
+                    call.done = true;
+                    return Poll::Ready((answer, this.received));
+                }
+                Poll::Ready(None) => continue,
+            }
+        }
     }
 }
 
@@ -317,9 +332,11 @@ impl Call<'_> {
             Some(Err(e))
         } else if slot.ended {
             Some(match slot.head.take() {
-                Some(headers) => {
-                    Ok(Answer { status: headers.status().unwrap_or(0), headers, trailers: slot.trailers.take() })
-                }
+                Some(headers) => Ok(Answer {
+                    status: headers.status().unwrap_or(0),
+                    headers,
+                    trailers: slot.trailers.take().map(|t| *t),
+                }),
                 None => Err(H2Error::Broken),
             })
         } else {
@@ -358,60 +375,6 @@ impl Drop for Call<'_> {
         st.give_back();
         self.shared.flush.notify_one();
     }
-}
-
-async fn read_loop<R: AsyncRead>(shared: Arc<Shared>, read: R) {
-    tokio::pin!(read);
-    let mut buf = BytesMut::with_capacity(FIRST_READ);
-    let mut read_size = FIRST_READ;
-    loop {
-        if buf.capacity() - buf.len() < read_size / 2 {
-            buf.reserve(read_size);
-        }
-        let offered = buf.capacity() - buf.len();
-        match read.read_buf(&mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) if n == offered => read_size = (read_size * 2).min(MAX_READ),
-            Ok(_) => {}
-        }
-        let mut st = shared.lock();
-        let mut result = Ok(());
-        while buf.len() >= frame::HEADER_LEN {
-            let head = Head::parse(&buf);
-            if head.len > MAX_FRAME {
-                result = Err(frame::FRAME_SIZE_ERROR);
-                break;
-            }
-            let total = frame::HEADER_LEN + head.len as usize;
-            if buf.len() < total {
-                buf.reserve(total - buf.len());
-                break;
-            }
-            let first_goaway = head.kind == frame::GOAWAY && st.goaway_last == u32::MAX;
-            result = st.on_frame(head, &buf[frame::HEADER_LEN..total], &shared.usable);
-            if first_goaway && st.goaway_last != u32::MAX {
-                shared.goaways.fetch_add(1, Ordering::Relaxed);
-            }
-            buf.advance(total);
-            if result.is_err() {
-                break;
-            }
-        }
-        if let Err(code) = result {
-            st.protocol_error(code, &shared.usable);
-        }
-        let wrote = !st.out.is_empty();
-        let broken = st.closed == Some(H2Error::Broken);
-        drop(st);
-        if wrote {
-            shared.flush.notify_one();
-        }
-        if broken {
-            return; // the writer sends our GOAWAY, if any, and stops
-        }
-    }
-    shared.lock().fail_all(&shared.usable);
-    shared.flush.notify_one();
 }
 
 async fn write_loop<W: AsyncWrite>(shared: Arc<Shared>, write: W) {

@@ -6,11 +6,9 @@ pub(crate) const STREAM_WINDOW: u32 = 4 << 20;
 pub(crate) const CONNECTION_WINDOW: u32 = 16 << 20;
 /// The largest frame we accept (advertised in SETTINGS_MAX_FRAME_SIZE).
 pub(crate) const MAX_FRAME: u32 = 1 << 20;
-/// A connection reads into a buffer of this size at first, and doubles a read's size when it fills
-/// all it was offered, up to MAX_READ: a connection with few streams in flight holds kilobytes, a
-/// busy one reads many answers in one system call.
-pub(super) const FIRST_READ: usize = 16 << 10;
-pub(super) const MAX_READ: usize = 64 << 10;
+/// A read takes up to this much: a busy connection reads many answers in one system call, into a
+/// buffer each runtime thread shares among its connections (read.rs).
+pub(super) const READ_BUFFER: usize = 64 << 10;
 /// Streams we open before the server's SETTINGS say how many it allows (RFC 9113 §6.5.2
 /// recommends servers allow at least 100).
 pub(super) const ASSUMED_MAX_STREAMS: usize = 100;

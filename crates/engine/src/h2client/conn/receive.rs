@@ -345,7 +345,7 @@ impl State {
             if slot.declared_length.is_some_and(|declared| slot.received != declared) {
                 return self.stream_error(stream, frame::PROTOCOL_ERROR); // DATA short of its content-length
             }
-            slot.trailers = Some(list);
+            slot.trailers = Some(Box::new(list));
         } else {
             match list.status() {
                 // Informational: the real head follows. One that ends the stream, or 101
@@ -384,11 +384,10 @@ impl State {
         slot.ended = true;
         slot.wake();
         self.ended.record(id, Ended::ByServer);
-        if slot.body_at < slot.body.len() || !slot.queued.is_empty() || !slot.request_ends {
+        if slot.body_left() || !slot.request_ends {
             // Answered before reading all of the request: stop sending it (RFC 9113 §8.1).
             slot.body = Bytes::new();
-            slot.body_at = 0;
-            slot.queued.clear();
+            slot.queued = None;
             slot.request_ends = true;
             self.sending.retain(|&s| s != id);
             frame::put_rst_stream(&mut self.out, id, frame::CANCEL);

@@ -5,34 +5,38 @@
 use super::ended::EndedStreams;
 use super::error::H2Error;
 use super::limits::{ASSUMED_MAX_STREAMS, CONNECTION_WINDOW, STREAM_WINDOW};
+use super::streams::Streams;
 use crate::h2client::block::{self, HeaderList, RequestBlocks};
 use crate::h2client::frame;
-use bytes::Bytes;
-use std::collections::{HashMap, VecDeque};
-use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::atomic::{AtomicBool, Ordering};
+use bytes::{Buf, Bytes};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::Waker;
+use tokio::sync::Notify;
 
-/// Stream ids are consecutive odd numbers: hashing them is a waste.
-#[derive(Default)]
-pub(super) struct IdHasher(u64);
+/// What a connection's reader, writer and calls share.
+pub(super) struct Shared {
+    pub(super) state: Mutex<State>,
+    /// Wakes the writer when `out` has frames.
+    pub(super) flush: Notify,
+    /// False once the connection takes no new streams (read without the lock by the pool).
+    pub(super) usable: AtomicBool,
+    /// Counts the connections of a pool that received a GOAWAY (each once).
+    pub(super) goaways: Arc<AtomicU64>,
+}
 
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, _: &[u8]) {
-        unreachable!("only u32 keys")
-    }
-    fn write_u32(&mut self, n: u32) {
-        self.0 = u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+impl Shared {
+    pub(super) fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
 #[derive(Default)]
 pub(super) struct Slot {
     pub(super) head: Option<HeaderList>,
-    pub(super) trailers: Option<HeaderList>,
+    /// Boxed: most answers have none (gRPC's do), and every slot would hold 48 bytes for them.
+    pub(super) trailers: Option<Box<HeaderList>>,
     /// DATA received and not yet taken by the call.
     pub(super) data: Vec<u8>,
     /// The call counts the answer's DATA without reading it: its bytes are given back to the
@@ -44,10 +48,11 @@ pub(super) struct Slot {
     pub(super) received: u64,
     /// The request is a HEAD.
     pub(super) head_request: bool,
-    /// Request body still to send, from `body_at`, then the pieces queued after it.
+    /// Request body still to send, then the pieces queued after it (boxed: only a request sent in
+    /// pieces has any, and every slot would hold an empty queue inline).
     pub(super) body: Bytes,
-    pub(super) body_at: usize,
-    pub(super) queued: VecDeque<Bytes>,
+    #[allow(clippy::box_collection)] // the point: 8 bytes in every slot, not an empty queue's 32
+    pub(super) queued: Option<Box<VecDeque<Bytes>>>,
     /// The request ends (END_STREAM) once the body queued so far is sent.
     pub(super) request_ends: bool,
     pub(super) send_window: i64,
@@ -64,6 +69,16 @@ pub(super) struct Slot {
 impl Slot {
     pub(super) fn finished(&self) -> bool {
         self.ended || self.error.is_some()
+    }
+
+    /// Whether body pieces wait behind the one being sent.
+    pub(super) fn nothing_queued(&self) -> bool {
+        self.queued.as_ref().is_none_or(|q| q.is_empty())
+    }
+
+    /// Whether the request has body left to send.
+    pub(super) fn body_left(&self) -> bool {
+        !self.body.is_empty() || !self.nothing_queued()
     }
 
     pub(super) fn wake(&mut self) {
@@ -111,7 +126,7 @@ pub(super) struct State {
     pub(super) table_max: u32,
     /// A lowered table size to announce at the start of the next header block (RFC 7541 §4.2).
     pub(super) table_update: Option<u32>,
-    pub(super) streams: HashMap<u32, Slot, BuildHasherDefault<IdHasher>>,
+    pub(super) streams: Streams<Slot>,
     pub(super) next_id: u32,
     /// Streams open in the protocol's sense (counted against the server's limit).
     pub(super) open: usize,
@@ -148,7 +163,7 @@ impl State {
             table: Table::Unused,
             table_max: block::DEFAULT_TABLE_SIZE,
             table_update: None,
-            streams: HashMap::default(),
+            streams: Streams::default(),
             next_id: 1,
             open: 0,
             max_open: ASSUMED_MAX_STREAMS,
@@ -213,37 +228,32 @@ impl State {
                 self.sending.remove(i);
                 continue;
             };
-            if slot.body_at == slot.body.len() {
-                if let Some(next) = slot.queued.pop_front() {
+            if slot.body.is_empty() {
+                if let Some(next) = slot.queued.as_mut().and_then(|q| q.pop_front()) {
                     slot.body = next;
-                    slot.body_at = 0;
                     continue;
                 }
                 if slot.request_ends {
                     frame::put_data(&mut self.out, id, &[], true); // the request ends after its last piece
                 }
-                slot.body = Bytes::new();
-                slot.body_at = 0;
                 self.sending.remove(i); // sent all: back when more is queued
                 continue;
             }
             if self.send_window <= 0 {
                 break;
             }
-            let left = slot.body.len() - slot.body_at;
+            let left = slot.body.len();
             let n = left.min(self.peer_max_frame).min(self.send_window.min(slot.send_window).max(0) as usize);
             if n == 0 {
                 i += 1; // this stream's window is closed; others may go on
                 continue;
             }
-            let end = slot.body_at + n == slot.body.len() && slot.queued.is_empty() && slot.request_ends;
-            frame::put_data(&mut self.out, id, &slot.body[slot.body_at..slot.body_at + n], end);
-            slot.body_at += n;
+            let end = n == slot.body.len() && slot.nothing_queued() && slot.request_ends;
+            frame::put_data(&mut self.out, id, &slot.body[..n], end);
+            slot.body.advance(n);
             slot.send_window -= n as i64;
             self.send_window -= n as i64;
             if end {
-                slot.body = Bytes::new();
-                slot.body_at = 0;
                 self.sending.remove(i);
             }
         }
@@ -283,5 +293,16 @@ impl State {
         let last = self.next_id.saturating_sub(2);
         frame::put_goaway(&mut self.out, last, code);
         self.fail_all_with(H2Error::Protocol, usable);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_slot_stays_small() {
+        // What every stream in flight holds here (264 bytes before the request's queue and the
+        // answer's trailers were boxed; bench/results/h2-stream-memory-2026-12-07.md).
+        let size = std::mem::size_of::<super::Slot>();
+        assert!(size <= 192, "{size} bytes");
     }
 }

@@ -4,10 +4,12 @@
 //! processed, those at or below it answered or failed) and broken connections.
 
 use super::*;
+use crate::h2client::frame::Head;
 use crate::h2client::request_block;
 use h2::server::{self, SendResponse};
 use http::{HeaderMap, Request, Response};
 use std::time::Duration;
+use tokio::io::AsyncReadExt;
 use tokio::net::{TcpListener, TcpStream};
 
 /// What the test server does with each request, after reading its whole body.
@@ -502,6 +504,7 @@ fn data_beyond_the_windows_we_advertised_is_a_flow_control_error() {
     assert_eq!(results[fine], Err(frame::FLOW_CONTROL_ERROR), "past the connection's window");
 }
 
+mod pieces;
 mod rules;
 
 #[tokio::test]

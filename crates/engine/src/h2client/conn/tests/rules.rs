@@ -291,7 +291,7 @@ fn a_header_list_counts_32_bytes_per_field() {
         let payload = block(refs);
         let head = Head { len: payload.len() as u32, kind: frame::HEADERS, flags: frame::END_HEADERS, stream: 1 };
         assert_eq!(st.on_frame(head, &payload, &usable), outcome, "{refs} fields");
-        if let Some(list) = st.streams[&1].head.as_ref() {
+        if let Some(list) = st.streams.get(&1).expect("stream 1 has a slot").head.as_ref() {
             assert_eq!(list.size(), 7 + 3 + 32 + (refs + 1) * 33);
             assert!(list.size() <= MAX_HEADER_LIST);
         }
