@@ -4,7 +4,7 @@
 mod shards;
 
 use crate::clock::Clock;
-use crate::guard::Guard;
+use crate::guard::Deadlines;
 use crate::net::failures::ConnectFailures;
 use crate::pacer::{Next, Pacer};
 use crate::record::{ByteCounts, CallRecord, Connect, ErrorKind, StreamCounts};
@@ -200,6 +200,8 @@ struct Shared<T, P> {
     cancel_seen: AtomicU64,
     /// The counters at the start of the measured window, once read (see [`Shared::window_starts`]).
     window: OnceLock<Mark>,
+    /// The calls' timeout, one watch over all callers (`load.timeout`).
+    deadlines: Option<Deadlines>,
 }
 
 impl<T: Target, P> Shared<T, P> {
@@ -253,6 +255,7 @@ pub async fn run<T: Target, P: Pacer + 'static, S: Sink>(
     // Made before the clock starts: a run's window is not spent allocating.
     let sinks = Arc::new(Shards::new(shards::per_thread(load.concurrency), new_sink));
     let clock = if load.precise_timer { Clock::start_precise() } else { Clock::start() };
+    let deadlines = load.timeout.map(|limit| Deadlines::new(limit, load.concurrency));
     let shared = Arc::new(Shared {
         target,
         schedule: Mutex::new(schedule),
@@ -267,6 +270,7 @@ pub async fn run<T: Target, P: Pacer + 'static, S: Sink>(
         connects_timed_out: AtomicU64::default(),
         cancel_seen: AtomicU64::new(u64::MAX),
         window: OnceLock::new(),
+        deadlines,
     });
     let goaways_before = shared.target.goaways();
     let failures_before = shared.target.connect_failures();
@@ -280,7 +284,15 @@ pub async fn run<T: Target, P: Pacer + 'static, S: Sink>(
             shared.window.get_or_init(|| Mark::now(&shared.target, &shared.load, Edge::WindowStart));
         })
     });
-    let mut workers = Workers(
+    let _watch = shared.deadlines.is_some().then(|| {
+        let shared = shared.clone();
+        Tasks(vec![tokio::spawn(async move {
+            if let Some(deadlines) = &shared.deadlines {
+                deadlines.watch().await;
+            }
+        })])
+    });
+    let mut workers = Tasks(
         (0..shared.load.concurrency).map(|slot| tokio::spawn(worker(shared.clone(), slot, sinks.clone()))).collect(),
     );
     for joined in workers.0.iter_mut() {
@@ -355,7 +367,7 @@ async fn worker<T: Target, P: Pacer, S: Sink>(shared: Arc<Shared<T, P>>, slot: u
     }
     let mut caller = Caller { conn: None, tried: false, connected: false, answered: false };
     let varies = shared.target.varies();
-    let mut guard = shared.load.timeout.map(Guard::new);
+    let deadlines = shared.deadlines.as_ref();
     loop {
         if shared.load.cancel.load(Ordering::Relaxed) {
             let now = u64::try_from(shared.clock.now().as_nanos()).unwrap_or(u64::MAX - 1);
@@ -372,23 +384,25 @@ async fn worker<T: Target, P: Pacer, S: Sink>(shared: Arc<Shared<T, P>>, slot: u
             let Some((seq, at)) = shared.schedule.lock().unwrap().take(taken) else { break };
             (seq, at.ok_or(taken))
         };
-        let intended = match intended {
+        // A paced call starts when its wait ends; a closed-loop call at the reading that admitted
+        // it, its intended start too (read again, the two differed now and then: a closed-loop
+        // call has no schedule to be late for).
+        let (intended, start) = match intended {
             Ok(at) => {
                 Box::pin(shared.clock.sleep_until(at)).await;
-                at
+                (at, shared.clock.now())
             }
-            Err(taken) => taken,
+            Err(taken) => (taken, taken),
         };
         shared.window_starts(|| intended);
-        let start = shared.clock.now();
         let answered = {
             // Pinned here, once: the call's future is most of what a caller holds.
             // Only a target whose requests vary is told the call's turn (a task-local, set per poll:
             // bench/results/call-data-cost-2026-12-06.md measured it on every call).
             let turn = crate::call_data::Turn { call: seq, caller: slot };
             let attempt = std::pin::pin!(turn.scope_if(varies, one_call(&shared, slot, &mut caller)));
-            match &mut guard {
-                Some(guard) => guard.run(shared.clock.instant(start), attempt).await,
+            match deadlines {
+                Some(deadlines) => deadlines.run(slot, shared.clock.instant(start), attempt).await,
                 None => Some(attempt.await),
             }
         };
@@ -422,15 +436,15 @@ async fn worker<T: Target, P: Pacer, S: Sink>(shared: Arc<Shared<T, P>>, slot: u
     }
 }
 
-/// The workers' handles. Dropped before they all ended (one failed, or the run was dropped), the
-/// others stop, as a JoinSet's would; a JoinSet kept 56 bytes more beside each worker (heaptrack,
-/// bench/results/h2-stream-memory-2026-12-07.md).
-struct Workers(Vec<tokio::task::JoinHandle<()>>);
+/// A run's tasks (its workers, its deadlines' watch). Dropped (the run ended, a worker failed, or
+/// the run was dropped), those still running stop, as a JoinSet's would; a JoinSet kept 56 bytes
+/// more beside each worker (heaptrack, bench/results/h2-stream-memory-2026-12-07.md).
+struct Tasks(Vec<tokio::task::JoinHandle<()>>);
 
-impl Drop for Workers {
+impl Drop for Tasks {
     fn drop(&mut self) {
-        for worker in &self.0 {
-            worker.abort();
+        for task in &self.0 {
+            task.abort();
         }
     }
 }
