@@ -85,8 +85,11 @@ fn main() {
             let request = request.map(|r| r.replace("\\r", "\r").replace("\\n", "\n").into_bytes());
             match (http2, grpc, http3) {
                 (None, None, None) => client(&addr, io, connections, seconds, warmup, size, request),
-                (None, None, Some(path)) => h3(&addr, io, connections, streams, seconds, warmup, &path),
-                (path, method, _) => h2(&addr, io, connections, streams, seconds, warmup, path, method),
+                (None, None, Some(path)) => {
+                    Streamed::new(&addr, io, connections, streams, seconds, warmup).and_then(|run| h3(run, &path))
+                }
+                (path, method, _) => Streamed::new(&addr, io, connections, streams, seconds, warmup)
+                    .and_then(|run| h2(run, path, method)),
             }
         }
     };
@@ -96,24 +99,46 @@ fn main() {
     }
 }
 
-/// The HTTP/2 or gRPC floor: `streams` calls in flight on each of `connections`.
-#[allow(clippy::too_many_arguments)]
-fn h2(
-    addr: &str,
+/// A run of calls on streams: `streams` calls in flight on each of `connections` (loopback), over
+/// epoll (HTTP/2's sockets) or quinn's own socket (HTTP/3).
+struct Streamed {
+    addr: std::net::SocketAddr,
     io: Io,
     connections: usize,
     streams: usize,
-    seconds: f64,
-    warmup: f64,
-    path: Option<String>,
-    method: Option<String>,
-) -> Result<(), String> {
-    let addr = loopback(addr)?;
-    if io != Io::Epoll {
-        return Err("HTTP/2 and gRPC are measured over epoll only".into());
+    plan: outcome::Plan,
+}
+
+impl Streamed {
+    fn new(addr: &str, io: Io, connections: usize, streams: usize, seconds: f64, warmup: f64) -> Result<Self, String> {
+        let addr = loopback(addr)?;
+        if io != Io::Epoll {
+            return Err("HTTP/2, gRPC and HTTP/3 are measured over epoll only".into());
+        }
+        if connections == 0
+            || streams == 0
+            || streams > 100
+            || !(seconds > 0.0 && seconds <= 600.0)
+            || !(0.0..=60.0).contains(&warmup)
+        {
+            return Err(
+                "connections at least 1, streams within [1, 100], seconds within (0, 600], warmup within [0, 60]"
+                    .into(),
+            );
+        }
+        let plan = outcome::Plan {
+            warmup: Duration::from_secs_f64(warmup),
+            measured: Duration::from_secs_f64(seconds),
+            answer: 0,
+            request: vec![],
+        };
+        Ok(Streamed { addr, io, connections, streams, plan })
     }
-    check_streams(connections, streams, seconds, warmup)?;
-    let authority = addr.to_string();
+}
+
+/// The HTTP/2 or gRPC floor.
+fn h2(run: Streamed, path: Option<String>, method: Option<String>) -> Result<(), String> {
+    let authority = run.addr.to_string();
     let call = match (path, method) {
         (Some(path), _) if path.starts_with('/') => {
             h2_client::Call::new(&request_block("GET", false, &authority, &path, &[]), &[])?
@@ -129,63 +154,24 @@ fn h2(
         }
         _ => return Err("--http2 takes a path and --grpc a method, both starting with /".into()),
     };
-    let plan = outcome::Plan {
-        warmup: Duration::from_secs_f64(warmup),
-        measured: Duration::from_secs_f64(seconds),
-        answer: 0,
-        request: vec![],
-    };
-    let sockets = socket::connect_all(addr, connections)?;
-    let result = h2_client::run(&sockets, streams, &call, &plan)?;
-    println!("{}", result.to_json(io, connections, 0));
+    let sockets = socket::connect_all(run.addr, run.connections)?;
+    let result = h2_client::run(&sockets, run.streams, &call, &run.plan)?;
+    println!("{}", result.to_json(run.io, run.connections, 0));
     Ok(())
 }
 
-fn check_streams(connections: usize, streams: usize, seconds: f64, warmup: f64) -> Result<(), String> {
-    if connections == 0
-        || streams == 0
-        || streams > 100
-        || !(seconds > 0.0 && seconds <= 600.0)
-        || !(0.0..=60.0).contains(&warmup)
-    {
-        return Err(
-            "connections at least 1, streams within [1, 100], seconds within (0, 600], warmup within [0, 60]".into()
-        );
-    }
-    Ok(())
-}
-
-/// The HTTP/3 floor: `streams` calls in flight on each of `connections`, with callbench's QUIC set-up.
-fn h3(
-    addr: &str,
-    io: Io,
-    connections: usize,
-    streams: usize,
-    seconds: f64,
-    warmup: f64,
-    path: &str,
-) -> Result<(), String> {
+/// The HTTP/3 floor, with callbench's QUIC set-up.
+fn h3(run: Streamed, path: &str) -> Result<(), String> {
     use callbench_engine::h3pool::{H3Options, QuicClient};
     use callbench_engine::net::tls::{client_config, TlsOptions};
-    let addr = loopback(addr)?;
-    if io != Io::Epoll {
-        return Err("HTTP/3 is measured over quinn's own socket (--io epoll) only".into());
-    }
-    check_streams(connections, streams, seconds, warmup)?;
     if !path.starts_with('/') {
         return Err("--http3 takes a path starting with /".into());
     }
     let tls = client_config(&TlsOptions { insecure: true, ..TlsOptions::default() }, &[b"h3"])?;
     let config = QuicClient::new(tls, H3Options::default())?.quinn_config();
-    let plan = outcome::Plan {
-        warmup: Duration::from_secs_f64(warmup),
-        measured: Duration::from_secs_f64(seconds),
-        answer: 0,
-        request: vec![],
-    };
-    let frame = h3_client::get_frame(&addr.to_string(), path);
-    let result = h3_client::run(addr, connections, streams, frame, config, &plan)?;
-    println!("{}", result.to_json(io, connections, 0));
+    let frame = h3_client::get_frame(&run.addr.to_string(), path);
+    let result = h3_client::run(run.addr, run.connections, run.streams, frame, config, &run.plan)?;
+    println!("{}", result.to_json(run.io, run.connections, 0));
     Ok(())
 }
 

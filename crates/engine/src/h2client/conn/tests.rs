@@ -75,6 +75,20 @@ fn answer(mut respond: SendResponse<Bytes>, body: Bytes, trailer: Option<&'stati
     });
 }
 
+/// For a raw server of a test: reads the client's frames up to a request's HEADERS, and gives its
+/// stream id.
+async fn next_request(tcp: &mut TcpStream) -> u32 {
+    loop {
+        let mut head = [0u8; frame::HEADER_LEN];
+        tcp.read_exact(&mut head).await.unwrap();
+        let head = Head::parse(&head);
+        tcp.read_exact(&mut vec![0u8; head.len as usize]).await.unwrap();
+        if head.kind == frame::HEADERS {
+            return head.stream;
+        }
+    }
+}
+
 async fn connect(addr: std::net::SocketAddr) -> Connection {
     let tcp = TcpStream::connect(addr).await.unwrap();
     tcp.set_nodelay(true).unwrap();

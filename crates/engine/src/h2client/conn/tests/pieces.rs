@@ -13,15 +13,7 @@ async fn piecemeal_server(listener: TcpListener, calls: usize, sizes: Vec<usize>
     frame::put_settings(&mut settings, &[]);
     tcp.write_all(&settings).await.unwrap();
     for _ in 0..calls {
-        let stream = loop {
-            let mut head = [0u8; frame::HEADER_LEN];
-            tcp.read_exact(&mut head).await.unwrap();
-            let head = Head::parse(&head);
-            tcp.read_exact(&mut vec![0u8; head.len as usize]).await.unwrap();
-            if head.kind == frame::HEADERS {
-                break head.stream;
-            }
-        };
+        let stream = next_request(&mut tcp).await;
         let mut out = Vec::new();
         frame::put_headers(&mut out, stream, &[0x88], false, frame::DEFAULT_MAX_FRAME as usize);
         for (i, &size) in sizes.iter().enumerate() {

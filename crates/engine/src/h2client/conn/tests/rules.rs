@@ -31,15 +31,7 @@ async fn exchange_with(
         let (mut tcp, _) = listener.accept().await.unwrap();
         let mut preface = vec![0u8; frame::PREFACE.len()];
         tcp.read_exact(&mut preface).await.unwrap();
-        let stream = loop {
-            let mut head = [0u8; frame::HEADER_LEN];
-            tcp.read_exact(&mut head).await.unwrap();
-            let head = Head::parse(&head);
-            tcp.read_exact(&mut vec![0u8; head.len as usize]).await.unwrap();
-            if head.kind == frame::HEADERS {
-                break head.stream;
-            }
-        };
+        let stream = next_request(&mut tcp).await;
         let mut out = Vec::new();
         frame::put_settings(&mut out, &[]);
         out.extend(frames(stream));
