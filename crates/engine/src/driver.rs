@@ -378,7 +378,7 @@ async fn worker<T: Target, P: Pacer, S: Sink>(shared: Arc<Shared<T, P>>, slot: u
         // reading of the clock: read apart, a call admitted just before the warm-up's end (not
         // counted against `-n`) could start just after it and be measured, one call too many.
         // Only the intended start outlives the wait: the schedule's answer and the reading kept
-        // across it would take their own place in every caller (32 bytes, a 128 of its task).
+        // across it would take their own place in every caller (bench/results/h2-stream-memory-2026-12-07.md).
         let (seq, intended) = {
             let taken = shared.clock.now();
             let Some((seq, at)) = shared.schedule.lock().unwrap().take(taken) else { break };
@@ -437,8 +437,8 @@ async fn worker<T: Target, P: Pacer, S: Sink>(shared: Arc<Shared<T, P>>, slot: u
 }
 
 /// A run's tasks (its workers, its deadlines' watch). Dropped (the run ended, a worker failed, or
-/// the run was dropped), those still running stop, as a JoinSet's would; a JoinSet kept 56 bytes
-/// more beside each worker (heaptrack, bench/results/h2-stream-memory-2026-12-07.md).
+/// the run was dropped), those still running stop, as a JoinSet's would; a JoinSet kept an entry
+/// more beside each worker (bench/results/h2-stream-memory-2026-12-07.md).
 struct Tasks(Vec<tokio::task::JoinHandle<()>>);
 
 impl Drop for Tasks {
@@ -470,7 +470,7 @@ async fn one_call<T: Target, P>(
     slot: usize,
     caller: &mut Caller<T::Conn>,
 ) -> (Reply, Option<Connect>) {
-    // Boxed: held across the call, inline it would take 80 bytes of every caller's state.
+    // Boxed: held across the call, inline it would take its place in every caller's state.
     let mut connect: Option<Box<Connect>> = None;
     let mut retries = 0;
     loop {

@@ -143,8 +143,8 @@ impl Connection {
     /// as they arrive and never copied, so a stream in flight holds no buffer for them. Returns
     /// the answer and the DATA bytes received (also when it failed).
     ///
-    /// A future of its own, not an async fn: 48 bytes where the async fn's took 152, and every
-    /// HTTP/2 caller holds one (bench/results/h2-stream-memory-2026-12-07.md).
+    /// A future of its own, not an async fn: a fraction of the async fn's size, and every HTTP/2
+    /// caller holds one (bench/results/h2-stream-memory-2026-12-07.md).
     pub fn count<'a>(&'a self, blocks: &'a RequestBlocks, body: &'a Bytes) -> Counted<'a> {
         Counted { conn: self, blocks, body, call: None, received: 0 }
     }

@@ -3,8 +3,8 @@
 //!
 //! The reads go into one buffer per runtime thread, shared by all the connections it serves: a
 //! connection keeps only the start of a frame that has not all arrived. A buffer of its own, grown
-//! to the largest reads, held 75 KB on each busy connection (750 bytes a stream with 100 streams on
-//! it; bench/results/h2-stream-memory-2026-12-07.md); h2load reads into one buffer on the stack.
+//! to the largest reads, was most of what a busy connection's streams held
+//! (bench/results/h2-stream-memory-2026-12-07.md); h2load reads into one buffer on the stack.
 
 use super::error::H2Error;
 use super::limits::{MAX_FRAME, READ_BUFFER};

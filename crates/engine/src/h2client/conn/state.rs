@@ -35,7 +35,7 @@ impl Shared {
 #[derive(Default)]
 pub(super) struct Slot {
     pub(super) head: Option<HeaderList>,
-    /// Boxed: most answers have none (gRPC's do), and every slot would hold 48 bytes for them.
+    /// Boxed: most answers have none (gRPC's do), and every slot would hold a header list for them.
     pub(super) trailers: Option<Box<HeaderList>>,
     /// DATA received and not yet taken by the call.
     pub(super) data: Vec<u8>,
@@ -51,7 +51,7 @@ pub(super) struct Slot {
     /// Request body still to send, then the pieces queued after it (boxed: only a request sent in
     /// pieces has any, and every slot would hold an empty queue inline).
     pub(super) body: Bytes,
-    #[allow(clippy::box_collection)] // the point: 8 bytes in every slot, not an empty queue's 32
+    #[allow(clippy::box_collection)] // the point: a pointer in every slot, not an empty queue
     pub(super) queued: Option<Box<VecDeque<Bytes>>>,
     /// The request ends (END_STREAM) once the body queued so far is sent.
     pub(super) request_ends: bool,
@@ -300,8 +300,7 @@ impl State {
 mod tests {
     #[test]
     fn a_slot_stays_small() {
-        // What every stream in flight holds here (264 bytes before the request's queue and the
-        // answer's trailers were boxed; bench/results/h2-stream-memory-2026-12-07.md).
+        // What every stream in flight holds here (bench/results/h2-stream-memory-2026-12-07.md).
         let size = std::mem::size_of::<super::Slot>();
         assert!(size <= 192, "{size} bytes");
     }

@@ -2,8 +2,8 @@
 //! streams were ever alive at once), found by stream id through a small index.
 //!
 //! A map holding the slots themselves kept twice the streams' room: with calls ending and starting
-//! all the time, its deleted places filled it and it grew to 256 places of 264 bytes for 100
-//! streams (bench/results/h2-stream-memory-2026-12-06.md). Here only the index's 8-byte places grow.
+//! all the time, its deleted places filled it and it doubled its room
+//! (bench/results/h2-stream-memory-2026-12-06.md). Here only the index's small places grow.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
