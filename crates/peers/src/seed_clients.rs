@@ -117,7 +117,7 @@ impl Tool for Seed000Tonic {
         "cargo build --release --locked --workspace"
     }
     fn build_command(&self, _repo: &Path) -> Option<Vec<String>> {
-        // The Rust servers' own build: one run builds both.
+        // The whole workspace (./callbench and the default run's servers build only what that run needs).
         Some(self.install().split(' ').map(String::from).collect())
     }
     fn counts_calls(&self) -> bool {
