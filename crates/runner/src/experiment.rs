@@ -3,6 +3,7 @@
 //! every cell runs once (interleaved, so slow drifts of the machine spread over all cells instead
 //! of biasing one), results.json rewritten after each repetition, comparisons at the end.
 
+use crate::again_budget::AgainBudget;
 use crate::cell::{self, PlannedCell};
 use crate::fleet::{self, Fleet};
 use crate::options::Options;
@@ -21,7 +22,7 @@ use callbench_results::analysis;
 use callbench_results::model::{Cell, CellStatus, Experiment, Reference, Results, SideCpus};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::Ordering;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// What the cells of one experiment share while it runs.
 struct Context<'a> {
@@ -86,7 +87,10 @@ pub async fn run(
         .listening_on(host)
         .with_user_servers(suite.user_manifests());
     let results_dir = store.dir.clone();
-    let mut cx = Context { spec, rig: Rig { repo, o, fleet, programs, python, results_dir } };
+    let planned: f64 =
+        plans.iter().map(|p| crate::progress::planned_seconds(p) * o.repetitions.unwrap_or(p.repetitions) as f64).sum();
+    let again = AgainBudget::of_rounds(Duration::from_secs_f64(planned));
+    let mut cx = Context { spec, rig: Rig { repo, o, fleet, programs, python, results_dir, again } };
     let cells = prepare_cells(&mut cx, plans, results, progress).await;
     if let Some(link) = &link {
         // A cell of the experiment without a network of its own runs across the bare link.
@@ -362,7 +366,11 @@ async fn measure_with_reruns(
 ) -> Result<Measured, CellError> {
     let mut reruns = 0;
     loop {
+        let started = Instant::now();
         let mut outcome = repetition::measure(&mut cx.rig, c, results).await;
+        if reruns > 0 {
+            cx.rig.again.spend(started.elapsed());
+        }
         // A tail percentile is moved by less steal, and by a stopped client.
         let headline = results.experiment(&cx.spec.id).map(|e| e.headline.as_str()).unwrap_or_default();
         if let Ok(m) = &mut outcome {
@@ -377,8 +385,14 @@ async fn measure_with_reruns(
             _ => None,
         };
         let budget = cx.rig.o.repetitions.unwrap_or(c.plan.repetitions);
+        let allowed = crate::slow_spells::may_rerun(reruns, cell.reruns, budget);
+        if let Some(line) = disturbed.filter(|_| allowed).and_then(|_| cx.rig.again.refusal(&cx.spec.id)) {
+            if !cx.rig.o.quiet {
+                eprintln!("\r{line}");
+            }
+        }
         match disturbed {
-            Some(why) if crate::slow_spells::may_rerun(reruns, cell.reruns, budget) => {
+            Some(why) if allowed && cx.rig.again.allows() => {
                 reruns += 1;
                 cell.reruns += 1;
                 if !cx.rig.o.quiet {

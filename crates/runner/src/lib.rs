@@ -8,6 +8,7 @@
 //! runs rounds of its cells (cell.rs); every repetition, whichever client makes its calls, goes
 //! through repetition.rs.
 
+mod again_budget;
 mod cell;
 mod client_metrics;
 #[cfg(test)]

@@ -85,9 +85,10 @@ impl Gate {
         run.cpus_round_trip_ns.is_some() && self.outside(run).is_none()
     }
 
-    /// Waits until the CPUs are in the usual placement again; false when the experiment's wait
-    /// budget ran out (or the run was cancelled) first.
-    pub async fn wait(&mut self, cancel: &AtomicBool) -> bool {
+    /// Waits until the CPUs are in the usual placement again, at most `limit` this time; false when
+    /// that or the experiment's wait budget ran out (or the run was cancelled) first.
+    pub async fn wait(&mut self, cancel: &AtomicBool, limit: Duration) -> bool {
+        let mut limit = limit;
         loop {
             let began = Instant::now();
             let (client, server) = self.cpus;
@@ -95,11 +96,12 @@ impl Gate {
             if now.is_some_and(|t| self.usual.contains(&t)) {
                 return true;
             }
-            if cancel.load(Ordering::Relaxed) || self.wait_left.is_zero() {
+            if cancel.load(Ordering::Relaxed) || self.wait_left.is_zero() || limit.is_zero() {
                 return false;
             }
-            tokio::time::sleep(POLL.min(self.wait_left)).await;
+            tokio::time::sleep(POLL.min(self.wait_left).min(limit)).await;
             self.wait_left = self.wait_left.saturating_sub(began.elapsed());
+            limit = limit.saturating_sub(began.elapsed());
         }
     }
 }
@@ -155,15 +157,18 @@ mod tests {
         // A boundary no round trip can be below: the CPUs are never near, so the wait gives up.
         let experiment = [run(0.001, 0.001), run(0.001, 0.001), run(500.0, 500.0)];
         let mut gate = Gate::new(&experiment, &experiment, None, &[0], &[1]).unwrap();
+        // A limit shorter than the experiment's budget ends this wait and leaves the rest.
+        assert!(!gate.wait(&AtomicBool::new(false), Duration::from_millis(300)).await);
+        assert!(gate.wait_left < WAIT_BUDGET && gate.wait_left > WAIT_BUDGET / 2, "{:?} left", gate.wait_left);
         gate.wait_left = Duration::from_millis(300);
-        assert!(!gate.wait(&AtomicBool::new(false)).await);
+        assert!(!gate.wait(&AtomicBool::new(false), Duration::MAX).await);
         assert!(gate.wait_left.is_zero());
         // Usual placement far with the boundary below any round trip: back at the first probe
         // that completes (on a busy machine one may not, its threads not scheduled in time), long
         // before the budget is spent.
         let far = [run(0.001, 0.001), run(500.0, 500.0), run(500.0, 500.0)];
         let mut gate = Gate::new(&far, &far, None, &[0], &[1]).unwrap();
-        assert!(gate.wait(&AtomicBool::new(false)).await);
+        assert!(gate.wait(&AtomicBool::new(false), Duration::MAX).await);
         assert!(gate.wait_left > WAIT_BUDGET / 2, "{:?} of {WAIT_BUDGET:?} left", gate.wait_left);
     }
 }

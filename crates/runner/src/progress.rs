@@ -119,7 +119,7 @@ pub fn server_warmup_key(experiment: &str, server: &str) -> String {
 /// What a repetition of `p` should take: its duration and warm-up, or its calls at a guessed pace.
 /// Across an emulated link every call waits at least one round trip of it (a new connection per
 /// call: the TCP handshake's too), shared by the calls in flight at once.
-fn planned_seconds(p: &CellPlan) -> f64 {
+pub(crate) fn planned_seconds(p: &CellPlan) -> f64 {
     let seconds = |d: &Option<String>| {
         d.as_deref().and_then(|t| callbench_load::parse::duration(t).ok()).map(|d| d.as_secs_f64())
     };

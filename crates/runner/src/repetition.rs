@@ -40,6 +40,8 @@ pub struct Rig<'a> {
     pub python: PathBuf,
     /// The results folder: peer tools' files and output go under it.
     pub results_dir: PathBuf,
+    /// The time left for measuring repetitions again.
+    pub again: crate::again_budget::AgainBudget,
 }
 
 /// One repetition of `c`, by its kind of client.

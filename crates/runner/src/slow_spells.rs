@@ -167,14 +167,23 @@ pub async fn measure_again(
             if o.cancel.load(Ordering::Relaxed) || results.cells[*index].status != CellStatus::Ok {
                 return Ok(());
             }
+            if let Some(line) = rig.again.refusal(experiment) {
+                progress.show(&line, true);
+            }
+            if !rig.again.allows() {
+                break;
+            }
             let medians = medians(&judged_against(runs, g), sides);
+            // The budget counts the wait for the placement as well as the measurement.
+            let began = Instant::now();
             // Measured in the other placement, it would be outside again: wait for the usual one.
             if let Some(g) = gate.as_mut().filter(|_| placed) {
                 progress.show(
                     &format!("{experiment}: waiting for the CPUs' usual placement to measure {} again", p.id),
                     false,
                 );
-                if !g.wait(&o.cancel).await {
+                if !g.wait(&o.cancel, rig.again.left()).await {
+                    rig.again.spend(began.elapsed());
                     break;
                 }
             }
@@ -183,6 +192,7 @@ pub async fn measure_again(
             let started = Instant::now();
             let outcome = repetition::measure(rig, c, results).await;
             progress.done(&p.id, started.elapsed());
+            rig.again.spend(began.elapsed());
             let cell = &mut results.cells[*index];
             cell.reruns += 1;
             let Ok(m) = outcome else { continue };

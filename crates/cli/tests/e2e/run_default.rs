@@ -20,8 +20,8 @@ fn two_consecutive_default_runs_compare_cell_by_cell() {
     let dir = TempDir::new("default");
     for name in ["a", "b"] {
         let out = dir.str(name);
-        // A guard against a hang, not a speed limit: on a busy machine every disturbed repetition is
-        // measured again (up to three times), and the placement gate may wait 20 s per experiment.
+        // A guard against a hang, not a speed limit: on a busy machine disturbed repetitions are
+        // measured again (within a quarter of each experiment's planned rounds).
         let args = ["--no-build", "-q", "--repetitions", "4", "--duration", "50ms", "--warmup", "10ms", "--out", &out];
         let run = Running::command("run", &args).finish(Duration::from_secs(900));
         assert_eq!(run.code, Some(0), "{}", run.all());
