@@ -84,7 +84,10 @@ impl Http3 {
         body: &mut Vec<u8>,
     ) -> Result<(u16, bool, bool), h3::error::StreamError> {
         let keep = self.expect.body.is_some();
-        let mut stream = conn.send.send_request(request.head()).await?;
+        // Boxed: h3's send_request future is the largest state of this exchange, and every HTTP/3
+        // caller's task is as large as the largest state it may hold: one allocation a call instead
+        // (bench/results/h3-caller-size-2026-12-07.md).
+        let mut stream = Box::pin(conn.send.send_request(request.head())).await?;
         let sent = async {
             if !request.body.is_empty() {
                 stream.send_data(request.body.clone()).await?;
