@@ -386,8 +386,8 @@ async fn measure_with_reruns(
         };
         let budget = cx.rig.o.repetitions.unwrap_or(c.plan.repetitions);
         let allowed = crate::slow_spells::may_rerun(reruns, cell.reruns, budget);
-        if let Some(line) = disturbed.filter(|_| allowed).and_then(|_| cx.rig.again.refusal(&cx.spec.id)) {
-            if !cx.rig.o.quiet {
+        if disturbed.is_some() && allowed && !cx.rig.o.quiet {
+            if let Some(line) = cx.rig.again.refusal(&cx.spec.id) {
                 eprintln!("\r{line}");
             }
         }
