@@ -5,6 +5,7 @@ pub mod gen_users;
 pub mod lab;
 pub mod load;
 pub mod phases;
+pub mod prometheus;
 pub mod report;
 pub mod run;
 pub mod run_endpoints;

@@ -53,6 +53,13 @@ pub struct Args {
     /// 'calls_per_s>5000'; judged on the cells' medians. A crossed one exits 99
     #[arg(long = "threshold", value_name = "CONDITION", value_parser = callbench_runner::thresholds::parse)]
     thresholds: Vec<callbench_load::threshold::Threshold>,
+    /// Push every repetition's figures to a Prometheus remote-write receiver when the run ends,
+    /// http[s]://[USER:PASSWORD@]HOST[:PORT][/PATH] (no path: /api/v1/write), labelled by suite, experiment,
+    /// cell, server, protocol, workload and repetition; the latency as a native histogram
+    #[arg(long = "prometheus", value_name = "URL")]
+    prometheus: Option<String>,
+    #[command(flatten)]
+    prometheus_file: super::prometheus::TextAndLabels,
     #[command(flatten, next_help_heading = "Calls to your endpoints (with URLs)")]
     call: CallFlags,
 }
@@ -108,6 +115,7 @@ pub async fn run(args: Args) -> Result<i32> {
     };
     let mut suite = suite;
     suite.override_times(args.duration.as_deref(), args.warmup.as_deref()).map_err(anyhow::Error::msg)?;
+    let sink = super::prometheus::Sink::new(args.prometheus.as_deref(), &args.prometheus_file)?;
     let out = args.out.clone().unwrap_or_else(|| repo.root.join("results").join(environment::stamp_now()));
     if out.join("results.json").exists() {
         bail!("{} already holds results; give another --out", out.display());
@@ -146,7 +154,12 @@ pub async fn run(args: Args) -> Result<i32> {
     let results = execute::run(&repo, &suite, &store, &options).await;
     let results = match results {
         Ok(results) => results,
-        Err(e) => bail!("{e} (what was measured is in {})", out.join("results.json").display()),
+        Err(e) => {
+            if let Some(sink) = &sink {
+                let _ = sink.publish_results(&out, args.quiet).map_err(|e| eprintln!("callbench: error: {e}"));
+            }
+            bail!("{e} (what was measured is in {})", out.join("results.json").display())
+        }
     };
     callbench_report::write::write_reports(&results, &out).context("cannot write the reports")?;
     let answer = callbench_report::summary::answer::lines(&results);
@@ -176,6 +189,11 @@ pub async fn run(args: Args) -> Result<i32> {
         out.join("report.md").display(),
         out.join("report.html").display()
     );
+    // A failed push is said here and makes the exit 1 if nothing worse happened.
+    let published = sink.as_ref().map_or(Ok(()), |sink| sink.publish_results(&out, args.quiet));
+    if let Err(e) = &published {
+        eprintln!("callbench: error: {e}");
+    }
     if cancel.load(Ordering::Relaxed) {
         return Ok(callbench_launcher::process::interrupted().unwrap_or(130));
     }
@@ -201,7 +219,7 @@ pub async fn run(args: Args) -> Result<i32> {
         eprintln!("callbench: {} threshold(s) crossed: {}", crossed.len(), crossed.join("; "));
         return Ok(callbench_load::threshold::CROSSED_EXIT);
     }
-    Ok(0)
+    Ok(if published.is_err() { 1 } else { 0 })
 }
 
 /// The suite on the command line's endpoints, each probed with one call (a failure stops the run

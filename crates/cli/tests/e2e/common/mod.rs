@@ -18,6 +18,7 @@ pub mod h2_frames;
 pub mod hostile;
 pub mod hostile_quic;
 pub mod nginx;
+pub mod prometheus;
 
 /// The longest any one `callbench load` of these tests may take before it is killed.
 pub const RUN_LIMIT: Duration = Duration::from_secs(30);
