@@ -188,6 +188,9 @@ pub fn fill_paths(repo: &Repo, dir: &std::path::Path, arg: &str) -> String {
 pub fn discover(repo: &Repo) -> Result<Vec<Manifest>> {
     let dir = repo.servers_dir();
     let mut manifests = Vec::new();
+    if !repo.is_checkout() {
+        return Ok(manifests); // an installed callbench: no reference servers
+    }
     for entry in std::fs::read_dir(&dir).with_context(|| format!("cannot list {}", dir.display()))? {
         let path = entry?.path();
         let hidden = path.file_name().and_then(|n| n.to_str()).is_none_or(|n| n.starts_with('_') || n.starts_with('.'));

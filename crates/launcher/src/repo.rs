@@ -25,7 +25,33 @@ impl Repo {
                 return Ok(Repo { root: root.to_path_buf() });
             }
         }
-        bail!("cannot find the callbench checkout: run from inside it or set CALLBENCH_ROOT")
+        bail!("cannot find the callbench checkout (its servers/ and suites/): run inside a clone of it or set CALLBENCH_ROOT")
+    }
+
+    /// The checkout, or outside one (a `callbench` installed with `cargo install`) a folder of
+    /// callbench's own for what it writes: `$CALLBENCH_HOME`, else `$XDG_DATA_HOME/callbench`, else
+    /// `~/.local/share/callbench`. It has no servers, suites or processing programs.
+    pub fn locate_or_standalone() -> Result<Repo> {
+        if std::env::var_os("CALLBENCH_ROOT").is_some() {
+            return Repo::locate();
+        }
+        if let Ok(repo) = Repo::locate() {
+            return Ok(repo);
+        }
+        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let root = var("CALLBENCH_HOME")
+            .or_else(|| var("XDG_DATA_HOME").map(|d| d.join("callbench")))
+            .or_else(|| var("HOME").map(|h| h.join(".local/share/callbench")))
+            .ok_or_else(|| {
+                anyhow::anyhow!("no checkout and no HOME: set CALLBENCH_HOME to a folder callbench may write")
+            })?;
+        std::fs::create_dir_all(&root).map_err(|e| anyhow::anyhow!("cannot create {}: {e}", root.display()))?;
+        Ok(Repo { root })
+    }
+
+    /// True inside a callbench checkout; false for the standalone folder of an installed `callbench`.
+    pub fn is_checkout(&self) -> bool {
+        is_root(&self.root)
     }
 
     pub fn servers_dir(&self) -> PathBuf {

@@ -8,6 +8,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 pub fn record(repo: &Repo, command_line: Vec<String>, client_cpus: &[usize], server_cpus: &[usize]) -> Environment {
     let git = |args: &[&str]| {
+        // An installed callbench's folder is no checkout: a repository around it is not callbench's.
+        if !repo.is_checkout() {
+            return None;
+        }
         let o = Command::new("git").args(args).current_dir(&repo.root).output().ok()?;
         o.status.success().then(|| String::from_utf8_lossy(&o.stdout).trim().to_string())
     };

@@ -67,10 +67,15 @@ pub struct Args {
 /// Runs the suite; the exit code is the signal's when interrupted, 1 when some cell could not be
 /// measured (the results and reports are written either way).
 pub async fn run(args: Args) -> Result<i32> {
-    let repo = super::repo()?;
     let client = args.client_cpus.as_deref().map(pinning::parse_list).transpose().map_err(anyhow::Error::msg)?;
     let server = args.server_cpus.as_deref().map(pinning::parse_list).transpose().map_err(anyhow::Error::msg)?;
     let endpoints = run_endpoints::are_endpoints(&args.inputs) || args.call.twin();
+    // Endpoints and a suite of one's own need no checkout; the default suite runs its servers.
+    let repo = if !endpoints && args.inputs.is_empty() {
+        super::repo().context("the default suite runs the repository's Rust servers; give your endpoints' URLs")?
+    } else {
+        super::repo_or_standalone()?
+    };
     if !endpoints && args.call.any() {
         bail!("-X, -H, -d, --proto, --http2, -k, --cacert, --server-pid… are for endpoints: give their URLs");
     }
@@ -116,7 +121,9 @@ pub async fn run(args: Args) -> Result<i32> {
     let mut suite = suite;
     suite.override_times(args.duration.as_deref(), args.warmup.as_deref()).map_err(anyhow::Error::msg)?;
     let sink = super::prometheus::Sink::new(args.prometheus.as_deref(), &args.prometheus_file)?;
-    let out = args.out.clone().unwrap_or_else(|| repo.root.join("results").join(environment::stamp_now()));
+    // Results in the checkout, or (an installed callbench) where it is run, as hyperfine's exports.
+    let results_root = if repo.is_checkout() { repo.root.join("results") } else { PathBuf::from("results") };
+    let out = args.out.clone().unwrap_or_else(|| results_root.join(environment::stamp_now()));
     if out.join("results.json").exists() {
         bail!("{} already holds results; give another --out", out.display());
     }

@@ -72,8 +72,9 @@ pub struct Args {
 pub async fn run(args: Args) -> anyhow::Result<i32> {
     let mut spec = args.spec;
     if spec.target.starts_with("inproc:") {
-        // In a checkout, the users.json every server reads; elsewhere the load crate's default.
-        spec.users_file = super::repo().ok().and_then(|r| r.users_file().ok());
+        // The users.json every server reads (an installed callbench writes it in its own folder);
+        // the load crate's default if neither can be written.
+        spec.users_file = super::repo_or_standalone().ok().and_then(|r| r.users_file().ok());
     }
     if let Some(path) = &args.out {
         // Fail now, not after a long run, if the file cannot be written: a probe with a temporary
