@@ -2,6 +2,7 @@
 
 mod output;
 mod progress;
+mod text;
 
 use callbench_load::threshold::{self, Measured, Threshold};
 use callbench_load::LoadSpec;
@@ -110,7 +111,7 @@ pub async fn run(args: Args) -> anyhow::Result<i32> {
         Some(path) => {
             write_atomically(path, rendered.as_bytes())?;
             if !args.quiet {
-                print!("{}", output::text(&report));
+                print!("{}", text::text(&report));
             }
         }
         None => print!("{rendered}"),
