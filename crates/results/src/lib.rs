@@ -7,4 +7,5 @@ pub mod format;
 pub mod model;
 pub mod placement;
 pub mod pooled;
+pub mod schema;
 pub mod stats;

@@ -14,7 +14,12 @@ pub use user::{EndpointRecord, ThresholdRecord};
 
 pub const SCHEMA: &str = "callbench-results/1";
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// What `callbench run` writes to results.json (crates/results/src/model.rs): the suite as it was
+/// run, the reproducibility record, the servers, the experiments with their seed-article
+/// references, one cell per measured configuration with its repetitions and their summary (median
+/// and 95% interval per metric), and the comparisons between cells. Latencies are in microseconds.
+/// Written as cells finish, so an interrupted run leaves a valid file with `complete` false.
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Results {
     /// Always [`SCHEMA`].
     pub schema: String,
@@ -41,19 +46,21 @@ pub struct Results {
 /// One row of the seed table: what an article reported, what its reproduction measured under
 /// the article's conditions (figures read from the committed results), why they differ, and the
 /// command that reproduces it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SeedRow {
     pub seed: String,
     /// What was measured, in words.
     pub what: String,
     pub article: String,
+    /// The reproduction's figure, read from its committed results.
     pub here: String,
     pub why: String,
+    /// The command that reproduces it.
     pub command: String,
 }
 
 /// The suite as it was run.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SuiteRecord {
     pub name: String,
     pub description: String,
@@ -71,7 +78,7 @@ pub struct SuiteRecord {
 }
 
 /// A server the suite used and what happened to it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ServerRecord {
     /// `rust-actix`, or `inproc` for the in-process baseline.
     pub name: String,
@@ -94,7 +101,8 @@ pub struct ServerRecord {
     pub endpoint: Option<EndpointRecord>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// Result of `callbench verify` before measuring.
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct VerifyRecord {
     pub passed: usize,
     pub failed: usize,
@@ -107,7 +115,7 @@ pub struct VerifyRecord {
 }
 
 /// A group of cells that answer one question (one table and chart in the report).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Experiment {
     pub id: String,
     pub title: String,
@@ -135,14 +143,14 @@ pub struct Experiment {
 }
 
 /// Where an experiment's two sides ran: the client's CPUs and the servers'.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SideCpus {
     pub client: Vec<usize>,
     pub server: Vec<usize>,
 }
 
 /// One figure of a seed article, and the cell/metric of this run that measures the same thing.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Reference {
     pub seed: String,
     /// What the article measured, in words.
@@ -158,7 +166,7 @@ pub struct Reference {
 }
 
 /// One measured configuration: a server, a workload, load settings; K repetitions.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Cell {
     /// Unique in the run, file-name safe: `closed-50/students/rust-actix`.
     pub id: String,
@@ -204,7 +212,7 @@ pub struct Cell {
     pub thresholds: Vec<ThresholdRecord>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum CellStatus {
     Ok,
@@ -220,10 +228,11 @@ pub enum CellStatus {
 }
 
 /// One repetition's figures.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunMetrics {
     pub calls_ok: u64,
     pub calls_errors: u64,
+    /// Failed calls by kind (connect, timeout, http_503, grpc_14...).
     pub errors: BTreeMap<String, u64>,
     pub duration_s: f64,
     pub throughput_per_s: f64,
@@ -236,6 +245,8 @@ pub struct RunMetrics {
     /// server had not processed them: neither is an error.
     #[serde(default)]
     pub goaways: u64,
+    /// Calls sent again because the server had not processed them (above a GOAWAY's
+    /// last-stream-id, refused, or on a connection already closed).
     #[serde(default)]
     pub retries: u64,
     pub connect_p50_us: Option<f64>,
@@ -281,7 +292,7 @@ pub struct RunMetrics {
 
 /// A repetition made by several machines together: the figures above are their merged ones
 /// (histograms added, counts summed), these are each machine's share.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ClusterRun {
     /// The cluster's head, HOST:PORT.
     pub ray: String,
@@ -298,7 +309,7 @@ pub struct ClusterRun {
 }
 
 /// One machine's share of a cluster's repetition.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WorkerShare {
     pub name: String,
     /// The Ray node's address.
@@ -317,7 +328,7 @@ pub struct WorkerShare {
 
 /// Bytes and connections counted outside the client, by the kernel of the network namespace it
 /// ran alone in: the same count for callbench's engine and for any other tool.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct OutsideCounts {
     /// IP bytes per call in each direction: headers, handshakes, ACKs and retransmissions included.
     pub ip_sent_per_call: f64,
@@ -331,6 +342,7 @@ pub struct OutsideCounts {
     /// The calls the per-call figures divide by, and who counted them: `server` (the calls it
     /// answered over the span) or `client` (the calls the client counted).
     pub calls: u64,
+    /// server: the calls the server answered over the span; client: the calls the client counted.
     pub calls_counted_by: String,
     /// `run`: from before the client started to after it ended; `window`: callbench's measured
     /// window (after its warm-up), as its own wire bytes are.
@@ -340,7 +352,7 @@ pub struct OutsideCounts {
 /// One run of a peer load tool. The run's own figures (calls, throughput, latencies) are the
 /// tool's claims; CPU and memory are measured from outside (wait4 of its process tree), and the
 /// server's own count of the calls it answered is beside them where the server keeps one.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PeerRun {
     pub tool: String,
     /// The exact command line it ran with.
@@ -359,7 +371,7 @@ pub struct PeerRun {
 /// Calls that opened their own connection, split as curl's `-w` splits a transfer: medians (µs)
 /// of the name lookup (a name looked up per connection), the TCP handshake, the TLS handshake, and the rest up to the answer's end. Over QUIC
 /// (HTTP/3) the handshake is one phase, transport and TLS together.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ColdCalls {
     pub calls: u64,
     /// A target named by a name looked up per connection only: the lookup.
@@ -376,7 +388,7 @@ pub struct ColdCalls {
 }
 
 /// What the emulated link's forwarder did during one run (warm-up included).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LinkUse {
     /// The forwarder thread's CPU time over the run's wall time (1.0: its core was saturated).
     pub forwarder_cores: f64,
@@ -394,7 +406,7 @@ pub struct LinkUse {
 /// What an HTTP/3 client's QUIC loss recovery counted over the measured window (RFC 9002): its
 /// own packets (requests and acknowledgements), those it declared lost, and the times it cut its
 /// congestion window. The server's packets are the server's to count.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct QuicUse {
     pub packets_sent: u64,
     pub packets_lost: u64,
@@ -403,7 +415,7 @@ pub struct QuicUse {
 
 /// The emulated link a cell ran across: its spec, and round trips measured on it with a TCP
 /// ping-pong before the cell (the link's own at RTT 0: what it adds besides its delay).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct NetworkRecord {
     /// As a suite writes it: `rtt=40ms,bandwidth=20mbit`.
     pub spec: String,
@@ -414,7 +426,7 @@ pub struct NetworkRecord {
 
 /// What else used the CPUs the client and the server were pinned to during one measured window,
 /// from /proc/stat per CPU minus the client's and the server's own CPU time.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Interference {
     /// Share (0–1) of the client CPUs' time used by anything but callbench and the server.
     pub client_cpus_other: f64,
@@ -433,7 +445,8 @@ fn is_zero(v: &u32) -> bool {
     *v == 0
 }
 
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+/// Latency percentiles in µs.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Latency {
     pub p50: f64,
     pub p90: f64,
@@ -445,7 +458,7 @@ pub struct Latency {
 }
 
 /// A median with its 95% confidence interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Estimate {
     pub median: f64,
     pub lo: f64,
@@ -462,7 +475,7 @@ impl Estimate {
 }
 
 /// `a / b` for one metric of two cells of the same experiment.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Comparison {
     pub experiment: String,
     pub metric: String,

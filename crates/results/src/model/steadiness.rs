@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// What could make this machine's timings unstable, probed before a suite (in the spirit of
 /// pyperf's `system show`), and how unstable a fixed CPU loop is on each pinned CPU right now.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Steadiness {
     /// Plain sentences: a governor other than `performance`, turbo on, a busy pinned CPU, steal...
     pub warnings: Vec<String>,
@@ -26,7 +26,7 @@ pub struct Steadiness {
 }
 
 /// `/dev/cpu_dma_latency` held at 0 for the run, so that no pinned CPU sleeps between calls.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct IdleHold {
     pub held: bool,
     /// The kernel's cpuidle driver (e.g. intel_idle, acpi_idle, haltpoll), when it exposes one.
@@ -37,7 +37,7 @@ pub struct IdleHold {
 
 /// One byte over a Unix socket to a thread pinned on `to` and back, timed from `from`, beside the
 /// same round trip with both ends on `from`: what one call at a time pays for the two CPUs.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Wakeup {
     pub from: usize,
     pub to: usize,
@@ -46,7 +46,7 @@ pub struct Wakeup {
     pub within_p50_us: f64,
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CpuSteadiness {
     pub cpu: usize,
     /// Median time of one pass of the fixed loop, in nanoseconds.

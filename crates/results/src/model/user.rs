@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 /// A user's endpoint, as the command line named it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct EndpointRecord {
     /// The target as given: `http://127.0.0.1:8080/students`, `grpc://host:50051/pkg.Svc/Method`.
     pub url: String,
@@ -20,7 +20,7 @@ pub struct EndpointRecord {
 }
 
 /// A pass/fail condition judged on a cell (`p99<200ms`, `errors<0.1%`, `calls_per_s>5000`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ThresholdRecord {
     /// The condition as written.
     pub threshold: String,
