@@ -5,7 +5,7 @@ use callbench_link::LinkSpec;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Suite {
     /// The suite's name, in its results and reports.
@@ -53,7 +53,7 @@ fn default_repetitions() -> usize {
     5
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExperimentSpec {
     /// Letters, digits, `-` or `_`, unique in the suite: the first part of its cells' ids.
@@ -124,7 +124,7 @@ pub struct ExperimentSpec {
 
 /// `cluster = { ray = "HOST:PORT", workers = N }`: where the Ray cluster's head is, and how many
 /// of its nodes make each cell's calls together.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ClusterSpec {
     /// The Ray cluster's head, `HOST:PORT`.
@@ -168,7 +168,7 @@ impl std::fmt::Display for ClusterSpec {
 }
 
 /// What an experiment's cells measure, and so what its `servers` name.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(try_from = "String")]
 pub enum ExperimentKind {
     /// Calls to servers through the load engine (`servers`: reference servers, `inproc`).
@@ -193,17 +193,18 @@ impl TryFrom<String> for ExperimentKind {
 }
 
 /// One parameter and its values; each value makes its own cells.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Sweep {
     /// A load key (`concurrency`, `rate`, `calls`, `payload_size` …) or one of the network's (`rtt`, `loss` …).
     pub param: String,
     /// Its values, one set of cells each (the cell ids end in `/param=value`).
+    #[schemars(with = "Vec<reference::Scalar>")]
     pub values: Vec<toml::Value>,
 }
 
 /// A seed article's figure and where this suite measures the same thing.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReferenceSpec {
     /// The article (`"002"`).
@@ -225,7 +226,7 @@ pub struct ReferenceSpec {
 
 /// The load and server settings of a cell; unset fields fall back to the suite's defaults, then to
 /// built-in values.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LoadFields {
     /// Repetitions of every cell, instead of the suite's.
@@ -240,6 +241,7 @@ pub struct LoadFields {
     pub warmup: Option<String>,
     /// Calls/s, or `"50% of <experiment>"`: that share of the slowest server's median throughput
     /// measured in an earlier experiment of the suite, for the same workload.
+    #[schemars(with = "Option<reference::NumberOrText>")]
     pub rate: Option<toml::Value>,
     /// Open loop: Poisson arrivals around the rate instead of evenly spaced calls.
     pub poisson: Option<bool>,
@@ -278,6 +280,7 @@ pub struct LoadFields {
     pub password: Option<String>,
     /// An emulated link between client and server: `{ rtt = "40ms", bandwidth = "20mbit" }` or
     /// `"rtt=40ms,bandwidth=20mbit"`; a sweep over one of its keys (`rtt`, `loss`...) changes it.
+    #[schemars(with = "Option<reference::TableOrText>")]
     pub network: Option<LinkSpec>,
 }
 
@@ -548,6 +551,7 @@ fn one_line(message: &str) -> String {
 
 pub mod catalogue;
 mod endpoints;
+pub mod reference;
 #[cfg(test)]
 mod tests;
 mod times;

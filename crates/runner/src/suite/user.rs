@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// `[[server]]`: a server of the user's, named in experiments' `servers` as a built-in one is.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UserServer {
     /// Letters, digits, `-`, `_` or `.`: its cells' and reports' name.
@@ -65,7 +65,7 @@ pub struct UserServer {
 }
 
 /// `[[call]]`: what one call sends, named in experiments' `workloads`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CallSpec {
     /// Letters, digits, `-`, `_` or `.`: named in experiments' `workloads`, and in its cells' ids.
@@ -78,7 +78,7 @@ pub struct CallSpec {
     pub grpc: Option<GrpcCall>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RestCall {
     /// GET, or POST when there is a body.
@@ -104,7 +104,7 @@ pub struct RestCall {
     pub status: Vec<u16>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GrpcCall {
     /// `package.Service/Method`.
