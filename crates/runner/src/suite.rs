@@ -199,7 +199,7 @@ pub struct Sweep {
     /// A load key (`concurrency`, `rate`, `calls`, `payload_size` …) or one of the network's (`rtt`, `loss` …).
     pub param: String,
     /// Its values, one set of cells each (the cell ids end in `/param=value`).
-    #[schemars(with = "Vec<reference::Scalar>")]
+    #[schemars(with = "Vec<toml_values::Scalar>")]
     pub values: Vec<toml::Value>,
 }
 
@@ -241,7 +241,7 @@ pub struct LoadFields {
     pub warmup: Option<String>,
     /// Calls/s, or `"50% of <experiment>"`: that share of the slowest server's median throughput
     /// measured in an earlier experiment of the suite, for the same workload.
-    #[schemars(with = "Option<reference::NumberOrText>")]
+    #[schemars(with = "Option<toml_values::NumberOrText>")]
     pub rate: Option<toml::Value>,
     /// Open loop: Poisson arrivals around the rate instead of evenly spaced calls.
     pub poisson: Option<bool>,
@@ -280,7 +280,7 @@ pub struct LoadFields {
     pub password: Option<String>,
     /// An emulated link between client and server: `{ rtt = "40ms", bandwidth = "20mbit" }` or
     /// `"rtt=40ms,bandwidth=20mbit"`; a sweep over one of its keys (`rtt`, `loss`...) changes it.
-    #[schemars(with = "Option<reference::TableOrText>")]
+    #[schemars(with = "Option<toml_values::TableOrText>")]
     pub network: Option<LinkSpec>,
 }
 
@@ -555,5 +555,6 @@ pub mod reference;
 #[cfg(test)]
 mod tests;
 mod times;
+mod toml_values;
 pub mod user;
 mod user_suite;

@@ -23,32 +23,6 @@ const SECTIONS: [(&str, &str); 10] = [
     ("GrpcCall", "`grpc = { … }` of a `[[call]]`"),
 ];
 
-/// How a suite writes the values serde reads as a `toml::Value` or a link spec.
-#[allow(dead_code)] // schemas only: never built
-#[derive(schemars::JsonSchema)]
-#[serde(untagged)]
-pub enum NumberOrText {
-    Number(f64),
-    Text(String),
-}
-
-#[allow(dead_code)]
-#[derive(schemars::JsonSchema)]
-#[serde(untagged)]
-pub enum Scalar {
-    Number(f64),
-    Text(String),
-    Flag(bool),
-}
-
-#[allow(dead_code)]
-#[derive(schemars::JsonSchema)]
-#[serde(untagged)]
-pub enum TableOrText {
-    Table(std::collections::BTreeMap<String, serde_json::Value>),
-    Text(String),
-}
-
 /// The keys block: a table per section.
 pub fn keys_block() -> Result<String, Vec<String>> {
     let schema = schemars::generate::SchemaSettings::draft2020_12().into_generator().into_root_schema_for::<Suite>();
