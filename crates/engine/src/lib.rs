@@ -2,14 +2,16 @@
 //!
 //! Protocols: HTTP/1.1, HTTP/2, HTTP/3 (QUIC), gRPC, raw bytes and in-process calls.
 //!
-//! A [`pacer::Pacer`] says when calls should start, a [`stop::Stop`] when the run ends, a
-//! [`target::Target`] makes the calls, [`driver::run`] gives one [`record::CallRecord`] per call to each
-//! worker's [`sink::Sink`] (such as [`stats::Stats`]), merged when the run ends. The engine never formats output.
+//! A [`Pacer`] says when calls should start, a [`Stop`] when the run ends, a [`Target`] makes the
+//! calls, [`run`] gives one [`CallRecord`] per call to each worker's [`Sink`] (such as [`Stats`]),
+//! merged when the run ends. The engine never formats output. Its public modules are the ones
+//! other crates use (each protocol's client, the network layer, statistics); the loop's own parts
+//! are private, their types re-exported here.
 
 pub mod call_data;
 pub mod clock;
-pub mod cpu;
-pub mod driver;
+mod cpu;
+mod driver;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod grpc;
@@ -17,27 +19,27 @@ mod grpc_rules;
 mod guard;
 mod h2client;
 pub mod h2pool;
-pub mod h3bounds;
+mod h3bounds;
 pub mod h3pool;
-pub mod histograms;
+mod histograms;
 pub mod http1;
 pub mod http2;
 pub mod http3;
 pub mod inproc;
-pub mod limits;
-pub mod memory;
+mod limits;
+mod memory;
 pub mod net;
-pub mod pacer;
-pub mod rate;
+mod pacer;
+mod rate;
 pub mod raw;
-pub mod record;
+mod record;
 pub mod request;
-pub mod share;
-pub mod sink;
+mod share;
+mod sink;
 pub mod stats;
-pub mod stop;
-pub mod stream_stats;
-pub mod target;
+mod stop;
+mod stream_stats;
+mod target;
 
 pub use driver::{run, Edge, EdgeHook, Load, RunInfo};
 pub use pacer::{Arrivals, Closed, Next, Open, Pacer};

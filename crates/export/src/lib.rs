@@ -9,5 +9,5 @@ pub mod remote_write;
 pub mod series;
 pub mod text;
 
-pub use point::{parse_label, Labels, Point};
+pub use point::{parse_label, LabelError, Labels, Point};
 pub use push::{push, PushError, Target};

@@ -60,11 +60,19 @@ pub fn valid_label_name(name: &str) -> bool {
         && !name.starts_with("__")
 }
 
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LabelError {
+    #[error("'{0}': a label is KEY=VALUE")]
+    NoValue(String),
+    #[error("'{0}': a label name is letters, digits and _, not starting with a digit or __")]
+    BadName(String),
+}
+
 /// `KEY=VALUE` from the command line as a label, or why it is not one.
-pub fn parse_label(text: &str) -> Result<(String, String), String> {
-    let (name, value) = text.split_once('=').ok_or_else(|| format!("'{text}': a label is KEY=VALUE"))?;
+pub fn parse_label(text: &str) -> Result<(String, String), LabelError> {
+    let (name, value) = text.split_once('=').ok_or_else(|| LabelError::NoValue(text.to_string()))?;
     if !valid_label_name(name) {
-        return Err(format!("'{name}': a label name is letters, digits and _, not starting with a digit or __"));
+        return Err(LabelError::BadName(name.to_string()));
     }
     Ok((name.to_string(), value.to_string()))
 }
@@ -77,9 +85,9 @@ mod tests {
     fn labels_from_the_command_line() {
         assert_eq!(parse_label("branch=main").unwrap(), ("branch".into(), "main".into()));
         assert_eq!(parse_label("commit=a=b").unwrap(), ("commit".into(), "a=b".into()));
-        assert!(parse_label("branch").is_err());
-        assert!(parse_label("9x=1").is_err());
-        assert!(parse_label("__name__=x").is_err());
-        assert!(parse_label("a-b=1").is_err());
+        assert_eq!(parse_label("branch"), Err(LabelError::NoValue("branch".into())));
+        assert_eq!(parse_label("9x=1"), Err(LabelError::BadName("9x".into())));
+        assert!(matches!(parse_label("__name__=x"), Err(LabelError::BadName(_))));
+        assert!(matches!(parse_label("a-b=1"), Err(LabelError::BadName(_))));
     }
 }
