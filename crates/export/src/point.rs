@@ -66,13 +66,23 @@ pub enum LabelError {
     NoValue(String),
     #[error("'{0}': a label name is letters, digits and _, not starting with a digit or __")]
     BadName(String),
+    #[error("'{0}': callbench sets this label itself (its own: {own})", own = OWN_LABELS.join(", "))]
+    Own(String),
 }
+
+/// The labels callbench puts on its series: a label of the user's may not take one of these names
+/// (a series with a label twice is refused by the receiver).
+pub const OWN_LABELS: [&str; 11] =
+    ["suite", "experiment", "cell", "server", "protocol", "workload", "repetition", "target", "outcome", "kind", "le"];
 
 /// `KEY=VALUE` from the command line as a label, or why it is not one.
 pub fn parse_label(text: &str) -> Result<(String, String), LabelError> {
     let (name, value) = text.split_once('=').ok_or_else(|| LabelError::NoValue(text.to_string()))?;
     if !valid_label_name(name) {
         return Err(LabelError::BadName(name.to_string()));
+    }
+    if OWN_LABELS.contains(&name) {
+        return Err(LabelError::Own(name.to_string()));
     }
     Ok((name.to_string(), value.to_string()))
 }
@@ -89,5 +99,6 @@ mod tests {
         assert_eq!(parse_label("9x=1"), Err(LabelError::BadName("9x".into())));
         assert!(matches!(parse_label("__name__=x"), Err(LabelError::BadName(_))));
         assert!(matches!(parse_label("a-b=1"), Err(LabelError::BadName(_))));
+        assert_eq!(parse_label("cell=x"), Err(LabelError::Own("cell".into())));
     }
 }

@@ -122,6 +122,7 @@ fn bad_prometheus_flags_stop_before_any_call() {
         (vec!["--out-prometheus", "http://127.0.0.1:notaport"], "not an http:// or https:// URL"),
         (vec!["--prometheus-text", "/nonexistent-dir/x.prom"], "cannot write /nonexistent-dir/x.prom"),
         (vec!["--prometheus-text", "/tmp/x.prom", "--prometheus-label", "9x=1"], "a label name is"),
+        (vec!["--prometheus-text", "/tmp/x.prom", "--prometheus-label", "target=x"], "callbench sets this label"),
         (vec!["--prometheus-label", "a=1"], "--prometheus-label is for"),
     ] {
         let mut args = vec!["-n", "10", "--workload", "students"];

@@ -1,11 +1,11 @@
 //! A stock Prometheus (Debian's, installed by scripts/setup) on a loopback port, its data in a
 //! directory of its own: the remote-write receiver and native histograms on, nothing scraped.
-//! Queried through its HTTP API; killed when dropped.
+//! Queried through its HTTP API with the tests' one HTTP/1.1 client (callbench_testkit::http1);
+//! killed when dropped.
 
-use super::{free_port, installed, Guard, TempDir};
+use super::{free_port, installed, wait_listening, Guard, TempDir};
+use callbench_testkit::http1::Conn;
 use serde_json::Value;
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -32,8 +32,12 @@ impl Prometheus {
                 .stderr(log),
         );
         let mut prometheus = Prometheus { server, port, dir };
+        let address = format!("127.0.0.1:{port}");
+        assert!(wait_listening(&address, Duration::from_secs(60)), "prometheus not listening: {}", prometheus.log());
         let deadline = Instant::now() + Duration::from_secs(60);
-        while get(port, "/-/ready").is_none_or(|(status, _)| status != 200) {
+        let mut conn = Conn::connect(address.parse().unwrap());
+        // Listening comes before ready (the TSDB opens in between): 503 until then.
+        while conn.call("GET", "/-/ready", None, b"").status != 200 {
             assert!(prometheus.server.alive(), "prometheus exited: {}", prometheus.log());
             assert!(Instant::now() < deadline, "prometheus not ready in 60 s: {}", prometheus.log());
             std::thread::sleep(Duration::from_millis(50));
@@ -53,42 +57,13 @@ impl Prometheus {
     /// An instant query's result vector (now), each element's labels and value.
     pub fn query(&self, expr: &str) -> Vec<(Value, f64)> {
         let path = format!("/api/v1/query?query={}", percent_encoded(expr));
-        let (status, body) = get(self.port, &path).unwrap_or_else(|| panic!("no answer to {expr}"));
+        let reply = Conn::connect(format!("127.0.0.1:{}", self.port).parse().unwrap()).call("GET", &path, None, b"");
+        let (status, body) = (reply.status, String::from_utf8_lossy(&reply.body).into_owned());
         let answer: Value = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{expr}: {e}: {body}"));
         assert_eq!((status, answer["status"].as_str()), (200, Some("success")), "{expr}: {body}");
         let result = answer["data"]["result"].as_array().unwrap_or_else(|| panic!("{expr}: {body}"));
         result.iter().map(|r| (r["metric"].clone(), r["value"][1].as_str().unwrap().parse::<f64>().unwrap())).collect()
     }
-}
-
-/// A GET on loopback: the status and the body (Connection: close, so the body runs to the end).
-fn get(port: u16, path: &str) -> Option<(u16, String)> {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    stream.set_read_timeout(Some(Duration::from_secs(30))).ok()?;
-    write!(stream, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").ok()?;
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).ok()?;
-    let (head, body) = answer.split_once("\r\n\r\n")?;
-    let status = head.split(' ').nth(1)?.parse().ok()?;
-    let body = if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
-        dechunked(body)
-    } else {
-        body.to_string()
-    };
-    Some((status, body))
-}
-
-fn dechunked(mut body: &str) -> String {
-    let mut out = String::new();
-    while let Some((size, rest)) = body.split_once("\r\n") {
-        let size = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
-        if size == 0 || rest.len() < size {
-            break;
-        }
-        out.push_str(&rest[..size]);
-        body = rest[size..].trim_start_matches("\r\n");
-    }
-    out
 }
 
 fn percent_encoded(text: &str) -> String {
