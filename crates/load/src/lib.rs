@@ -4,6 +4,7 @@
 
 pub mod build;
 pub mod data;
+pub mod error;
 pub mod open_files;
 pub mod parse;
 pub mod preset;
@@ -19,6 +20,7 @@ pub mod watch;
 
 pub use callbench_engine::net::socket::Io;
 pub use callbench_engine::net::tls::TlsVersion;
+pub use error::LoadError;
 pub use report::LoadReport;
 pub use sink::RunResult;
 pub use spec::{LoadSpec, PacerKind, Plan, DEFAULT_CALLS, DEFAULT_CONCURRENCY};

@@ -1,31 +1,32 @@
 //! The small languages of `callbench load`'s flags: durations, rate shapes, latency objectives,
 //! headers and targets. Every error is one line naming the bad text.
 
+use crate::error::LoadError;
 use callbench_engine::grpc::Pace;
 use callbench_engine::{RateShape, Segment};
 use std::time::Duration;
 
 /// A flag's duration in the one grammar (`10s`, `500ms`, `250us`, `2m`, `1h`, `1.5s`;
 /// `callbench_primitives::duration`); a bare number is seconds, at most 10⁷ s.
-pub fn duration(text: &str) -> Result<Duration, String> {
+pub fn duration(text: &str) -> Result<Duration, LoadError> {
     use callbench_primitives::duration::{parse, Bare};
-    parse(text, Bare::Seconds, Duration::from_secs(10_000_000))
+    parse(text, Bare::Seconds, Duration::from_secs(10_000_000)).map_err(LoadError::Settings)
 }
 
 /// A flag's bytes: the text itself, or the contents of FILE for `@FILE` (as curl's `-d @FILE`).
-pub fn bytes(text: &str, flag: &str) -> Result<Vec<u8>, String> {
+pub fn bytes(text: &str, flag: &str) -> Result<Vec<u8>, LoadError> {
     match text.strip_prefix('@') {
-        Some(file) => std::fs::read(file).map_err(|e| format!("cannot read {flag} file {file}: {e}")),
+        Some(file) => std::fs::read(file).map_err(|e| LoadError::Data(format!("cannot read {flag} file {file}: {e}"))),
         None => Ok(text.as_bytes().to_vec()),
     }
 }
 
 /// A stream's pacing: `burst` or `ping-pong`.
-pub fn pace(text: &str) -> Result<Pace, String> {
+pub fn pace(text: &str) -> Result<Pace, LoadError> {
     match text.trim() {
         "burst" => Ok(Pace::Burst),
         "ping-pong" | "pingpong" => Ok(Pace::PingPong),
-        other => Err(format!("bad stream pace {other:?}: burst or ping-pong")),
+        other => Err(LoadError::Settings(format!("bad stream pace {other:?}: burst or ping-pong"))),
     }
 }
 
@@ -38,31 +39,34 @@ pub fn pace_name(pace: Pace) -> &'static str {
 }
 
 /// A positive rate in calls/s, e.g. `1000` or `2.5k`.
-pub fn rate(text: &str) -> Result<f64, String> {
+pub fn rate(text: &str) -> Result<f64, LoadError> {
     let t = text.trim();
     let (number, scale) = match t.strip_suffix(['k', 'K']) {
         Some(n) => (n, 1e3),
         None => (t, 1.0),
     };
-    let value = number.parse::<f64>().map(|v| v * scale).map_err(|_| format!("bad rate {text:?} (calls/s)"))?;
+    let value = number
+        .parse::<f64>()
+        .map(|v| v * scale)
+        .map_err(|_| LoadError::Settings(format!("bad rate {text:?} (calls/s)")))?;
     if value.is_finite() && value >= 0.0 {
         Ok(value)
     } else {
-        Err(format!("bad rate {text:?}: must be ≥ 0 calls/s"))
+        Err(LoadError::Settings(format!("bad rate {text:?}: must be ≥ 0 calls/s")))
     }
 }
 
 /// A rate over time: `RATE@DURATION` steps and `FROM..TO@DURATION` ramps, comma-separated, e.g.
 /// `0..2000@10s,2000@20s`. The run ends after the last segment.
-pub fn rate_shape(text: &str) -> Result<(RateShape, Vec<Segment>), String> {
+pub fn rate_shape(text: &str) -> Result<(RateShape, Vec<Segment>), LoadError> {
     let mut segments = Vec::new();
     for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let (rates, length) = part
-            .split_once('@')
-            .ok_or_else(|| format!("bad rate segment {part:?}: write RATE@DURATION or FROM..TO@DURATION"))?;
+        let (rates, length) = part.split_once('@').ok_or_else(|| {
+            LoadError::Settings(format!("bad rate segment {part:?}: write RATE@DURATION or FROM..TO@DURATION"))
+        })?;
         let duration = duration(length)?;
         if duration.is_zero() {
-            return Err(format!("rate segment {part:?} has no duration"));
+            return Err(LoadError::Settings(format!("rate segment {part:?} has no duration")));
         }
         let (from, to) = match rates.split_once("..") {
             Some((from, to)) => (rate(from)?, rate(to)?),
@@ -71,14 +75,14 @@ pub fn rate_shape(text: &str) -> Result<(RateShape, Vec<Segment>), String> {
         segments.push(Segment { duration, from, to });
     }
     if segments.is_empty() {
-        return Err("empty rate shape".into());
+        return Err(LoadError::Settings("empty rate shape".into()));
     }
-    Ok((RateShape::segments(segments.clone())?, segments))
+    Ok((RateShape::segments(segments.clone()).map_err(LoadError::Settings)?, segments))
 }
 
 /// A latency objective such as `p99<10ms` or `p99.9<=50ms`: (quantile, limit).
-pub fn objective(text: &str) -> Result<(f64, Duration), String> {
-    let bad = || format!("bad objective {text:?} (try p99<10ms)");
+pub fn objective(text: &str) -> Result<(f64, Duration), LoadError> {
+    let bad = || LoadError::Settings(format!("bad objective {text:?} (try p99<10ms)"));
     let t = text.trim();
     let (left, right) = t.split_once("<=").or_else(|| t.split_once('<')).ok_or_else(bad)?;
     let percent: f64 = left.trim().strip_prefix('p').ok_or_else(bad)?.parse().map_err(|_| bad())?;
@@ -89,11 +93,12 @@ pub fn objective(text: &str) -> Result<(f64, Duration), String> {
 }
 
 /// `Name: value` (as curl, hey and ghz take `-H`).
-pub fn header(text: &str) -> Result<(String, String), String> {
-    let (name, value) = text.split_once(':').ok_or_else(|| format!("bad header {text:?}: write 'Name: value'"))?;
+pub fn header(text: &str) -> Result<(String, String), LoadError> {
+    let (name, value) =
+        text.split_once(':').ok_or_else(|| LoadError::Settings(format!("bad header {text:?}: write 'Name: value'")))?;
     let name = name.trim();
     if name.is_empty() || name.contains(char::is_whitespace) {
-        return Err(format!("bad header name in {text:?}"));
+        return Err(LoadError::Settings(format!("bad header name in {text:?}")));
     }
     Ok((name.to_string(), value.trim().to_string()))
 }
@@ -127,12 +132,14 @@ pub enum TargetUrl {
 /// The most bytes a raw call may send (and so receive): a floor is measured with small calls.
 pub const MAX_RAW_SIZE: usize = 1 << 20;
 
-pub fn target(text: &str) -> Result<TargetUrl, String> {
+pub fn target(text: &str) -> Result<TargetUrl, LoadError> {
     if let Some(workload) = text.strip_prefix("inproc:") {
         return Ok(TargetUrl::InProc { workload: workload.trim_start_matches("//").to_string() });
     }
     let (scheme, rest) = text.split_once("://").ok_or_else(|| {
-        format!("bad target {text:?}: expected http://, https://, grpc://, grpcs://, raw:// or inproc:")
+        LoadError::Target(format!(
+            "bad target {text:?}: expected http://, https://, grpc://, grpcs://, raw:// or inproc:"
+        ))
     })?;
     if scheme.eq_ignore_ascii_case("raw") {
         return raw(text, rest);
@@ -142,14 +149,15 @@ pub fn target(text: &str) -> Result<TargetUrl, String> {
         "https" => (true, false, 443),
         "grpc" => (false, true, 80),
         "grpcs" => (true, true, 443),
-        other => return Err(format!("unsupported scheme {other:?} in {text:?}")),
+        other => return Err(LoadError::Target(format!("unsupported scheme {other:?} in {text:?}"))),
     };
     let (authority, path) = match rest.find(['/', '?']) {
         Some(i) => rest.split_at(i),
         None => (rest, ""),
     };
     let authority = authority.rsplit_once('@').map_or(authority, |(_, a)| a); // no credentials in URLs
-    let (host, port) = split_host_port(authority, default_port).map_err(|e| format!("bad target {text:?}: {e}"))?;
+    let (host, port) =
+        split_host_port(authority, default_port).map_err(|e| LoadError::Target(format!("bad target {text:?}: {e}")))?;
     if grpc {
         let method = path.trim_matches('/');
         let method = (!method.is_empty()).then(|| method.to_string());
@@ -166,27 +174,30 @@ pub fn target(text: &str) -> Result<TargetUrl, String> {
 }
 
 /// `raw://host:port` with an optional `?size=N` (bytes each way); the port has no default.
-fn raw(text: &str, rest: &str) -> Result<TargetUrl, String> {
+fn raw(text: &str, rest: &str) -> Result<TargetUrl, LoadError> {
     let (authority, query) = rest.split_once('?').unwrap_or((rest, ""));
     let authority = authority.trim_end_matches('/');
     if authority.contains('/') {
-        return Err(format!("bad target {text:?}: a raw:// target has no path"));
+        return Err(LoadError::Target(format!("bad target {text:?}: a raw:// target has no path")));
     }
-    let (host, port) = split_host_port(authority, 0).map_err(|e| format!("bad target {text:?}: {e}"))?;
+    let (host, port) =
+        split_host_port(authority, 0).map_err(|e| LoadError::Target(format!("bad target {text:?}: {e}")))?;
     if port == 0 {
-        return Err(format!("bad target {text:?}: name the echo's port (raw://host:port)"));
+        return Err(LoadError::Target(format!("bad target {text:?}: name the echo's port (raw://host:port)")));
     }
     let mut size = 64;
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         match pair.split_once('=') {
             Some(("size", n)) => {
-                size = n
-                    .parse::<usize>()
-                    .ok()
-                    .filter(|n| (1..=MAX_RAW_SIZE).contains(n))
-                    .ok_or_else(|| format!("bad target {text:?}: size must be 1..={MAX_RAW_SIZE} bytes"))?
+                size = n.parse::<usize>().ok().filter(|n| (1..=MAX_RAW_SIZE).contains(n)).ok_or_else(|| {
+                    LoadError::Target(format!("bad target {text:?}: size must be 1..={MAX_RAW_SIZE} bytes"))
+                })?
             }
-            _ => return Err(format!("bad target {text:?}: unknown parameter {pair:?} (raw:// takes size=N)")),
+            _ => {
+                return Err(LoadError::Target(format!(
+                    "bad target {text:?}: unknown parameter {pair:?} (raw:// takes size=N)"
+                )))
+            }
         }
     }
     Ok(TargetUrl::Raw { host, port, size })

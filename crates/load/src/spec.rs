@@ -1,6 +1,7 @@
 //! What `callbench load` is asked, as one definition: the flags (clap), their defaults (`Default`
 //! parses an empty command line) and the load model they make. `callbench run` fills in the same spec.
 
+use crate::error::LoadError;
 use crate::parse;
 use crate::preset::PresetOptions;
 use callbench_engine::net::socket::Io;
@@ -247,7 +248,11 @@ impl PacerKind {
 
 impl LoadSpec {
     /// The client's certificate and key (`--cert`, `--key`), both or neither.
-    pub fn client_cert(&self) -> Result<Option<(PathBuf, PathBuf)>, String> {
+    pub fn client_cert(&self) -> Result<Option<(PathBuf, PathBuf)>, LoadError> {
+        self.cert_and_key().map_err(LoadError::Settings)
+    }
+
+    fn cert_and_key(&self) -> Result<Option<(PathBuf, PathBuf)>, String> {
         match (&self.client_cert, &self.client_key) {
             (Some(cert), Some(key)) => Ok(Some((cert.clone(), key.clone()))),
             (None, None) => Ok(None),
@@ -256,7 +261,11 @@ impl LoadSpec {
     }
 
     /// Checks of single flags that clap's types do not make.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), LoadError> {
+        self.check_flags().map_err(LoadError::Settings)
+    }
+
+    fn check_flags(&self) -> Result<(), String> {
         io_from_env().map_err(|e| format!("CALLBENCH_IO: {e}"))?;
         if self.concurrency == Some(0) {
             return Err("-c must be at least 1".into());
@@ -273,16 +282,16 @@ impl LoadSpec {
         if self.threads == 0 {
             return Err("--threads must be at least 1".into());
         }
-        self.share().map(|_| ())
+        self.segment().map(|_| ())
     }
 
     /// The request body of `-d`: its text, or the file it names with `@FILE` (read when the target is built).
-    pub fn body(&self) -> Result<Option<Vec<u8>>, String> {
+    pub fn body(&self) -> Result<Option<Vec<u8>>, LoadError> {
         self.data.as_deref().map(|d| parse::bytes(d, "-d")).transpose()
     }
 
     /// The answer `--expect-body` expects, likewise.
-    pub fn expected_body(&self) -> Result<Option<Vec<u8>>, String> {
+    pub fn expected_body(&self) -> Result<Option<Vec<u8>>, LoadError> {
         self.expect_body.as_deref().map(|d| parse::bytes(d, "--expect-body")).transpose()
     }
 
@@ -297,7 +306,11 @@ impl LoadSpec {
     }
 
     /// This machine's share of the run (`--segment`): the whole run when none is given.
-    pub fn share(&self) -> Result<ExecutionSegment, String> {
+    pub fn share(&self) -> Result<ExecutionSegment, LoadError> {
+        self.segment().map_err(LoadError::Settings)
+    }
+
+    fn segment(&self) -> Result<ExecutionSegment, String> {
         match &self.segment {
             Some(text) => ExecutionSegment::parse(text, self.segment_stripes),
             None if self.segment_stripes.is_some() => Err("--segment-stripes goes with --segment".into()),
@@ -307,7 +320,11 @@ impl LoadSpec {
 
     /// `n` callers, connections or calls of the whole run split to this machine's share; an error
     /// when the share gets none of them.
-    pub fn split(&self, n: usize, what: &str) -> Result<usize, String> {
+    pub fn split(&self, n: usize, what: &str) -> Result<usize, LoadError> {
+        self.split_share(n, what).map_err(LoadError::Settings)
+    }
+
+    fn split_share(&self, n: usize, what: &str) -> Result<usize, String> {
         let share = self.share()?;
         let mine = share.share(n as u64) as usize;
         if mine == 0 {
@@ -432,7 +449,11 @@ impl LoadSpec {
     }
 
     /// The load model for a run at `rate` (None: closed loop, or the spec's own rate/shape).
-    pub fn plan(&self, concurrency: usize, rate: Option<f64>, cancel: Arc<AtomicBool>) -> Result<Plan, String> {
+    pub fn plan(&self, concurrency: usize, rate: Option<f64>, cancel: Arc<AtomicBool>) -> Result<Plan, LoadError> {
+        self.load_model(concurrency, rate, cancel).map_err(LoadError::Settings)
+    }
+
+    fn load_model(&self, concurrency: usize, rate: Option<f64>, cancel: Arc<AtomicBool>) -> Result<Plan, String> {
         let mut load = Load::new(concurrency, self.stop());
         load.timeout = self.timeout();
         load.ramp = self.ramp;
@@ -537,7 +558,7 @@ mod tests {
         assert_eq!(calls, vec![333, 334, 334]);
         let callers: Vec<usize> = (0..3).map(|i| third(i).split(50, "-c").unwrap()).collect();
         assert_eq!(callers, vec![16, 17, 17]);
-        assert!(third(0).split(2, "-c").unwrap_err().contains("gets none of them"));
+        assert!(matches!(third(0).split(2, "-c"), Err(LoadError::Settings(m)) if m.contains("gets none of them")));
         let plan = third(1).plan(17, None, Arc::default()).unwrap();
         let second = Duration::from_secs(1);
         assert_eq!(plan.pacer_kind.pacer().requested_calls(Duration::ZERO, second), Some(100.0));
@@ -559,7 +580,7 @@ mod tests {
         ] {
             let mut spec = LoadSpec::default();
             change(&mut spec);
-            assert_eq!(spec.validate(), Err(message.to_string()));
+            assert_eq!(spec.validate(), Err(LoadError::Settings(message.to_string())));
         }
         assert_eq!(LoadSpec::default().validate(), Ok(()));
         for (segment, stripes, message) in [
@@ -570,7 +591,10 @@ mod tests {
         ] {
             let spec = LoadSpec { segment: segment.map(String::from), segment_stripes: stripes, ..LoadSpec::default() };
             let error = spec.validate().unwrap_err();
-            assert!(error.contains(message), "{segment:?} {stripes:?}: {error}");
+            assert!(
+                matches!(&error, LoadError::Settings(m) if m.contains(message)),
+                "{segment:?} {stripes:?}: {error}"
+            );
         }
         let never = LoadSpec { timeout: Duration::ZERO, ..LoadSpec::default() };
         assert_eq!(never.timeout(), None, "--timeout 0: never");

@@ -204,7 +204,7 @@ impl CallSpec {
                 .iter()
                 .map(|l| callbench_load::parse::header(l))
                 .collect::<Result<_, _>>()
-                .map_err(|why| CallError::BadHeader { call: self.name.clone(), why })
+                .map_err(|why| CallError::BadHeader { call: self.name.clone(), why: why.to_string() })
         };
         let no_part = || CallError::NoPart { call: self.name.clone(), protocol };
         match protocol {
