@@ -3,6 +3,7 @@
 //! the request prepared once.
 
 use crate::data::{self, DataUsed};
+use crate::error::LoadError;
 use crate::parse::{self, TargetUrl};
 use crate::preset::{self, Preset};
 use crate::rest_request::{rest_request, with_flags};
@@ -85,15 +86,16 @@ impl<T: Target> Target for Shared<T> {
 }
 
 impl Built {
-    pub async fn run(&self, plan: Plan, watch: &dyn Watch) -> Result<RunResult, String> {
-        match &self.target {
+    pub async fn run(&self, plan: Plan, watch: &dyn Watch) -> Result<RunResult, LoadError> {
+        let result = match &self.target {
             AnyTarget::Http1(t) => drive(Shared(t.clone()), plan, watch).await,
             AnyTarget::Http2(t) => drive(Shared(t.clone()), plan, watch).await,
             AnyTarget::Http3(t) => drive(Shared(t.clone()), plan, watch).await,
             AnyTarget::Grpc(t) => drive(Shared(t.clone()), plan, watch).await,
             AnyTarget::InProc(t) => drive(Shared(t.clone()), plan, watch).await,
             AnyTarget::Raw(t) => drive(Shared(t.clone()), plan, watch).await,
-        }
+        };
+        result.map_err(LoadError::Run)
     }
 }
 
@@ -110,37 +112,47 @@ async fn drive<T: Target>(target: T, plan: Plan, watch: &dyn Watch) -> Result<Ru
     Ok(RunResult { info, stats: sink.all, segments: sink.segments, segment_bounds: plan.segments })
 }
 
-pub async fn build(spec: &LoadSpec) -> Result<Built, String> {
+pub async fn build(spec: &LoadSpec) -> Result<Built, LoadError> {
     spec.validate()?;
     let url = parse::target(&spec.target)?;
     if spec.http2 && !matches!(url, TargetUrl::Http { .. }) {
-        return Err("--http2 applies to http:// and https:// targets (gRPC is always HTTP/2)".into());
+        return Err(LoadError::Settings(
+            "--http2 applies to http:// and https:// targets (gRPC is always HTTP/2)".into(),
+        ));
     }
     if spec.http3 && !matches!(url, TargetUrl::Http { tls: true, .. }) {
-        return Err("--http3 applies to https:// targets (QUIC always carries TLS)".into());
+        return Err(LoadError::Settings("--http3 applies to https:// targets (QUIC always carries TLS)".into()));
     }
     if spec.zero_rtt && !spec.http3 {
-        return Err("--zero-rtt applies to --http3".into());
+        return Err(LoadError::Settings("--zero-rtt applies to --http3".into()));
     }
     if spec.zero_rtt && !spec.tls_resume {
-        return Err("--zero-rtt needs --tls-resume: 0-RTT sends the request under a resumed session's key".into());
+        return Err(LoadError::Settings(
+            "--zero-rtt needs --tls-resume: 0-RTT sends the request under a resumed session's key".into(),
+        ));
     }
     let preset = match (&url, &spec.workload) {
         (TargetUrl::InProc { .. }, Some(_)) => {
-            return Err("inproc targets name their workload: inproc:<workload>, without --workload".into())
+            return Err(LoadError::Settings(
+                "inproc targets name their workload: inproc:<workload>, without --workload".into(),
+            ))
         }
-        (TargetUrl::Raw { .. }, Some(_)) => return Err("raw:// targets echo bytes: leave out --workload".into()),
+        (TargetUrl::Raw { .. }, Some(_)) => {
+            return Err(LoadError::Settings("raw:// targets echo bytes: leave out --workload".into()))
+        }
         (_, Some(name)) => Some(preset::preset(name, &spec.preset)?),
         _ => None,
     };
     if preset.is_some() && (spec.data.is_some() || spec.method.is_some() || spec.data_lines.is_some()) {
-        return Err("--workload fills in the request: leave out -X, -d and --data-lines".into());
+        return Err(LoadError::Settings("--workload fills in the request: leave out -X, -d and --data-lines".into()));
     }
     if preset.is_some() && (spec.template || spec.http_rule.is_some()) {
-        return Err("--workload fills in the request: leave out --template and --http-rule".into());
+        return Err(LoadError::Settings(
+            "--workload fills in the request: leave out --template and --http-rule".into(),
+        ));
     }
     if spec.http_rule.is_some() && !matches!(url, TargetUrl::Http { .. }) {
-        return Err("--http-rule makes a REST request: give an http:// or https:// target".into());
+        return Err(LoadError::Settings("--http-rule makes a REST request: give an http:// or https:// target".into()));
     }
     match url {
         TargetUrl::Http { tls, host, port, path } => build_http(spec, tls, &host, port, &path, preset).await,
@@ -151,15 +163,15 @@ pub async fn build(spec: &LoadSpec) -> Result<Built, String> {
 }
 
 /// Concurrency and connections for a protocol that holds one call per connection.
-fn one_call_per_connection(spec: &LoadSpec) -> Result<(usize, usize), String> {
+fn one_call_per_connection(spec: &LoadSpec) -> Result<(usize, usize), LoadError> {
     if spec.streams.is_some() {
-        return Err("--streams applies to HTTP/2 and gRPC targets".into());
+        return Err(LoadError::Settings("--streams applies to HTTP/2 and gRPC targets".into()));
     }
     let c = match (spec.concurrency, spec.connections) {
         (Some(c), Some(n)) if c != n => {
-            return Err(format!(
+            return Err(LoadError::Settings(format!(
             "HTTP/1.1 carries one call at a time per connection: -c {c} needs {c} connections, not --connections {n}"
-        ))
+        )))
         }
         (Some(c), _) | (None, Some(c)) => c,
         (None, None) => DEFAULT_CONCURRENCY,
@@ -169,11 +181,13 @@ fn one_call_per_connection(spec: &LoadSpec) -> Result<(usize, usize), String> {
 }
 
 /// Concurrency and connections for HTTP/2 and gRPC: `--connections N` × `--streams M`.
-fn multiplexed(spec: &LoadSpec) -> Result<(usize, usize), String> {
+fn multiplexed(spec: &LoadSpec) -> Result<(usize, usize), LoadError> {
     let connections = spec.connections.unwrap_or(1);
     let concurrency = match (spec.concurrency, spec.streams) {
         (Some(c), Some(m)) if c != connections * m => {
-            return Err(format!("-c {c} disagrees with --connections {connections} × --streams {m}"))
+            return Err(LoadError::Settings(format!(
+                "-c {c} disagrees with --connections {connections} × --streams {m}"
+            )))
         }
         (Some(c), _) => c,
         (None, Some(m)) => connections * m,
@@ -197,9 +211,11 @@ async fn endpoint(
     host: &str,
     port: u16,
     alpn: &[&[u8]],
-) -> Result<Endpoint, String> {
+) -> Result<Endpoint, LoadError> {
     crate::open_files::ensure(connections)?;
-    let addrs = net::resolve(host, port, |ip| callbench_link::route::allowed(ip, spec.allow_remote)).await?;
+    let addrs = net::resolve(host, port, |ip| callbench_link::route::allowed(ip, spec.allow_remote))
+        .await
+        .map_err(LoadError::Target)?;
     let config = if tls {
         let options = tls::TlsOptions {
             insecure: spec.insecure,
@@ -208,23 +224,27 @@ async fn endpoint(
             version: spec.tls_version,
             resume: spec.tls_resume,
         };
-        Some(tls::client_config(&options, alpn)?)
+        Some(tls::client_config(&options, alpn).map_err(LoadError::Data)?)
     } else {
         if spec.client_cert.is_some() || spec.tls_server_name.is_some() {
-            return Err("--cert, --key and --tls-server-name are TLS's: give an https:// or grpcs:// target".into());
+            return Err(LoadError::Settings(
+                "--cert, --key and --tls-server-name are TLS's: give an https:// or grpcs:// target".into(),
+            ));
         }
         None
     };
-    let mut endpoint = Endpoint::new(host, port, addrs, config)?.with_connect_timeout(spec.connect_timeout());
+    let mut endpoint = Endpoint::new(host, port, addrs, config)
+        .map_err(LoadError::Target)?
+        .with_connect_timeout(spec.connect_timeout());
     if !spec.resolve_once {
         let allow_remote = spec.allow_remote;
         endpoint =
             endpoint.with_lookup_per_connection(Arc::new(move |ip| callbench_link::route::allowed(ip, allow_remote)));
     }
     if let Some(name) = &spec.tls_server_name {
-        endpoint = endpoint.with_server_name(name)?;
+        endpoint = endpoint.with_server_name(name).map_err(LoadError::Settings)?;
     }
-    Ok(endpoint.with_io_uring(spec.io.resolve()?))
+    Ok(endpoint.with_io_uring(spec.io.resolve().map_err(LoadError::Machine)?))
 }
 
 async fn build_http(
@@ -234,24 +254,27 @@ async fn build_http(
     port: u16,
     path: &str,
     preset: Option<Preset>,
-) -> Result<Built, String> {
+) -> Result<Built, LoadError> {
     if (!spec.protos.is_empty() || spec.protoset.is_some()) && spec.http_rule.is_none() {
-        return Err("--proto and --protoset apply to grpc:// targets (and to --http-rule)".into());
+        return Err(LoadError::Settings("--proto and --protoset apply to grpc:// targets (and to --http-rule)".into()));
     }
     let (data, used, check) = match &preset {
         Some(p) => {
             if let Some(why) = p.no_rest() {
-                return Err(format!("--workload {}: {why}; call it over grpc://", p.name));
+                return Err(LoadError::Settings(format!("--workload {}: {why}; call it over grpc://", p.name)));
             }
             let check = if spec.check { Some(p.http_check(&p.contract_method())?) } else { None };
             (p.http_data(path, |r| with_flags(r, spec)), DataUsed::of_preset(p), check)
         }
         None => {
             if spec.check {
-                return Err("--check needs --workload (it knows the right answer); use --expect-body".into());
+                return Err(LoadError::Settings(
+                    "--check needs --workload (it knows the right answer); use --expect-body".into(),
+                ));
             }
-            let make = rest_request(spec, path)?;
-            let (data, used) = data::call_data(spec, data::longest_run(spec), data::most_callers(spec), make)?;
+            let make = rest_request(spec, path).map_err(LoadError::Settings)?;
+            let (data, used) = data::call_data(spec, data::longest_run(spec), data::most_callers(spec), make)
+                .map_err(LoadError::Data)?;
             (data, used, None)
         }
     };
@@ -260,7 +283,7 @@ async fn build_http(
         (None, check) => check,
     };
     let expect = Expect { status: spec.expect_status.clone(), body: check };
-    let first = data.first()?;
+    let first = data.first().map_err(LoadError::Data)?;
     let call = format!("{} {}", first.method, first.path);
     if spec.http3 {
         return build_http3(spec, host, port, data, expect, call, used).await;
@@ -268,9 +291,10 @@ async fn build_http(
     if spec.http2 {
         let (concurrency, connections) = multiplexed(spec)?;
         let endpoint = endpoint(spec, connections, tls, host, port, &[b"h2"]).await?;
-        callbench_engine::h2pool::probe(&endpoint, probe_wait(spec)).await?;
+        callbench_engine::h2pool::probe(&endpoint, probe_wait(spec)).await.map_err(LoadError::Target)?;
         let (io, lookup) = (endpoint.io(), lookup_of(host, endpoint.looks_up_per_connection()));
-        let target = Http2::with_data(endpoint, connections, spec.new_connection_per_call, data, expect)?;
+        let target = Http2::with_data(endpoint, connections, spec.new_connection_per_call, data, expect)
+            .map_err(LoadError::Settings)?;
         Ok(Built {
             target: AnyTarget::Http2(Arc::new(target)),
             protocol: "h2",
@@ -285,9 +309,10 @@ async fn build_http(
     } else {
         let (concurrency, connections) = one_call_per_connection(spec)?;
         let endpoint = endpoint(spec, connections, tls, host, port, &[b"http/1.1"]).await?;
-        drop(endpoint.connect_uncounted().await?.0);
+        drop(endpoint.connect_uncounted().await.map_err(LoadError::Target)?.0);
         let (io, lookup) = (endpoint.io(), lookup_of(host, endpoint.looks_up_per_connection()));
-        let target = Http1::with_data(endpoint, data, expect, spec.new_connection_per_call)?;
+        let target =
+            Http1::with_data(endpoint, data, expect, spec.new_connection_per_call).map_err(LoadError::Settings)?;
         Ok(Built {
             target: AnyTarget::Http1(Arc::new(target)),
             protocol: "http/1.1",
@@ -311,16 +336,22 @@ async fn build_http3(
     expect: Expect,
     call: String,
     used: DataUsed,
-) -> Result<Built, String> {
+) -> Result<Built, LoadError> {
     if spec.io == callbench_engine::net::socket::Io::Uring {
-        return Err("--io uring drives TCP sockets; HTTP/3's UDP socket is quinn's (epoll)".into());
+        return Err(LoadError::Settings(
+            "--io uring drives TCP sockets; HTTP/3's UDP socket is quinn's (epoll)".into(),
+        ));
     }
     if spec.tls_version == Some(tls::TlsVersion::V1_2) {
-        return Err("HTTP/3 runs over TLS 1.3 only (QUIC has no TLS 1.2): leave out --tls-version 1.2".into());
+        return Err(LoadError::Settings(
+            "HTTP/3 runs over TLS 1.3 only (QUIC has no TLS 1.2): leave out --tls-version 1.2".into(),
+        ));
     }
     let (concurrency, connections) = multiplexed(spec)?;
     crate::open_files::ensure(1)?;
-    let addrs = net::resolve(host, port, |ip| callbench_link::route::allowed(ip, spec.allow_remote)).await?;
+    let addrs = net::resolve(host, port, |ip| callbench_link::route::allowed(ip, spec.allow_remote))
+        .await
+        .map_err(LoadError::Target)?;
     let options = tls::TlsOptions {
         insecure: spec.insecure,
         ca_file: spec.ca_file.clone(),
@@ -329,7 +360,8 @@ async fn build_http3(
         resume: spec.tls_resume,
     };
     let h3 = H3Options { zero_rtt: spec.zero_rtt };
-    let client = QuicClient::new(tls::client_config(&options, &[b"h3"])?, h3)?;
+    let config = tls::client_config(&options, &[b"h3"]).map_err(LoadError::Data)?;
+    let client = QuicClient::new(config, h3).map_err(LoadError::Machine)?;
     let allow_remote = spec.allow_remote;
     let new_pool = || {
         let mut pool = H3Pool::new(host, addrs.clone(), client.clone(), connections, spec.new_connection_per_call)
@@ -345,11 +377,11 @@ async fn build_http3(
         }
     };
     // One connection first, on its own endpoint: a server that does not speak HTTP/3 is one clear error.
-    drop(new_pool().open_uncounted().await?);
+    drop(new_pool().open_uncounted().await.map_err(LoadError::Target)?);
     let pool = new_pool().with_connect_timeout(spec.connect_timeout());
     let lookup = lookup_of(host, pool.looks_up_per_connection());
     let authority = if port == 443 { host.to_string() } else { format!("{host}:{port}") };
-    let target = Http3::with_data(pool, &authority, data, expect)?;
+    let target = Http3::with_data(pool, &authority, data, expect).map_err(LoadError::Settings)?;
     Ok(Built {
         target: AnyTarget::Http3(Arc::new(target)),
         protocol: "h3",
@@ -370,26 +402,32 @@ async fn build_grpc(
     port: u16,
     method: Option<String>,
     preset: Option<Preset>,
-) -> Result<Built, String> {
+) -> Result<Built, LoadError> {
     if spec.method.is_some() {
-        return Err("-X applies to HTTP targets; gRPC calls are always POST".into());
+        return Err(LoadError::Settings("-X applies to HTTP targets; gRPC calls are always POST".into()));
     }
     let (concurrency, connections) = multiplexed(spec)?;
     let endpoint = endpoint(spec, connections, tls, host, port, &[b"h2"]).await?;
-    let probe = callbench_engine::h2pool::probe(&endpoint, probe_wait(spec)).await?;
+    let probe = callbench_engine::h2pool::probe(&endpoint, probe_wait(spec)).await.map_err(LoadError::Target)?;
     let (descriptor, (messages, used), preset_check) = match (&preset, &method) {
-        (Some(_), Some(m)) => return Err(format!("--workload names the method: leave {m} out of the target URL")),
+        (Some(_), Some(m)) => {
+            return Err(LoadError::Settings(format!("--workload names the method: leave {m} out of the target URL")))
+        }
         (Some(p), None) => {
             let d = p.contract_method();
             let check = if spec.check { Some(p.grpc_check(&d)?) } else { None };
             (d.clone(), (p.grpc_data(&d)?, DataUsed::of_preset(p)), check)
         }
         (None, None) => {
-            return Err("name the method: grpc://host:port/package.Service/Method (or use --workload)".into())
+            return Err(LoadError::Settings(
+                "name the method: grpc://host:port/package.Service/Method (or use --workload)".into(),
+            ))
         }
         (None, Some(name)) => {
             if spec.check {
-                return Err("--check needs --workload (it knows the right answer); use --expect-body".into());
+                return Err(LoadError::Settings(
+                    "--check needs --workload (it knows the right answer); use --expect-body".into(),
+                ));
             }
             let d = resolve_method(spec, &endpoint, probe, name).await?;
             let method = d.clone();
@@ -397,15 +435,17 @@ async fn build_grpc(
                 let json = std::str::from_utf8(text).map_err(|_| "the request JSON is not UTF-8".to_string())?;
                 request_messages(&method, json)
             };
-            (d, data::call_data(spec, data::longest_run(spec), concurrency, make)?, None)
+            (d, data::call_data(spec, data::longest_run(spec), concurrency, make).map_err(LoadError::Data)?, None)
         }
     };
     let check = match spec.expected_body()? {
-        Some(json) => Some(expected_message_check(&descriptor, &json)?),
+        Some(json) => Some(expected_message_check(&descriptor, &json).map_err(LoadError::Data)?),
         None => preset_check,
     };
     if !spec.expect_status.is_empty() {
-        return Err("--expect-status applies to HTTP targets (a gRPC call succeeds with status OK)".into());
+        return Err(LoadError::Settings(
+            "--expect-status applies to HTTP targets (a gRPC call succeeds with status OK)".into(),
+        ));
     }
     let shape = Shape::of(descriptor.is_client_streaming(), descriptor.is_server_streaming());
     let pace = spec.stream_pace.unwrap_or_default();
@@ -421,7 +461,7 @@ async fn build_grpc(
         ..GrpcCall::unary(path.clone(), Vec::new())
     };
     let (io, lookup) = (endpoint.io(), lookup_of(host, endpoint.looks_up_per_connection()));
-    let target = Grpc::new(endpoint, connections, spec.new_connection_per_call, call)?;
+    let target = Grpc::new(endpoint, connections, spec.new_connection_per_call, call).map_err(LoadError::Settings)?;
     Ok(Built {
         target: AnyTarget::Grpc(Arc::new(target)),
         protocol: "grpc",
@@ -472,19 +512,21 @@ async fn resolve_method(
     endpoint: &Endpoint,
     probe: callbench_engine::h2pool::Connection,
     name: &str,
-) -> Result<MethodDescriptor, String> {
+) -> Result<MethodDescriptor, LoadError> {
     let source = match (&spec.protos[..], &spec.protoset) {
         ([], None) => Source::Reflection,
         ([], Some(set)) => Source::Protoset(set.clone()),
         (files, None) => Source::Protos { files: files.to_vec(), import_paths: spec.import_paths.clone() },
-        (_, Some(_)) => return Err("give --proto or --protoset, not both".into()),
+        (_, Some(_)) => return Err(LoadError::Settings("give --proto or --protoset, not both".into())),
     };
     let scheme = if endpoint.is_tls() { "https" } else { "http" };
     let mut conn = ReflectionConn::new(probe, endpoint.authority(), scheme);
     conn.timeout = Duration::from_secs(10);
-    callbench_dynproto::resolve(&source, name, Some(conn)).await.map_err(|e| match source {
-        Source::Reflection => format!("{e} (no --proto or --protoset given, so the server's reflection was asked)"),
-        _ => e,
+    callbench_dynproto::resolve(&source, name, Some(conn)).await.map_err(|e| {
+        LoadError::Target(match source {
+            Source::Reflection => format!("{e} (no --proto or --protoset given, so the server's reflection was asked)"),
+            _ => e,
+        })
     })
 }
 
@@ -509,7 +551,7 @@ fn lookup_of(host: &str, per_connection: bool) -> &'static str {
     }
 }
 
-async fn build_raw(spec: &LoadSpec, host: &str, port: u16, size: usize) -> Result<Built, String> {
+async fn build_raw(spec: &LoadSpec, host: &str, port: u16, size: usize) -> Result<Built, LoadError> {
     let misplaced = [
         (!spec.headers.is_empty(), "-H"),
         (spec.data.is_some(), "-d"),
@@ -523,11 +565,11 @@ async fn build_raw(spec: &LoadSpec, host: &str, port: u16, size: usize) -> Resul
         (!spec.protos.is_empty() || spec.protoset.is_some(), "--proto"),
     ];
     if let Some((_, flag)) = misplaced.iter().find(|(given, _)| *given) {
-        return Err(format!("{flag} has no meaning for raw:// targets (an echo of size=N bytes)"));
+        return Err(LoadError::Settings(format!("{flag} has no meaning for raw:// targets (an echo of size=N bytes)")));
     }
     let (concurrency, connections) = one_call_per_connection(spec)?;
     let endpoint = endpoint(spec, connections, false, host, port, &[]).await?;
-    drop(endpoint.connect_uncounted().await?.0);
+    drop(endpoint.connect_uncounted().await.map_err(LoadError::Target)?.0);
     let (io, lookup) = (endpoint.io(), lookup_of(host, endpoint.looks_up_per_connection()));
     Ok(Built {
         target: AnyTarget::Raw(Arc::new(Raw::new(endpoint, size))),
@@ -542,7 +584,7 @@ async fn build_raw(spec: &LoadSpec, host: &str, port: u16, size: usize) -> Resul
     })
 }
 
-fn build_inproc(spec: &LoadSpec, workload: &str) -> Result<Built, String> {
+fn build_inproc(spec: &LoadSpec, workload: &str) -> Result<Built, LoadError> {
     let misplaced = [
         (spec.connections.is_some(), "--connections"),
         (spec.streams.is_some(), "--streams"),
@@ -557,14 +599,14 @@ fn build_inproc(spec: &LoadSpec, workload: &str) -> Result<Built, String> {
         (!spec.expect_status.is_empty(), "--expect-status"),
     ];
     if let Some((_, flag)) = misplaced.iter().find(|(given, _)| *given) {
-        return Err(format!("{flag} has no meaning for in-process targets"));
+        return Err(LoadError::Settings(format!("{flag} has no meaning for in-process targets")));
     }
     let users = match &spec.users_file {
         Some(file) => file.clone(),
         None => preset::default_users_file()?,
     };
     let work = preset::inproc(workload, &spec.preset, &users)?;
-    let target = InProc::new(work)?;
+    let target = InProc::new(work).map_err(LoadError::Settings)?;
     let concurrency = spec.split(spec.concurrency.unwrap_or(1), "-c")?;
     Ok(Built {
         target: AnyTarget::InProc(Arc::new(target)),

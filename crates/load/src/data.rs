@@ -98,7 +98,7 @@ fn texts(spec: &LoadSpec) -> Result<Texts, String> {
 /// The requests of a run's calls, each made from its text by `make` (its error names the text).
 /// A template is checked before the run at its values' extremes, for a run of at most `calls`
 /// calls by `callers` callers: a request it cannot make then is the error, not a failed call.
-pub fn call_data<R: 'static>(
+pub(crate) fn call_data<R: 'static>(
     spec: &LoadSpec,
     calls: u64,
     callers: usize,

@@ -35,7 +35,7 @@ pub async fn execute(
     spec: &LoadSpec,
     cancel: Arc<AtomicBool>,
     watch: &dyn Watch,
-) -> Result<(LoadReport, RunResult), String> {
+) -> Result<(LoadReport, RunResult), LoadError> {
     let built = build::build(spec).await?;
     if spec.objective.is_some() {
         return search::search(spec, &built, cancel, watch).await;

@@ -2,6 +2,8 @@
 //! needs when the hard limit allows it (as Go's runtime does at start), and a run that needs more
 //! than the hard limit is refused before it starts, with how to raise it.
 
+use crate::error::LoadError;
+
 /// Files the process holds beside its sockets: standard streams, the runtime's, a ring, the output.
 pub const RESERVED: u64 = 64;
 
@@ -13,26 +15,26 @@ pub fn limits() -> Option<(u64, u64)> {
 }
 
 /// Makes room for `sockets` open at once; an error naming the limit when the hard limit is lower.
-pub fn ensure(sockets: usize) -> Result<(), String> {
+pub fn ensure(sockets: usize) -> Result<(), LoadError> {
     let Some((soft, hard)) = limits() else { return Ok(()) };
     let needed = sockets as u64 + RESERVED;
     if needed <= soft {
         return Ok(());
     }
     if needed > hard {
-        return Err(format!(
+        return Err(LoadError::Machine(format!(
             "{sockets} connections need about {needed} open files, above this process's hard limit of {hard}: \
              raise it (as root: `ulimit -Hn {needed}` then `ulimit -n {needed}` in the shell that runs callbench; \
              LimitNOFILE= for a service) or open fewer connections"
-        ));
+        )));
     }
     let raised = libc::rlimit { rlim_cur: needed, rlim_max: hard };
     // SAFETY: setrlimit reads one rlimit through a valid pointer.
     if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } != 0 {
         let e = std::io::Error::last_os_error();
-        return Err(format!(
+        return Err(LoadError::Machine(format!(
             "{sockets} connections need about {needed} open files; raising the limit of {soft} failed: {e}"
-        ));
+        )));
     }
     Ok(())
 }
@@ -60,7 +62,7 @@ mod tests {
         if hard >= u64::MAX / 2 {
             return; // unlimited: nothing to refuse
         }
-        let e = ensure(hard as usize).unwrap_err();
+        let LoadError::Machine(e) = ensure(hard as usize).unwrap_err() else { panic!("a machine limit") };
         assert!(e.contains(&format!("hard limit of {hard}")) && e.contains("ulimit -n"), "{e}");
     }
 }

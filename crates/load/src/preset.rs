@@ -1,6 +1,7 @@
 //! The built-in workloads as ready-made calls (`--workload`, `inproc:<name>`): the same request for
 //! every protocol, and the answer the reference implementation gives, to check calls against.
 
+use crate::error::LoadError;
 use bytes::Bytes;
 use callbench_contract::rest_json::{message_from_rest, same_message};
 use callbench_engine::call_data::{CallData, Turn};
@@ -115,7 +116,13 @@ pub struct Streams {
     pub no_rest: Option<&'static str>,
 }
 
-pub fn preset(name: &str, o: &PresetOptions) -> Result<Preset, String> {
+/// The workload called `name` with the options' values; an unknown name, or options it cannot
+/// take, are settings errors.
+pub fn preset(name: &str, o: &PresetOptions) -> Result<Preset, LoadError> {
+    preset_of(name, o).map_err(LoadError::Settings)
+}
+
+fn preset_of(name: &str, o: &PresetOptions) -> Result<Preset, String> {
     let ok = |r: Result<Value, callbench_workloads::WorkloadError>| r.map_err(|e| format!("workload {name}: {e}"));
     Ok(match name {
         "auth" => {
@@ -318,11 +325,11 @@ impl Preset {
     }
 
     /// The gRPC calls' request messages, encoded: one call's, or a run's in turn.
-    pub fn grpc_data(&self, method: &MethodDescriptor) -> Result<CallData<Vec<Vec<u8>>>, String> {
+    pub fn grpc_data(&self, method: &MethodDescriptor) -> Result<CallData<Vec<Vec<u8>>>, LoadError> {
         let Some(run) = &self.run else { return Ok(CallData::One(self.grpc_messages(method)?)) };
         let input = method.input();
-        let messages = run.requests().map(|r| Ok(vec![message_from_rest(&input, &r)?.encode_to_vec()]));
-        Ok(CallData::InTurn(messages.collect::<Result<_, String>>()?))
+        let messages = run.requests().map(|r| Ok(vec![message(&input, &r)?.encode_to_vec()]));
+        Ok(CallData::InTurn(messages.collect::<Result<_, LoadError>>()?))
     }
 
     /// How many requests the calls send in turn (a run's), or None for one request.
@@ -336,11 +343,9 @@ impl Preset {
     }
 
     /// The gRPC request messages, encoded: one, or a client or bidi stream's.
-    pub fn grpc_messages(&self, method: &MethodDescriptor) -> Result<Vec<Vec<u8>>, String> {
+    pub fn grpc_messages(&self, method: &MethodDescriptor) -> Result<Vec<Vec<u8>>, LoadError> {
         match self.stream.as_ref().and_then(|s| s.grpc_requests.as_ref()) {
-            Some(requests) => {
-                requests.iter().map(|r| Ok(message_from_rest(&method.input(), r)?.encode_to_vec())).collect()
-            }
+            Some(requests) => requests.iter().map(|r| Ok(message(&method.input(), r)?.encode_to_vec())).collect(),
             None => Ok(vec![self.grpc_message(method)?]),
         }
     }
@@ -351,7 +356,7 @@ impl Preset {
     }
 
     /// Checks a REST answer body: the same message as the reference answer.
-    pub fn http_check(&self, method: &MethodDescriptor) -> Result<BodyCheck, String> {
+    pub fn http_check(&self, method: &MethodDescriptor) -> Result<BodyCheck, LoadError> {
         if let Some(run) = &self.run {
             return Ok(run_check(run, method, |output, body| {
                 serde_json::from_slice::<Value>(body).ok().and_then(|v| message_from_rest(output, &v).ok())
@@ -360,7 +365,7 @@ impl Preset {
         if let Some(lines) = self.stream.as_ref().and_then(|s| s.answer_lines.as_ref()) {
             return lines_check(method, lines);
         }
-        let expected = message_from_rest(&method.output(), &self.answer)?;
+        let expected = message(&method.output(), &self.answer)?;
         let output = method.output();
         Ok(remembering(move |body: &[u8]| {
             serde_json::from_slice::<Value>(body)
@@ -371,13 +376,13 @@ impl Preset {
     }
 
     /// The gRPC request message, encoded.
-    pub fn grpc_message(&self, method: &MethodDescriptor) -> Result<Vec<u8>, String> {
-        Ok(message_from_rest(&method.input(), &self.grpc_request)?.encode_to_vec())
+    pub fn grpc_message(&self, method: &MethodDescriptor) -> Result<Vec<u8>, LoadError> {
+        Ok(message(&method.input(), &self.grpc_request)?.encode_to_vec())
     }
 
     /// Checks a gRPC answer message: the same message as the reference answer (of a stream: its
     /// first message).
-    pub fn grpc_check(&self, method: &MethodDescriptor) -> Result<BodyCheck, String> {
+    pub fn grpc_check(&self, method: &MethodDescriptor) -> Result<BodyCheck, LoadError> {
         if let Some(run) = &self.run {
             return Ok(run_check(run, method, |output, bytes| DynamicMessage::decode(output.clone(), bytes).ok()));
         }
@@ -386,7 +391,7 @@ impl Preset {
             Some(answers) => answers.first().unwrap_or(&self.answer),
             None => &self.answer,
         };
-        let expected = message_from_rest(&method.output(), first)?;
+        let expected = message(&method.output(), first)?;
         let output = method.output();
         Ok(remembering(move |bytes: &[u8]| {
             DynamicMessage::decode(output.clone(), bytes).is_ok_and(|m| same_message(&m, &expected))
@@ -402,6 +407,12 @@ impl Preset {
 
 /// Checks a run's answer against the board its call must get, made for the call (the client's
 /// CPU pays for it: a run of step(1) has 10,000 answers, too many to keep as messages).
+/// The preset's JSON as a message of `desc`; one it does not fit is the target's (a method whose
+/// descriptor is not the contract's).
+fn message(desc: &prost_reflect::MessageDescriptor, json: &Value) -> Result<DynamicMessage, LoadError> {
+    message_from_rest(desc, json).map_err(|e| LoadError::Target(e.to_string()))
+}
+
 fn run_check(
     run: &LifeRun,
     method: &MethodDescriptor,
@@ -426,9 +437,9 @@ fn ndjson(values: &[Value]) -> Vec<u8> {
 
 /// Checks an NDJSON answer with the contract's checker: as many lines as `expected`, each ending
 /// in a newline and the same message as its expected line.
-fn lines_check(method: &MethodDescriptor, expected: &[Value]) -> Result<BodyCheck, String> {
+fn lines_check(method: &MethodDescriptor, expected: &[Value]) -> Result<BodyCheck, LoadError> {
     let output = method.output();
-    let expected = expected.iter().map(|v| message_from_rest(&output, v)).collect::<Result<Vec<_>, _>>()?;
+    let expected = expected.iter().map(|v| message(&output, v)).collect::<Result<Vec<_>, _>>()?;
     Ok(remembering(move |body: &[u8]| callbench_contract::ndjson::check(&output, &expected, body).is_ok()))
 }
 
@@ -453,8 +464,8 @@ fn remembering(check: impl Fn(&[u8]) -> bool + Send + Sync + 'static) -> BodyChe
 /// Where the in-process auth workload keeps its users.json when none is named: the user's cache
 /// directory (`$XDG_CACHE_HOME/callbench`, else `~/.cache/callbench`), never a directory every user
 /// may write to such as /tmp, where another could plant the file or a link in its place.
-pub fn default_users_file() -> Result<PathBuf, String> {
-    users_file_in(std::env::var_os("XDG_CACHE_HOME"), std::env::var_os("HOME"))
+pub fn default_users_file() -> Result<PathBuf, LoadError> {
+    users_file_in(std::env::var_os("XDG_CACHE_HOME"), std::env::var_os("HOME")).map_err(LoadError::Machine)
 }
 
 fn users_file_in(xdg_cache: Option<std::ffi::OsString>, home: Option<std::ffi::OsString>) -> Result<PathBuf, String> {
@@ -467,23 +478,27 @@ fn users_file_in(xdg_cache: Option<std::ffi::OsString>, home: Option<std::ffi::O
 }
 
 /// The in-process workload; `users_file` is where auth's users.json is (written if missing).
-pub fn inproc(name: &str, o: &PresetOptions, users_file: &Path) -> Result<Workload, String> {
+pub fn inproc(name: &str, o: &PresetOptions, users_file: &Path) -> Result<Workload, LoadError> {
+    let settings = LoadError::Settings;
     Ok(match name {
         "noop" => Workload::Noop,
-        "auth" => Workload::auth(users_file, o.user_id).map_err(|e| format!("cannot prepare users.json: {e}"))?,
+        "auth" => Workload::auth(users_file, o.user_id)
+            .map_err(|e| LoadError::Data(format!("cannot prepare users.json: {e}")))?,
         "students" => Workload::Students,
         "cars" => {
             let message = preset("cars", o)?.body.expect("cars has a body");
             Workload::Cars(serde_json::from_value(message).expect("valid car"))
         }
         "life" => Workload::Life { board: life::setup().board, ntimes: o.ntimes },
-        "life-run" => Workload::life_run(o.ntimes).map_err(|e| format!("workload {name}: {e}"))?,
+        "life-run" => Workload::life_run(o.ntimes).map_err(|e| settings(format!("workload {name}: {e}")))?,
         "life-setup" => Workload::LifeSetup,
         "echo" => Workload::echo_of_size(o.payload_size),
         name if name.starts_with("records-") => {
-            return Err(format!("workload {name} streams over the network only (grpc:// or http://), not in-process"))
+            return Err(settings(format!(
+                "workload {name} streams over the network only (grpc:// or http://), not in-process"
+            )))
         }
-        other => return Err(format!("unknown workload {other:?} (workloads: {})", NAMES.join(", "))),
+        other => return Err(settings(format!("unknown workload {other:?} (workloads: {})", NAMES.join(", ")))),
     })
 }
 
@@ -515,7 +530,7 @@ mod tests {
             assert!(p.grpc_check(&method).unwrap()(&answer_pb), "{name}");
             assert!(p.grpc_message(&method).is_ok(), "{name}");
         }
-        assert!(preset("nope", &o).unwrap_err().contains("workloads: auth"));
+        assert!(matches!(preset("nope", &o), Err(LoadError::Settings(m)) if m.contains("workloads: auth")));
         assert!(preset("noop", &o).is_err());
     }
 
@@ -601,6 +616,6 @@ mod tests {
         assert_eq!(converse.grpc_messages(&converse.contract_method()).unwrap().len(), 3);
         assert_eq!(converse.grpc_answer_count(), Some(3));
         let in_process = inproc("records-upload", &o, Path::new("/nonexistent"));
-        assert!(in_process.is_err_and(|e| e.contains("network only")));
+        assert!(matches!(in_process, Err(LoadError::Settings(m)) if m.contains("network only")));
     }
 }

@@ -14,7 +14,7 @@ pub fn with_flags(mut request: HttpRequest, spec: &LoadSpec) -> HttpRequest {
 
 /// Makes a REST call's request from its text: the body (`-X`, or POST with a body and GET
 /// without), or with `--http-rule` the message its method's rule maps to a request under `path`.
-pub fn rest_request(
+pub(crate) fn rest_request(
     spec: &LoadSpec,
     path: &str,
 ) -> Result<impl Fn(&[u8]) -> Result<HttpRequest, String> + Send + Sync + 'static, String> {

@@ -4,6 +4,7 @@
 //! none piled up) and the achieved rate is within 1% of the requested one.
 
 use crate::build::Built;
+use crate::error::LoadError;
 use crate::parse;
 use crate::report::{LoadReport, SearchReport, Trial};
 use crate::sink::RunResult;
@@ -23,14 +24,16 @@ pub async fn search(
     built: &Built,
     cancel: Arc<AtomicBool>,
     watch: &dyn Watch,
-) -> Result<(LoadReport, RunResult), String> {
+) -> Result<(LoadReport, RunResult), LoadError> {
     let text = spec.objective.as_deref().unwrap_or_default();
     let (quantile, limit) = parse::objective(text)?;
     if spec.rate.is_some() || spec.rate_shape.is_some() {
-        return Err("--slo searches the rate itself: leave out --rate and --rate-shape".into());
+        return Err(LoadError::Settings("--slo searches the rate itself: leave out --rate and --rate-shape".into()));
     }
     if spec.calls.is_some() {
-        return Err("--slo runs trials of a duration: use -z (default 5s per trial), not -n".into());
+        return Err(LoadError::Settings(
+            "--slo runs trials of a duration: use -z (default 5s per trial), not -n".into(),
+        ));
     }
     let mut trial_spec = spec.clone();
     trial_spec.duration = Some(spec.duration.unwrap_or(DEFAULT_TRIAL));
@@ -40,7 +43,7 @@ pub async fn search(
     let max = capacity.stats.summary(&capacity.info).throughput_per_s;
     say(format!("search {text}: closed loop reaches {max:.0} calls/s"));
     if max <= 0.0 {
-        return Err("no call succeeded in the closed-loop run: nothing to search".into());
+        return Err(LoadError::Run("no call succeeded in the closed-loop run: nothing to search".into()));
     }
     let (mut low, mut high) = (0.0, max);
     let mut rate = max;

@@ -6,6 +6,7 @@
 //! `{{uuid}}` a random version-4 UUID. Random values come from the seeded generator over the run's seed, the
 //! call's number and the placeholder's place: the same seed gives the same requests.
 
+use crate::error::LoadError;
 use callbench_engine::call_data::Turn;
 use callbench_primitives::rng::Rng;
 
@@ -30,7 +31,7 @@ const MAX_STRING: usize = 1 << 20;
 
 impl Template {
     /// Parses `text`; an unknown or malformed placeholder is a one-line error.
-    pub fn parse(text: &str) -> Result<Template, String> {
+    pub fn parse(text: &str) -> Result<Template, LoadError> {
         let mut parts = Vec::new();
         let mut rest = text;
         while let Some(open) = rest.find("{{") {
@@ -38,9 +39,9 @@ impl Template {
                 parts.push(Part::Text(rest[..open].to_string()));
             }
             let after = &rest[open + 2..];
-            let close =
-                after.find("}}").ok_or_else(|| format!("template: {{{{ at {:?} is never closed", clip(rest)))?;
-            parts.push(placeholder(after[..close].trim())?);
+            let close = after.find("}}").ok_or_else(|| format!("template: {{{{ at {:?} is never closed", clip(rest)));
+            let close = close.map_err(LoadError::Data)?;
+            parts.push(placeholder(after[..close].trim()).map_err(LoadError::Data)?);
             rest = &after[close + 2..];
         }
         if !rest.is_empty() {
@@ -213,7 +214,7 @@ mod tests {
             ("{{string 0}}", "a length from 1"),
             ("x {{call", "is never closed"),
         ] {
-            let e = Template::parse(text).unwrap_err();
+            let LoadError::Data(e) = Template::parse(text).unwrap_err() else { panic!("{text}: a data error") };
             assert!(e.contains(says) && !e.contains('\n'), "{text}: {e}");
         }
     }

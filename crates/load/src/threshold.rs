@@ -7,6 +7,7 @@
 //! - `errors`: failed calls, as a share of all calls (`errors<0.1%`) or a count (`errors<=5`);
 //! - `calls_per_s`: successful calls a second over the measured window (`calls_per_s>5000`, `2.5k`).
 
+use crate::error::LoadError;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 use std::fmt;
@@ -83,8 +84,8 @@ pub struct Judged {
 }
 
 /// Parses `METRIC OP VALUE` (see the module's notes); the error names the text and what is allowed.
-pub fn parse(text: &str) -> Result<Threshold, String> {
-    let bad = |why: &str| format!("bad threshold {text:?}: {why}");
+pub fn parse(text: &str) -> Result<Threshold, LoadError> {
+    let bad = |why: &str| LoadError::Settings(format!("bad threshold {text:?}: {why}"));
     let t = text.trim();
     let at = t.find(['<', '>']).ok_or_else(|| bad("write METRIC<VALUE or METRIC>VALUE, e.g. p99<200ms"))?;
     let (left, rest) = t.split_at(at);
@@ -95,7 +96,7 @@ pub fn parse(text: &str) -> Result<Threshold, String> {
         _ => (Op::Above, &rest[1..]),
     };
     let (left, right) = (left.trim(), right.trim());
-    let number = |s: &str| -> Result<f64, String> {
+    let number = |s: &str| -> Result<f64, LoadError> {
         let v: f64 = s.trim().parse().map_err(|_| bad(&format!("{s:?} is not a number")))?;
         if v.is_finite() && v >= 0.0 {
             Ok(v)
@@ -257,7 +258,7 @@ mod tests {
             ("calls_per_s>fast", "not a number"),
             ("calls_per_s>inf", "finite"),
         ] {
-            let e = parse(text).unwrap_err();
+            let LoadError::Settings(e) = parse(text).unwrap_err() else { panic!("{text}: a settings error") };
             assert!(e.contains(text) && e.contains(needle) && !e.contains('\n'), "{text}: {e}");
         }
     }

@@ -101,7 +101,8 @@ impl Endpoint {
         (spec.calls, spec.concurrency, spec.duration) = (Some(1), Some(1), None);
         spec.warmup = std::time::Duration::ZERO;
         let failed = |why: String| format!("{} ({}): {why}", self.label, self.spec.target);
-        let (report, _) = callbench_load::execute(&spec, cancel, &Unwatched).await.map_err(failed)?;
+        let (report, _) =
+            callbench_load::execute(&spec, cancel, &Unwatched).await.map_err(|e| failed(e.to_string()))?;
         if report.summary.calls.ok == 0 {
             let answer = report.summary.errors.keys().next().map_or("no answer".to_string(), |kind| answer_text(kind));
             return Err(failed(format!("the first call failed: {answer}")));
