@@ -10,7 +10,7 @@ use std::time::Duration;
 /// `callbench_primitives::duration`); a bare number is seconds, at most 10⁷ s.
 pub fn duration(text: &str) -> Result<Duration, LoadError> {
     use callbench_primitives::duration::{parse, Bare};
-    parse(text, Bare::Seconds, Duration::from_secs(10_000_000)).map_err(LoadError::Settings)
+    parse(text, Bare::Seconds, Duration::from_secs(10_000_000)).map_err(|e| LoadError::Settings(e.to_string()))
 }
 
 /// A flag's bytes: the text itself, or the contents of FILE for `@FILE` (as curl's `-d @FILE`).

@@ -15,33 +15,55 @@ pub enum Bare {
     OnlyZero,
 }
 
+/// Why a text is not a duration of the grammar; each says it in one line, naming the text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DurationError {
+    #[error("{0:?} must not be negative")]
+    Negative(String),
+    #[error("bad duration {0:?} (e.g. 40ms, 10s, 2m)")]
+    NotANumber(String),
+    #[error("{0:?} needs a unit: us, ms, s, m or h (e.g. 40ms)")]
+    NoUnit(String),
+    #[error("bad duration unit in {0:?} (use ns, us, ms, s, m or h)")]
+    BadUnit(String),
+    #[error("{text:?} is too long: at most {max}")]
+    TooLong { text: String, max: String },
+}
+
+/// The message, for callers whose own errors are still strings.
+impl From<DurationError> for String {
+    fn from(e: DurationError) -> String {
+        e.to_string()
+    }
+}
+
 /// Parses `text`; at most `max`.
-pub fn parse(text: &str, bare: Bare, max: Duration) -> Result<Duration, String> {
+pub fn parse(text: &str, bare: Bare, max: Duration) -> Result<Duration, DurationError> {
     let t = text.trim();
     if t.starts_with('-') {
-        return Err(format!("{text:?} must not be negative"));
+        return Err(DurationError::Negative(text.to_string()));
     }
     let split = t.find(|c: char| c.is_alphabetic()).unwrap_or(t.len());
     let (number, unit) = t.split_at(split);
-    let value: f64 = number.trim().parse().map_err(|_| format!("bad duration {text:?} (e.g. 40ms, 10s, 2m)"))?;
+    let value: f64 = number.trim().parse().map_err(|_| DurationError::NotANumber(text.to_string()))?;
     if value.is_nan() {
-        return Err(format!("bad duration {text:?} (e.g. 40ms, 10s, 2m)"));
+        return Err(DurationError::NotANumber(text.to_string()));
     }
     let scale = match unit {
         "" if bare == Bare::Seconds || value == 0.0 => 1.0,
-        "" => return Err(format!("{text:?} needs a unit: us, ms, s, m or h (e.g. 40ms)")),
+        "" => return Err(DurationError::NoUnit(text.to_string())),
         "ns" => 1e-9,
         "us" | "µs" => 1e-6,
         "ms" => 1e-3,
         "s" => 1.0,
         "m" | "min" => 60.0,
         "h" => 3600.0,
-        _ => return Err(format!("bad duration unit in {text:?} (use ns, us, ms, s, m or h)")),
+        _ => return Err(DurationError::BadUnit(text.to_string())),
     };
     // Judged as seconds first: a number past Duration's range does not convert (found by fuzzing).
     match Duration::try_from_secs_f64(value * scale) {
         Ok(d) if d <= max => Ok(d),
-        _ => Err(format!("{text:?} is too long: at most {}", show(max))),
+        _ => Err(DurationError::TooLong { text: text.to_string(), max: show(max) }),
     }
 }
 
@@ -92,7 +114,7 @@ mod tests {
     #[test]
     fn a_bare_number_is_seconds_only_where_allowed() {
         assert_eq!(parse("10", Bare::Seconds, MAX), Ok(Duration::from_secs(10)));
-        assert!(parse("10", Bare::OnlyZero, MAX).unwrap_err().contains("needs a unit"));
+        assert_eq!(parse("10", Bare::OnlyZero, MAX), Err(DurationError::NoUnit("10".into())));
     }
 
     #[test]
@@ -111,7 +133,7 @@ mod tests {
             ("333333333333333333333333333330ms", "too long"),
             (huge.as_str(), "too long"),
         ] {
-            let err = parse(text, Bare::Seconds, MAX).unwrap_err();
+            let err = parse(text, Bare::Seconds, MAX).unwrap_err().to_string();
             assert!(err.contains(expected) && !err.contains('\n'), "{text}: {err}");
         }
     }

@@ -64,7 +64,7 @@ pub fn parse(text: &str) -> Result<(Duration, Duration), String> {
 /// A pause or a period in the one grammar (`100ms`, `1s`), with its unit.
 fn duration(text: &str) -> Result<Duration, String> {
     use callbench_primitives::duration::{parse, Bare};
-    parse(text, Bare::OnlyZero, Duration::from_secs(3600))
+    Ok(parse(text, Bare::OnlyZero, Duration::from_secs(3600))?)
 }
 
 #[cfg(test)]
