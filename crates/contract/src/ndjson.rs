@@ -59,7 +59,7 @@ pub fn check(output: &MessageDescriptor, expected: &[DynamicMessage], body: &[u8
         let got = message_from_rest(output, &value).map_err(|error| NdjsonError::NotMessage {
             line,
             message: output.full_name().to_string(),
-            error,
+            error: error.to_string(),
         })?;
         if !same_message(&got, want) {
             return Err(NdjsonError::Differs { line, want: Box::new(want.clone()), got: Box::new(got) });

@@ -8,17 +8,37 @@ use serde_json::{Map, Value};
 
 const CELL: &str = "callbench.v1.Cell";
 
+/// Why JSON is not the message it should be.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum JsonError {
+    /// Not in the REST mapping's shape (a cell that is not a pair `[x, y]`).
+    #[error("{0}")]
+    NotRest(String),
+    /// Not the message: an unknown field, a value of the wrong type (prost-reflect's reason).
+    #[error("{0}")]
+    NotTheMessage(String),
+}
+
+/// The message, for callers whose own errors are still strings.
+impl From<JsonError> for String {
+    fn from(e: JsonError) -> String {
+        e.to_string()
+    }
+}
+
 /// Parses a REST JSON body as the message `desc` (unknown fields rejected).
-pub fn message_from_rest(desc: &MessageDescriptor, rest: &Value) -> Result<DynamicMessage, String> {
-    let proto_json = rest_to_proto_json(desc, rest)?;
+pub fn message_from_rest(desc: &MessageDescriptor, rest: &Value) -> Result<DynamicMessage, JsonError> {
+    let proto_json = rest_to_proto_json(desc, rest).map_err(JsonError::NotRest)?;
     let options = DeserializeOptions::new().deny_unknown_fields(true);
-    DynamicMessage::deserialize_with_options(desc.clone(), proto_json, &options).map_err(|e| e.to_string())
+    DynamicMessage::deserialize_with_options(desc.clone(), proto_json, &options)
+        .map_err(|e| JsonError::NotTheMessage(e.to_string()))
 }
 
 /// Parses proto3 JSON (as in gRPC vectors) as the message `desc`.
-pub fn message_from_proto_json(desc: &MessageDescriptor, json: &Value) -> Result<DynamicMessage, String> {
+pub fn message_from_proto_json(desc: &MessageDescriptor, json: &Value) -> Result<DynamicMessage, JsonError> {
     let options = DeserializeOptions::new().deny_unknown_fields(true);
-    DynamicMessage::deserialize_with_options(desc.clone(), json.clone(), &options).map_err(|e| e.to_string())
+    DynamicMessage::deserialize_with_options(desc.clone(), json.clone(), &options)
+        .map_err(|e| JsonError::NotTheMessage(e.to_string()))
 }
 
 /// The REST JSON of a message: defaults omitted, int64 as numbers, cells as pairs.
