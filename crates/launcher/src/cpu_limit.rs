@@ -4,6 +4,7 @@
 //! later period may spend, at most one period's quota (the kernel refuses more). The server enters
 //! it between fork and exec, so every process it starts stays inside. Needs root.
 
+use crate::error::LaunchError;
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 
@@ -41,7 +42,11 @@ fn burst_file(v2: bool) -> &'static str {
 }
 
 /// `20%` or `0.2` (a fifth of one CPU), `1.5` (one and a half CPUs): more than 0, at most 1024 CPUs.
-pub fn parse(text: &str) -> Result<f64, String> {
+pub fn parse(text: &str) -> Result<f64, LaunchError> {
+    parse_share(text).map_err(LaunchError::BadLimit)
+}
+
+fn parse_share(text: &str) -> Result<f64, String> {
     let t = text.trim();
     let value = match t.strip_suffix('%') {
         Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
@@ -58,7 +63,11 @@ pub fn parse(text: &str) -> Result<f64, String> {
 }
 
 /// `20ms`, `5000us`, `0`: a burst for a limit of `cpus`, in µs, at most its quota per period.
-pub fn parse_burst(text: &str, cpus: f64) -> Result<u64, String> {
+pub fn parse_burst(text: &str, cpus: f64) -> Result<u64, LaunchError> {
+    parse_burst_us(text, cpus).map_err(LaunchError::BadLimit)
+}
+
+fn parse_burst_us(text: &str, cpus: f64) -> Result<u64, String> {
     let t = text.trim();
     let (number, scale) = if let Some(n) = t.strip_suffix("ms") {
         (n, 1000.0)
@@ -90,7 +99,11 @@ fn quota_us(cpus: f64) -> u64 {
 impl CpuLimit {
     /// A new cgroup holding its processes to `cpus` CPUs' worth of time (see [`parse`]), and letting
     /// a period spend up to `burst_us` of quota left unused before (0: none; at most the quota).
-    pub fn create(cpus: f64, burst_us: u64) -> Result<CpuLimit, String> {
+    pub fn create(cpus: f64, burst_us: u64) -> Result<CpuLimit, LaunchError> {
+        CpuLimit::make(cpus, burst_us).map_err(LaunchError::CannotLimit)
+    }
+
+    fn make(cpus: f64, burst_us: u64) -> Result<CpuLimit, String> {
         let name = format!("callbench-{}-{}", std::process::id(), next_serial());
         let quota = quota_us(cpus);
         let (dir, v2) = if cpu_controller_v2(Path::new(V2_ROOT)) {
@@ -306,7 +319,7 @@ mod tests {
         assert_eq!(parse(" 150% "), Ok(1.5));
         assert_eq!(quota_us(0.2), 20_000);
         for bad in ["", "x", "0", "-1", "0%", "0.001", "2000", "inf", "NaN"] {
-            assert!(parse(bad).is_err(), "{bad}");
+            assert!(matches!(parse(bad), Err(LaunchError::BadLimit(_))), "{bad}");
         }
     }
 
@@ -316,7 +329,7 @@ mod tests {
         assert_eq!(parse_burst("0", 0.2), Ok(0));
         assert_eq!(parse_burst("5000us", 0.2), Ok(5_000));
         for bad in ["x", "21ms", "-1ms", "1s"] {
-            assert!(parse_burst(bad, 0.2).is_err(), "{bad}");
+            assert!(matches!(parse_burst(bad, 0.2), Err(LaunchError::BadLimit(_))), "{bad}");
         }
     }
 
@@ -338,7 +351,8 @@ mod tests {
             Err(e) => {
                 // SAFETY: geteuid has no preconditions.
                 assert_ne!(unsafe { libc::geteuid() }, 0, "root could not make a CPU limit: {e}");
-                assert!(e.contains("root") || e.contains("controller"), "{e}");
+                let LaunchError::CannotLimit(why) = &e else { panic!("{e:?}") };
+                assert!(why.contains("root") || why.contains("controller"), "{e}");
                 return;
             }
         };
@@ -371,7 +385,10 @@ mod tests {
                 let burst = std::fs::read_to_string(limit.dir().join(burst_file(limit.v2))).unwrap();
                 assert_eq!(burst.trim(), "10000");
             }
-            Err(e) => assert!(e.contains("no cpu.") || e.contains("root") || e.contains("controller"), "{e}"),
+            Err(e) => {
+                let why = e.to_string();
+                assert!(why.contains("no cpu.") || why.contains("root") || why.contains("controller"), "{e}")
+            }
         }
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod child;
 pub mod cpu_limit;
+pub mod error;
 pub mod manifest;
 pub mod process;
 pub mod program;

@@ -1,6 +1,7 @@
 //! `servers/<name>/server.toml`: how to build and start a reference server.
 //! The harness finds servers by listing `servers/`; see servers/_template/.
 
+use crate::error::LaunchError;
 use crate::repo::Repo;
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
@@ -144,18 +145,23 @@ impl Manifest {
     }
 
     /// The arguments that make it serve TLS, or why it cannot.
-    pub fn tls_args(&self) -> Result<&[String], String> {
+    pub fn tls_args(&self) -> Result<&[String], LaunchError> {
         match &self.tls {
             Some(t) => Ok(&t.args),
-            None => Err(format!("{} cannot serve TLS (its server.toml has no [tls])", self.name)),
+            None => {
+                Err(LaunchError::NotOffered(format!("{} cannot serve TLS (its server.toml has no [tls])", self.name)))
+            }
         }
     }
 
     /// Whether its TLS start also serves HTTP/3, or why not.
-    pub fn http3(&self) -> Result<(), String> {
+    pub fn http3(&self) -> Result<(), LaunchError> {
         match &self.tls {
             Some(t) if t.http3 => Ok(()),
-            _ => Err(format!("{} does not serve HTTP/3 (its server.toml's [tls] has no `http3 = true`)", self.name)),
+            _ => Err(LaunchError::NotOffered(format!(
+                "{} does not serve HTTP/3 (its server.toml's [tls] has no `http3 = true`)",
+                self.name
+            ))),
         }
     }
 

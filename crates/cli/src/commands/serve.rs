@@ -50,7 +50,7 @@ pub struct Args {
     /// Hold the server to a share of one CPU's time, e.g. `20%` (an AWS t2.small's baseline) or `1.5`: a
     /// cgroup of its own with that CFS quota per 100 ms; how often it was held back is printed at the
     /// end. Needs root.
-    #[arg(long, value_name = "SHARE", value_parser = parse_cpu_limit)]
+    #[arg(long, value_name = "SHARE", value_parser = callbench_launcher::cpu_limit::parse)]
     cpu_limit: Option<f64>,
     /// With --cpu-limit: quota left unused in earlier periods that a later period may spend, e.g.
     /// `20ms` (cgroup's `cpu.max.burst`; at most the quota of one period, which the kernel allows).
@@ -148,10 +148,6 @@ pub async fn run(args: Args) -> Result<i32> {
         );
     }
     code
-}
-
-fn parse_cpu_limit(text: &str) -> Result<f64, String> {
-    callbench_launcher::cpu_limit::parse(text)
 }
 
 /// `20%`, `150%`.
