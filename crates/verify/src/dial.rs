@@ -26,17 +26,41 @@ pub fn is_tls(addr: SocketAddr) -> bool {
     TLS_PEERS.lock().unwrap_or_else(|p| p.into_inner()).contains(&addr)
 }
 
+/// Why a server could not be dialled.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DialError {
+    /// The client's TLS could not be set up (this machine's, not the server's).
+    #[error("{0}")]
+    Client(String),
+    /// No TCP connection within the time (refused, unreachable, timed out).
+    #[error("{0}")]
+    Connect(String),
+    /// The server's TLS: a failed handshake, or no certificate.
+    #[error("{0}")]
+    Handshake(String),
+}
+
+/// The message, for callers whose own errors are still strings.
+impl From<DialError> for String {
+    fn from(e: DialError) -> String {
+        e.to_string()
+    }
+}
+
 /// The engine's endpoint for `addr`, offering `alpn` when it speaks TLS.
-pub fn endpoint(addr: SocketAddr, alpn: &[&[u8]]) -> Result<Endpoint, String> {
+pub fn endpoint(addr: SocketAddr, alpn: &[&[u8]]) -> Result<Endpoint, DialError> {
     let host = match addr {
         SocketAddr::V4(a) => a.ip().to_string(),
         SocketAddr::V6(a) => format!("[{}]", a.ip()),
     };
     let config = match is_tls(addr) {
-        true => Some(tls::client_config(&tls::TlsOptions { insecure: true, ..Default::default() }, alpn)?),
+        true => Some(
+            tls::client_config(&tls::TlsOptions { insecure: true, ..Default::default() }, alpn)
+                .map_err(DialError::Client)?,
+        ),
         false => None,
     };
-    Endpoint::new(&host, addr.port(), vec![addr], config)
+    Endpoint::new(&host, addr.port(), vec![addr], config).map_err(DialError::Client)
 }
 
 /// A connection to `addr` (TCP, and TLS when it speaks it), within 5 s.
@@ -51,18 +75,23 @@ pub async fn connect(addr: SocketAddr, alpn: &[&[u8]]) -> anyhow::Result<Stream>
 
 /// The certificate a TLS server at `addr` presents (its leaf, as PEM), from one handshake that
 /// accepts any certificate: what a client that is to trust a self-signed server is given.
-pub fn server_certificate_pem(addr: SocketAddr, timeout: Duration) -> Result<String, String> {
+pub fn server_certificate_pem(addr: SocketAddr, timeout: Duration) -> Result<String, DialError> {
     use base64::Engine;
-    let config = tls::client_config(&tls::TlsOptions { insecure: true, ..Default::default() }, &[])?;
-    let name = rustls::pki_types::ServerName::try_from("localhost").map_err(|e| e.to_string())?;
-    let mut conn = rustls::ClientConnection::new(config, name).map_err(|e| format!("TLS client: {e}"))?;
-    let mut stream =
-        std::net::TcpStream::connect_timeout(&addr, timeout).map_err(|e| format!("connect {addr}: {e}"))?;
-    stream.set_read_timeout(Some(timeout)).map_err(|e| e.to_string())?;
+    let config = tls::client_config(&tls::TlsOptions { insecure: true, ..Default::default() }, &[])
+        .map_err(DialError::Client)?;
+    let name = rustls::pki_types::ServerName::try_from("localhost").map_err(|e| DialError::Client(e.to_string()))?;
+    let mut conn =
+        rustls::ClientConnection::new(config, name).map_err(|e| DialError::Client(format!("TLS client: {e}")))?;
+    let mut stream = std::net::TcpStream::connect_timeout(&addr, timeout)
+        .map_err(|e| DialError::Connect(format!("connect {addr}: {e}")))?;
+    stream.set_read_timeout(Some(timeout)).map_err(|e| DialError::Connect(e.to_string()))?;
     while conn.is_handshaking() {
-        conn.complete_io(&mut stream).map_err(|e| format!("TLS handshake with {addr}: {e}"))?;
+        conn.complete_io(&mut stream).map_err(|e| DialError::Handshake(format!("TLS handshake with {addr}: {e}")))?;
     }
-    let leaf = conn.peer_certificates().and_then(|c| c.first()).ok_or(format!("{addr} sent no certificate"))?;
+    let leaf = conn
+        .peer_certificates()
+        .and_then(|c| c.first())
+        .ok_or_else(|| DialError::Handshake(format!("{addr} sent no certificate")))?;
     let b64 = base64::engine::general_purpose::STANDARD.encode(leaf);
     let lines: Vec<&str> =
         b64.as_bytes().chunks(64).map(|l| std::str::from_utf8(l).expect("base64 is ASCII")).collect();
