@@ -69,9 +69,20 @@ pub fn intervals(text: &str) -> Vec<(f64, f64)> {
         .collect()
 }
 
+/// Why a rendered line breaks the verdict rule.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum VerdictError {
+    /// The words say one thing and the ratio's interval another: the line quoted.
+    #[error("the verdict disagrees with its ratio: {0}")]
+    Disagrees(String),
+    /// A comparison line without its verdict, ratio or a readable interval: the line quoted.
+    #[error("{what} in: {line}")]
+    Unreadable { what: &'static str, line: String },
+}
+
 /// Checks any rendered line against the rule: a comparison line (its verdict after " — ") by
 /// [`verdict_agrees`], any other (a sentence of the summary) by [`summary_agrees`].
-pub fn line_agrees(line: &str) -> Result<(), String> {
+pub fn line_agrees(line: &str) -> Result<(), VerdictError> {
     let verdicts = [NO_DIFFERENCE, TOO_FEW, EQUAL, "a higher", "b higher"];
     let is_comparison = line.split_once(" — ").is_some_and(|(_, v)| verdicts.iter().any(|w| v.starts_with(w)));
     if is_comparison {
@@ -84,7 +95,7 @@ pub fn line_agrees(line: &str) -> Result<(), String> {
 /// Checks a sentence of "What this run found" against the rule: the ratios of the part that
 /// names who was ahead exclude 1, those after "no significant difference" hold 1 (parts are
 /// separated by "; "; those of "too few repetitions to tell" may do either).
-pub fn summary_agrees(sentence: &str) -> Result<(), String> {
+pub fn summary_agrees(sentence: &str) -> Result<(), VerdictError> {
     for part in sentence.split("; ") {
         let holds_one = |(lo, hi): &(f64, f64)| *lo <= 1.0 && 1.0 <= *hi;
         let found = intervals(part);
@@ -98,7 +109,7 @@ pub fn summary_agrees(sentence: &str) -> Result<(), String> {
             true
         };
         if !ok {
-            return Err(format!("the verdict disagrees with its ratio in: {sentence}"));
+            return Err(VerdictError::Disagrees(sentence.to_string()));
         }
     }
     Ok(())
@@ -108,9 +119,10 @@ pub fn summary_agrees(sentence: &str) -> Result<(), String> {
 /// a ratio whose interval excludes 1 is never "no significant difference", a side is named
 /// higher only when the interval excludes 1 on its side, and a plain ratio (an exact count) has
 /// a verdict that matches the number. Used by the tests of real reports.
-pub fn verdict_agrees(line: &str) -> Result<(), String> {
+pub fn verdict_agrees(line: &str) -> Result<(), VerdictError> {
     let number = |t: &str| t.trim().trim_end_matches('×').replace(',', "").parse::<f64>().ok();
-    let (before, verdict) = line.split_once(" — ").ok_or_else(|| format!("no verdict in: {line}"))?;
+    let unreadable = |what| VerdictError::Unreadable { what, line: line.to_string() };
+    let (before, verdict) = line.split_once(" — ").ok_or_else(|| unreadable("no verdict"))?;
     let figure = before.rsplit(": ").next().unwrap_or_default();
     let (ratio, interval) = match figure.split_once(" [") {
         Some((r, rest)) => {
@@ -119,10 +131,10 @@ pub fn verdict_agrees(line: &str) -> Result<(), String> {
         }
         None => (number(figure), None),
     };
-    let ratio = ratio.ok_or_else(|| format!("no ratio in: {line}"))?;
+    let ratio = ratio.ok_or_else(|| unreadable("no ratio"))?;
     let (above, below) = match interval {
         Some((Some(lo), Some(hi))) => (lo > 1.0, hi < 1.0),
-        Some(_) => return Err(format!("unreadable interval in: {line}")),
+        Some(_) => return Err(unreadable("unreadable interval")),
         None => (ratio > 1.0, ratio < 1.0), // as printed: 1.00× is equal
     };
     let ok = if verdict.starts_with(NO_DIFFERENCE) || verdict.starts_with(EQUAL) {
@@ -137,7 +149,7 @@ pub fn verdict_agrees(line: &str) -> Result<(), String> {
     if ok {
         Ok(())
     } else {
-        Err(format!("the verdict disagrees with its ratio: {line}"))
+        Err(VerdictError::Disagrees(line.to_string()))
     }
 }
 
