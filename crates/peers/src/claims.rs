@@ -1,5 +1,6 @@
 //! What a tool says it did, in its own terms converted to callbench's units.
 
+use crate::error::PeerError;
 use std::collections::BTreeMap;
 
 /// Latency figures as the tool reports them, in microseconds: `p50`, `p90`, `p95`, `p99`, `max`,
@@ -78,8 +79,8 @@ pub fn latency_of(mut samples: Vec<f64>) -> Latency {
 }
 
 /// A number in a JSON report, as f64 (integers too).
-pub fn number(v: &serde_json::Value, what: &str) -> Result<f64, String> {
-    v.as_f64().ok_or_else(|| format!("{what} is not a number in its JSON report"))
+pub fn number(v: &serde_json::Value, what: &str) -> Result<f64, PeerError> {
+    v.as_f64().ok_or_else(|| PeerError::Report(format!("{what} is not a number in its JSON report")))
 }
 
 #[cfg(test)]

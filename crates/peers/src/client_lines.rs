@@ -3,10 +3,15 @@
 //! `us` (a closing summary) are not calls.
 
 use crate::claims::{quantile, Claims, Latency};
+use crate::error::PeerError;
 use serde_json::Value;
 
 /// Its claims: every call's time, the window the sum of their times (the calls are sequential).
-pub fn parse(stdout: &str, stderr: &str) -> Result<Claims, String> {
+pub fn parse(stdout: &str, stderr: &str) -> Result<Claims, PeerError> {
+    read(stdout, stderr).map_err(PeerError::Report)
+}
+
+fn read(stdout: &str, stderr: &str) -> Result<Claims, String> {
     let mut times = vec![];
     let mut claims = Claims::default();
     for line in stdout.lines().map(str::trim).filter(|l| !l.is_empty()) {
@@ -64,9 +69,9 @@ mod tests {
     fn no_calls_or_a_line_that_is_not_json_is_an_error_that_says_why() {
         assert_eq!(
             parse("", "seed000-rest: connect ECONNREFUSED\n").unwrap_err(),
-            "it printed no calls (seed000-rest: connect ECONNREFUSED)"
+            PeerError::Report("it printed no calls (seed000-rest: connect ECONNREFUSED)".into())
         );
-        assert!(parse("Exception in thread main\n", "").unwrap_err().starts_with("not a JSON line"));
-        assert!(parse("{\"us\": -1, \"ok\": true}\n", "").unwrap_err().contains("'us' is not a time"));
+        assert!(parse("Exception in thread main\n", "").unwrap_err().to_string().starts_with("not a JSON line"));
+        assert!(parse("{\"us\": -1, \"ok\": true}\n", "").unwrap_err().to_string().contains("'us' is not a time"));
     }
 }

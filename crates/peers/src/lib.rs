@@ -6,6 +6,7 @@
 mod ab;
 mod claims;
 mod client_lines;
+mod error;
 pub mod execute;
 mod fortio;
 mod ghz;
@@ -21,6 +22,7 @@ mod vegeta;
 mod wrk;
 
 pub use claims::{Claims, Latency};
+pub use error::PeerError;
 pub use load::{Call, Invocation, Load, Output, Protocol};
 pub use tool::Tool;
 
@@ -50,20 +52,20 @@ pub fn seed_clients() -> Vec<&'static dyn Tool> {
 }
 
 /// The tool or seed client named `name`, or an error listing the known ones.
-pub fn by_name(name: &str) -> Result<&'static dyn Tool, String> {
+pub fn by_name(name: &str) -> Result<&'static dyn Tool, PeerError> {
     let known = || all().into_iter().chain(seed_clients());
     known().find(|t| t.name() == name).ok_or_else(|| {
         let names: Vec<&str> = known().map(|t| t.name()).collect();
-        format!("unknown client '{name}' (callbench, {})", names.join(", "))
+        PeerError::Unknown(format!("unknown client '{name}' (callbench, {})", names.join(", ")))
     })
 }
 
 /// `tool`'s command for `load`, with what it could only approximate, its lack of a warm-up included.
-pub fn invocation(tool: &dyn Tool, load: &Load) -> Result<Invocation, String> {
+pub fn invocation(tool: &dyn Tool, load: &Load) -> Result<Invocation, PeerError> {
     if load.calls.is_some() && !tool.counts_calls() {
-        return Err(format!("{} runs for a duration, not a count of calls", tool.name()));
+        return Err(PeerError::Unsupported(format!("{} runs for a duration, not a count of calls", tool.name())));
     }
-    let mut i = tool.invocation(load)?;
+    let mut i = tool.invocation(load).map_err(PeerError::Unsupported)?;
     if !load.warmup.is_zero() && !tool.warms_up() {
         i.approximated(format!(
             "{} has no warm-up: its figures include the first {} ms of the run",
@@ -90,7 +92,7 @@ mod tests {
         names.sort();
         names.dedup();
         assert_eq!(names.len(), count);
-        let err = by_name("jmeter").err().unwrap();
+        let Some(PeerError::Unknown(err)) = by_name("jmeter").err() else { panic!("an unknown client") };
         assert!(err.contains("unknown client 'jmeter'") && err.contains("wrk") && err.contains("locust-grpc"), "{err}");
         assert!(err.contains("seed003-java"), "{err}");
         assert!(unavailable(by_name("k6").unwrap()).is_some());
@@ -113,6 +115,6 @@ mod tests {
         let mut load = load::testing::load(Protocol::Http1);
         load.calls = Some(100);
         let err = invocation(by_name("wrk").unwrap(), &load).unwrap_err();
-        assert_eq!(err, "wrk runs for a duration, not a count of calls");
+        assert_eq!(err, PeerError::Unsupported("wrk runs for a duration, not a count of calls".into()));
     }
 }

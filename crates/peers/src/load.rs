@@ -1,5 +1,6 @@
 //! What a cell asks of a client, in terms every tool shares, and the command a tool runs for it.
 
+use crate::error::PeerError;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -64,9 +65,11 @@ pub struct Load {
 
 impl Load {
     /// Err for a tool that always keeps its connections when the cell wants one per call.
-    pub fn keeps_connections(&self, tool: &str) -> Result<(), String> {
+    pub fn keeps_connections(&self, tool: &str) -> Result<(), PeerError> {
         match self.new_connection_per_call {
-            true => Err(format!("{tool} always keeps its connections open (no new connection per call)")),
+            true => Err(PeerError::Unsupported(format!(
+                "{tool} always keeps its connections open (no new connection per call)"
+            ))),
             false => Ok(()),
         }
     }
@@ -162,8 +165,8 @@ pub struct Output {
 }
 
 impl Output {
-    pub fn file(&self, name: &str) -> Result<&str, String> {
-        self.files.get(name).map(String::as_str).ok_or_else(|| format!("it wrote no {name}"))
+    pub fn file(&self, name: &str) -> Result<&str, PeerError> {
+        self.files.get(name).map(String::as_str).ok_or_else(|| PeerError::Report(format!("it wrote no {name}")))
     }
 }
 

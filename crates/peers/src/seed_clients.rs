@@ -102,7 +102,7 @@ impl Tool for Seed000Rest {
     }
 
     fn parse(&self, output: &Output) -> Result<Claims, String> {
-        client_lines::parse(&output.stdout, &output.stderr)
+        Ok(client_lines::parse(&output.stdout, &output.stderr)?)
     }
 }
 
@@ -147,7 +147,7 @@ impl Tool for Seed000Tonic {
     }
 
     fn parse(&self, output: &Output) -> Result<Claims, String> {
-        client_lines::parse(&output.stdout, &output.stderr)
+        Ok(client_lines::parse(&output.stdout, &output.stderr)?)
     }
 }
 
@@ -211,7 +211,7 @@ impl Tool for Seed003Java {
     }
 
     fn parse(&self, output: &Output) -> Result<Claims, String> {
-        client_lines::parse(&output.stdout, &output.stderr)
+        Ok(client_lines::parse(&output.stdout, &output.stderr)?)
     }
 }
 

@@ -55,7 +55,7 @@ pub async fn measure(rig: &mut Rig<'_>, c: &PlannedCell, results: &mut Results) 
         CellKind::Python(m) => by_python(rig.repo, &rig.python, p, m, &mut rig.fleet, results, rig.o).await,
         CellKind::Load => by_engine(p, c.rate, &mut rig.fleet, results, rig.o).await,
         CellKind::Peer(tool) => {
-            let tool = callbench_peers::by_name(tool)?;
+            let tool = callbench_peers::by_name(tool).map_err(String::from)?;
             let dir = rig.results_dir.join("peers").join(crate::store::file_safe(&p.id));
             peer::measure(p, tool, c.rate, &mut rig.fleet, results, rig.o, dir).await
         }

@@ -143,7 +143,7 @@ pub async fn measure(
     if load.tls && tool.checks_certificates() {
         load.ca_cert = Some(server_certificate(fleet, addr, &dir)?);
     }
-    let invocation = callbench_peers::invocation(tool, &load)?;
+    let invocation = callbench_peers::invocation(tool, &load).map_err(String::from)?;
     let program = execute::locate(tool.program(), &tool_dirs(fleet.repo())).ok_or(format!(
         "{} is not installed ({})",
         tool.name(),
