@@ -51,8 +51,18 @@ pub fn maybe() {
     }
 }
 
+/// A stall that is not `PAUSE every PERIOD` with a pause above 0 and shorter than its period; the
+/// message is one line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct StallError(pub String);
+
 /// `100ms every 1s` → (100 ms, 1 s); the pause must be shorter than the period.
-pub fn parse(text: &str) -> Result<(Duration, Duration), String> {
+pub fn parse(text: &str) -> Result<(Duration, Duration), StallError> {
+    parse_text(text).map_err(StallError)
+}
+
+fn parse_text(text: &str) -> Result<(Duration, Duration), String> {
     let (pause, every) = text.split_once(" every ").ok_or("expected PAUSE every PERIOD, e.g. 100ms every 1s")?;
     let (pause, every) = (duration(pause.trim())?, duration(every.trim())?);
     if pause.is_zero() || pause >= every {
