@@ -81,7 +81,7 @@ struct Backing {
 }
 
 /// The problems of the repository's docs, one line each (none when every figure is backed).
-pub fn check(repo_root: &Path) -> Result<Vec<String>, String> {
+pub(crate) fn check(repo_root: &Path) -> Result<Vec<String>, String> {
     let sources = sources(repo_root)?;
     let stated_text = std::fs::read_to_string(repo_root.join(STATED)).map_err(|e| format!("{STATED}: {e}"))?;
     let stated: StatedList = toml::from_str(&stated_text).map_err(|e| format!("{STATED}: {e}"))?;

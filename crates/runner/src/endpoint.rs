@@ -4,6 +4,7 @@
 //! vectors for a user's API), and the server's CPU is read only from the processes the user names
 //! (`--server-pid`, each with its process group).
 
+use crate::RunError;
 use callbench_load::{LoadSpec, Unwatched};
 use callbench_results::model::{EndpointRecord, ServerRecord};
 use std::collections::BTreeMap;
@@ -96,11 +97,11 @@ impl Endpoint {
 
     /// One call, before anything is measured: the target must answer it as a success. Learns what
     /// a call is; the error is one line with the answer (`HTTP 404`, `grpc_12`, `connect`).
-    pub async fn probe(&mut self, cancel: Arc<AtomicBool>) -> Result<(), String> {
+    pub async fn probe(&mut self, cancel: Arc<AtomicBool>) -> Result<(), RunError> {
         let mut spec = self.spec.clone();
         (spec.calls, spec.concurrency, spec.duration) = (Some(1), Some(1), None);
         spec.warmup = std::time::Duration::ZERO;
-        let failed = |why: String| format!("{} ({}): {why}", self.label, self.spec.target);
+        let failed = |why: String| RunError::Endpoint(format!("{} ({}): {why}", self.label, self.spec.target));
         let (report, _) =
             callbench_load::execute(&spec, cancel, &Unwatched).await.map_err(|e| failed(e.to_string()))?;
         if report.summary.calls.ok == 0 {

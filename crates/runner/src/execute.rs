@@ -7,6 +7,7 @@ use crate::plan;
 use crate::progress::Progress;
 use crate::store::Store;
 use crate::suite::{ExperimentKind, Suite};
+use crate::RunError;
 use callbench_launcher::manifest::{self, Protocol};
 use callbench_launcher::program;
 use callbench_launcher::repo::Repo;
@@ -18,7 +19,7 @@ pub use crate::options::Options;
 
 /// Runs the suite into `store`; returns the results (complete unless interrupted).
 /// Call [`prepare`] first.
-pub async fn run(repo: &Repo, suite: &Suite, store: &Store, o: &Options) -> Result<Results, String> {
+pub async fn run(repo: &Repo, suite: &Suite, store: &Store, o: &Options) -> Result<Results, RunError> {
     let environment = crate::environment::record(repo, o.command_line.clone(), &o.client_cpus, &o.server_cpus);
     let mut results = new_results(suite, o, environment);
     // A suite that answers the question gets the seed articles' table beside its answer.
@@ -39,7 +40,7 @@ pub async fn run(repo: &Repo, suite: &Suite, store: &Store, o: &Options) -> Resu
     results.suite.interval_floor = suite.interval_floor.unwrap_or(steadiness.loop_spread);
     results.steadiness = Some(steadiness);
     store.write_results(&results)?;
-    callbench_machine::pinning::pin_self(&o.client_cpus)?;
+    callbench_machine::pinning::pin_self(&o.client_cpus).map_err(|e| RunError::Machine(e.to_string()))?;
     let mut progress = Progress::new(suite, o.repetitions, o.quiet);
     for spec in &suite.experiments {
         if o.cancel.load(Ordering::Relaxed) {
@@ -85,11 +86,11 @@ pub(crate) fn new_results(suite: &Suite, o: &Options, environment: Environment) 
 
 /// Before anything starts or is written: every server the suite names must exist, and the builds
 /// they need are run (identical build commands once).
-pub fn prepare(repo: &Repo, suite: &Suite, build: bool) -> Result<(), String> {
+pub fn prepare(repo: &Repo, suite: &Suite, build: bool) -> Result<(), RunError> {
     // A suite's own servers first: their names are found before the repository's.
     let mut known = suite.user_manifests();
-    known.extend(manifest::discover(repo).map_err(|e| format!("{e:#}"))?);
-    let programs = program::discover(repo).map_err(|e| format!("{e:#}"))?;
+    known.extend(manifest::discover(repo).map_err(|e| RunError::Files(format!("{e:#}")))?);
+    let programs = program::discover(repo).map_err(|e| RunError::Files(format!("{e:#}")))?;
     let mut builds: BTreeMap<Vec<String>, String> = BTreeMap::new();
     let mut python_needed = false;
     for e in &suite.experiments {
@@ -97,7 +98,11 @@ pub fn prepare(repo: &Repo, suite: &Suite, build: bool) -> Result<(), String> {
             for name in &e.servers {
                 let m = programs.iter().find(|m| &m.name == name).ok_or_else(|| {
                     let names: Vec<&str> = programs.iter().map(|m| m.name.as_str()).collect();
-                    format!("experiment '{}': unknown program '{name}' (known: {})", e.id, names.join(", "))
+                    RunError::Settings(format!(
+                        "experiment '{}': unknown program '{name}' (known: {})",
+                        e.id,
+                        names.join(", ")
+                    ))
                 })?;
                 if let Some(argv) = m.build_argv(repo) {
                     builds.entry(argv).or_insert_with(|| m.name.clone());
@@ -117,7 +122,7 @@ pub fn prepare(repo: &Repo, suite: &Suite, build: bool) -> Result<(), String> {
         for text in &e.servers {
             let (s, caller) = match e.kind {
                 ExperimentKind::Python => {
-                    let m = crate::mechanism::Mechanism::parse(text)?;
+                    let m = crate::mechanism::Mechanism::parse(text).map_err(RunError::Settings)?;
                     match m.server.clone() {
                         Some(name) => (plan::ServerSpec { name, http2: false, tls: false, http3: false }, Some(m)),
                         None => continue,
@@ -130,29 +135,34 @@ pub fn prepare(repo: &Repo, suite: &Suite, build: bool) -> Result<(), String> {
             }
             let m = known.iter().find(|m| m.name == s.name).ok_or_else(|| {
                 let names: Vec<&str> = known.iter().map(|m| m.name.as_str()).collect();
-                format!("experiment '{}': unknown server '{}' (known: inproc, {})", e.id, s.name, names.join(", "))
+                RunError::Settings(format!(
+                    "experiment '{}': unknown server '{}' (known: inproc, {})",
+                    e.id,
+                    s.name,
+                    names.join(", ")
+                ))
             })?;
             if caller.is_some() && m.protocol == Protocol::Raw {
-                return Err(format!(
+                return Err(RunError::Settings(format!(
                     "experiment '{}': {} is a raw echo; Python callers call REST or gRPC",
                     e.id, m.name
-                ));
+                )));
             }
             if let Some(caller) = caller.filter(|c| (c.transport() == "grpc") != (m.protocol == Protocol::Grpc)) {
-                return Err(format!(
+                return Err(RunError::Settings(format!(
                     "experiment '{}': {} calls {} servers; {} is {}",
                     e.id,
                     caller.client,
                     if caller.transport() == "grpc" { "gRPC" } else { "REST" },
                     m.name,
                     if m.protocol == Protocol::Grpc { "gRPC" } else { "REST" }
-                ));
+                )));
             }
             if s.http3 {
-                m.http3().map_err(|why| format!("experiment '{}': '+h3': {why}", e.id))?;
+                m.http3().map_err(|why| RunError::Settings(format!("experiment '{}': '+h3': {why}", e.id)))?;
             }
             if s.http2 && m.protocol != Protocol::Rest {
-                return Err(format!(
+                return Err(RunError::Settings(format!(
                     "experiment '{}': '+h2' is for REST servers; {} is {}",
                     e.id,
                     m.name,
@@ -160,10 +170,10 @@ pub fn prepare(repo: &Repo, suite: &Suite, build: bool) -> Result<(), String> {
                         Protocol::Raw => "a raw echo (no protocol)",
                         _ => "gRPC (always HTTP/2)",
                     }
-                ));
+                )));
             }
             if m.protocol == Protocol::Raw {
-                check_raw(e, &m.name)?;
+                check_raw(e, &m.name).map_err(RunError::Settings)?;
             }
             if let Some(argv) = m.build_argv(repo) {
                 builds.entry(argv).or_insert_with(|| m.name.clone());
@@ -172,10 +182,10 @@ pub fn prepare(repo: &Repo, suite: &Suite, build: bool) -> Result<(), String> {
     }
     // Identical build commands (the Rust workspace) run once.
     for (argv, name) in builds.iter().filter(|_| build) {
-        callbench_launcher::process::run_build(repo, name, argv).map_err(|e| format!("{e:#}"))?;
+        callbench_launcher::process::run_build(repo, name, argv).map_err(|e| RunError::Build(format!("{e:#}")))?;
     }
     if python_needed {
-        crate::python_env::prepare(repo, build)?;
+        crate::python_env::prepare(repo, build).map_err(RunError::Build)?;
     }
     Ok(())
 }

@@ -13,6 +13,7 @@ use crate::repetition::CellError;
 use crate::repetition::{self, Measured, Rig};
 use crate::store::Store;
 use crate::suite::{ExperimentKind, ExperimentSpec, Suite};
+use crate::RunError;
 use callbench_launcher::manifest::Protocol;
 use callbench_launcher::program;
 use callbench_launcher::repo::Repo;
@@ -30,7 +31,7 @@ struct Context<'a> {
     rig: Rig<'a>,
 }
 
-pub async fn run(
+pub(crate) async fn run(
     repo: &Repo,
     suite: &Suite,
     spec: &ExperimentSpec,
@@ -38,7 +39,7 @@ pub async fn run(
     o: &Options,
     results: &mut Results,
     progress: &mut Progress,
-) -> Result<(), String> {
+) -> Result<(), RunError> {
     let plans = plan::cells(suite, spec)?;
     // With its sides swapped: this process (the engine, the Python callers' parent) moves to the
     // servers' CPUs until the experiment ends, however it ends.
@@ -46,7 +47,7 @@ pub async fn run(
     let (o, _back) = match spec.swap_cpus {
         true => {
             swapped = o.swapped();
-            callbench_machine::pinning::pin_self(&swapped.client_cpus)?;
+            callbench_machine::pinning::pin_self(&swapped.client_cpus).map_err(|e| RunError::Machine(e.to_string()))?;
             (&swapped, Some(Repin(o.client_cpus.clone())))
         }
         false => (o, None),
@@ -55,7 +56,7 @@ pub async fn run(
     experiment.cpus = spec.swap_cpus.then(|| SideCpus { client: o.client_cpus.clone(), server: o.server_cpus.clone() });
     results.experiments.push(experiment);
     let programs = match spec.kind {
-        ExperimentKind::Processing => program::discover(repo).map_err(|e| format!("{e:#}"))?,
+        ExperimentKind::Processing => program::discover(repo).map_err(|e| RunError::Files(format!("{e:#}")))?,
         _ => Vec::new(),
     };
     let python = crate::python_env::interpreter(repo);
@@ -67,7 +68,7 @@ pub async fn run(
         match Link::create(&LinkSpec::transparent(), &o.client_cpus) {
             Ok(link) => Some(link),
             Err(why) if spec.optional => return crate::network::skip(&spec.id, &why, store, results),
-            Err(why) => return Err(why),
+            Err(why) => return Err(RunError::Machine(why)),
         }
     } else if plans.iter().any(|p| p.client.is_some()) {
         Link::direct()
@@ -78,7 +79,7 @@ pub async fn run(
     } else {
         None
     };
-    let _client_side = link.as_ref().map(|l| l.client.enter()).transpose()?;
+    let _client_side = link.as_ref().map(|l| l.client.enter()).transpose().map_err(RunError::Machine)?;
     let stall = spec.server_stall.iter().map(|s| (callbench_serverkit::stall::ENV.to_string(), s.clone())).collect();
     let host = spec.cluster.as_ref().and_then(|c| c.server_host.clone());
     let fleet = Fleet::new(repo, o.server_cpus.clone())
@@ -96,7 +97,7 @@ pub async fn run(
         // A cell of the experiment without a network of its own runs across the bare link.
         let specs =
             cells.iter().map(|c| (c.index, c.plan.fields.network.clone().unwrap_or_else(LinkSpec::transparent)));
-        crate::network::measure_links(link, specs, results)?;
+        crate::network::measure_links(link, specs, results).map_err(RunError::Machine)?;
     }
     store.write_results(results)?;
     let outcome = rounds(&mut cx, &cells, results, store, progress).await;
@@ -178,7 +179,7 @@ async fn prepare_cells(
         };
         let mut cell = cell::new_cell(&p, rate.as_ref().ok().copied().flatten());
         match &rate {
-            Err(e) => (cell.status, cell.error) = (CellStatus::Error, Some(e.clone())),
+            Err(e) => (cell.status, cell.error) = (CellStatus::Error, Some(e.to_string())),
             Ok(_) => match &p.kind {
                 CellKind::Python(m) => {
                     if !results.servers.iter().any(|s| s.name == p.server.name) {
@@ -315,7 +316,7 @@ async fn rounds(
     results: &mut Results,
     store: &Store,
     progress: &mut Progress,
-) -> Result<(), String> {
+) -> Result<(), RunError> {
     let o = cx.rig.o;
     let repetitions = |p: &CellPlan| o.repetitions.unwrap_or(p.repetitions);
     let rounds = cells.iter().map(|c| repetitions(&c.plan)).max().unwrap_or(0);

@@ -102,7 +102,7 @@ impl<'a> Fleet<'a> {
 
     /// The running server for (name, mode): started and verified now if needed. Errors say why it
     /// cannot be measured; they are recorded in `records` too.
-    pub async fn ensure(
+    pub(crate) async fn ensure(
         &mut self,
         name: &str,
         mode: &str,

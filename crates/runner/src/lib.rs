@@ -15,6 +15,7 @@ mod client_metrics;
 mod doc_figures;
 pub mod endpoint;
 pub mod environment;
+mod error;
 pub mod execute;
 mod experiment;
 mod fleet;
@@ -34,3 +35,5 @@ pub mod store;
 pub mod suite;
 pub mod terminal;
 pub mod thresholds;
+
+pub use error::RunError;

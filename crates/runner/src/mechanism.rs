@@ -17,7 +17,7 @@ pub struct Mechanism {
 }
 
 impl Mechanism {
-    pub fn parse(text: &str) -> Result<Mechanism, String> {
+    pub(crate) fn parse(text: &str) -> Result<Mechanism, String> {
         let (client, server) = match text.split_once('+') {
             Some((c, s)) => (c, Some(s.to_string())),
             None => (text, None),

@@ -14,7 +14,7 @@ const CELL_ROUND_TRIPS: usize = 10;
 
 /// Fills the `network` record of every cell (its index in `results.cells`, and the link it runs
 /// across): its spec and the round trips measured on it.
-pub fn measure_links(
+pub(crate) fn measure_links(
     link: &Link,
     cells: impl IntoIterator<Item = (usize, LinkSpec)>,
     results: &mut Results,
@@ -66,7 +66,7 @@ pub fn use_since(link: &Link, before: &LinkStats) -> LinkUse {
 
 /// The experiment just recorded (the last one) could not make its link: it is marked not run,
 /// with why and how to include it, and the run goes on.
-pub fn skip(id: &str, why: &str, store: &Store, results: &mut Results) -> Result<(), String> {
+pub(crate) fn skip(id: &str, why: &str, store: &Store, results: &mut Results) -> Result<(), crate::RunError> {
     let why = why.strip_suffix(": run callbench as root").unwrap_or(why);
     let text = format!("not run: {why}; run callbench as root (sudo) to include it");
     eprintln!("callbench: {id}: {text}");

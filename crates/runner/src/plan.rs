@@ -6,6 +6,7 @@ use crate::mechanism::{default_calls, Mechanism};
 use crate::suite::user::CallSpec;
 use crate::suite::ClusterSpec;
 use crate::suite::{ExperimentKind, ExperimentSpec, LoadFields, Suite};
+use crate::RunError;
 use callbench_load::{parse, preset::PresetOptions, LoadSpec};
 // The protocol a cell's server speaks, as `load_spec` takes it (re-exported for the fuzz targets).
 pub use callbench_launcher::manifest::Protocol;
@@ -32,7 +33,11 @@ pub struct ServerSpec {
 }
 
 impl ServerSpec {
-    pub fn parse(text: &str) -> Result<ServerSpec, String> {
+    pub fn parse(text: &str) -> Result<ServerSpec, RunError> {
+        Self::parse_text(text).map_err(RunError::Settings)
+    }
+
+    fn parse_text(text: &str) -> Result<ServerSpec, String> {
         let mut parts = text.split('+');
         let name = parts.next().unwrap_or_default().to_string();
         let mut spec = ServerSpec { name, http2: false, tls: false, http3: false };
@@ -125,7 +130,11 @@ pub enum CellKind {
 }
 
 /// The cells of an experiment, in a stable order: swept value, workload, server.
-pub fn cells(suite: &Suite, e: &ExperimentSpec) -> Result<Vec<CellPlan>, String> {
+pub fn cells(suite: &Suite, e: &ExperimentSpec) -> Result<Vec<CellPlan>, RunError> {
+    cells_of(suite, e).map_err(RunError::Settings)
+}
+
+fn cells_of(suite: &Suite, e: &ExperimentSpec) -> Result<Vec<CellPlan>, String> {
     let base = e.load.over(&suite.defaults);
     let values: Vec<Option<&toml::Value>> = match &e.sweep {
         Some(sweep) => sweep.values.iter().map(Some).collect(),
@@ -141,12 +150,12 @@ pub fn cells(suite: &Suite, e: &ExperimentSpec) -> Result<Vec<CellPlan>, String>
                 (ServerSpec { name: m.label(), http2: false, tls: false, http3: false }, CellKind::Python(m), false)
             }),
             false if e.kind == ExperimentKind::Processing => {
-                ServerSpec::parse(s).map(|x| (x, CellKind::Processing, false))
+                ServerSpec::parse_text(s).map(|x| (x, CellKind::Processing, false))
             }
             // A user's endpoint (one per call): its cells get the one for their workload below.
             false => match suite.endpoints.iter().find(|t| t.label == *s) {
                 Some(t) => Ok((ServerSpec::of_endpoint(t), CellKind::Load, true)),
-                None => ServerSpec::parse(s).map(|x| (x, CellKind::Load, false)),
+                None => ServerSpec::parse_text(s).map(|x| (x, CellKind::Load, false)),
             },
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -225,7 +234,11 @@ fn value_text(v: &toml::Value) -> String {
 
 /// A rate: calls/s, or `"P% of EXPERIMENT"` resolved by `lookup(experiment)` (the slowest
 /// server's median throughput there, for the cell's workload).
-pub fn resolve_rate(value: &toml::Value, lookup: impl Fn(&str) -> Option<f64>) -> Result<f64, String> {
+pub fn resolve_rate(value: &toml::Value, lookup: impl Fn(&str) -> Option<f64>) -> Result<f64, RunError> {
+    rate_of(value, lookup).map_err(RunError::Settings)
+}
+
+fn rate_of(value: &toml::Value, lookup: impl Fn(&str) -> Option<f64>) -> Result<f64, String> {
     if let Some(r) = value.as_float().or(value.as_integer().map(|i| i as f64)) {
         return if r > 0.0 { Ok(r) } else { Err(format!("rate {r} must be above 0")) };
     }
@@ -266,6 +279,15 @@ impl CellPlan {
     /// The `callbench load` spec of one repetition against the server at `addr` that speaks
     /// `protocol` (no address: in-process).
     pub fn load_spec(
+        &self,
+        addr: Option<SocketAddr>,
+        protocol: Protocol,
+        rate: Option<f64>,
+    ) -> Result<LoadSpec, RunError> {
+        self.load_spec_text(addr, protocol, rate).map_err(RunError::Settings)
+    }
+
+    fn load_spec_text(
         &self,
         addr: Option<SocketAddr>,
         protocol: Protocol,
@@ -311,7 +333,11 @@ impl CellPlan {
 
     /// The spec of one repetition of an endpoint's cell: the endpoint's call as the user gave it
     /// (a success is its status: no preset, no contract check), under this cell's load.
-    pub fn endpoint_spec(&self, rate: Option<f64>) -> Result<LoadSpec, String> {
+    pub fn endpoint_spec(&self, rate: Option<f64>) -> Result<LoadSpec, RunError> {
+        self.endpoint_spec_text(rate).map_err(RunError::Settings)
+    }
+
+    fn endpoint_spec_text(&self, rate: Option<f64>) -> Result<LoadSpec, String> {
         let endpoint = self.endpoint.as_ref().ok_or_else(|| format!("cell {}: not an endpoint", self.id))?;
         let mut spec = endpoint.spec.clone();
         spec.gzip = self.fields.gzip.unwrap_or(false);
@@ -444,158 +470,4 @@ impl CellPlan {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_server_spec_names_its_protocol_and_h3_is_always_tls() {
-        let h3 = ServerSpec::parse("rust-axum+h3").unwrap();
-        assert_eq!((h3.http3, h3.tls, h3.http2, h3.label()), (true, true, false, "rust-axum+h3".to_string()));
-        let h2 = ServerSpec::parse("rust-axum+h2+tls").unwrap();
-        assert_eq!((h2.http2, h2.tls, h2.http3, h2.label()), (true, true, false, "rust-axum+h2+tls".to_string()));
-        assert!(ServerSpec::parse("rust-axum+h2+h3").unwrap_err().contains("two protocols"));
-        assert!(ServerSpec::parse("rust-axum+quic").unwrap_err().contains("known: +h2, +h3, +tls"));
-    }
-
-    #[test]
-    fn every_suite_in_the_repo_parses_and_expands_into_cells() {
-        let dir = std::path::Path::new(
-            &std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo and nextest set CARGO_MANIFEST_DIR"),
-        )
-        .join("../../suites");
-        let mut count = 0;
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "toml") {
-                let suite = Suite::parse(&std::fs::read_to_string(&path).unwrap())
-                    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-                for e in &suite.experiments {
-                    let cells = cells(&suite, e).unwrap_or_else(|m| panic!("{}: {m}", path.display()));
-                    assert!(!cells.is_empty());
-                    for r in &e.references {
-                        if let Some(cell) = &r.cell {
-                            let id = format!("{}/{cell}", e.id);
-                            assert!(
-                                cells.iter().any(|c| c.id == id),
-                                "{}: reference to unknown cell {id}",
-                                path.display()
-                            );
-                        }
-                    }
-                }
-                count += 1;
-            }
-        }
-        assert!(count >= 9, "the suites of the issue: {count}");
-    }
-
-    #[test]
-    fn a_raw_server_is_called_with_the_echo_payload_and_no_workload() {
-        let suite = Suite::parse(
-            "name='x'\n[[experiment]]\nid='a'\ntitle='t'\nservers=['raw-echo','rust-tonic']\nworkloads=['echo']\n\
-             sweep={ param='payload_size', values=[1000] }",
-        )
-        .unwrap();
-        let cells = cells(&suite, &suite.experiments[0]).unwrap();
-        let addr: SocketAddr = "127.0.0.1:9000".parse().unwrap();
-        let raw = cells[0].load_spec(Some(addr), Protocol::Raw, None).unwrap();
-        assert_eq!((raw.target.as_str(), raw.workload.as_deref()), ("raw://127.0.0.1:9000?size=1000", None));
-        let grpc = cells[1].load_spec(Some(addr), Protocol::Grpc, None).unwrap();
-        assert_eq!((grpc.target.as_str(), grpc.workload.as_deref()), ("grpc://127.0.0.1:9000", Some("echo")));
-        let mut unsized_cell = cells[0].clone();
-        unsized_cell.fields.payload_size = None;
-        let raw = unsized_cell.load_spec(Some(addr), Protocol::Raw, None).unwrap();
-        assert_eq!(raw.target, format!("raw://127.0.0.1:9000?size={RAW_DEFAULT_SIZE}"));
-    }
-
-    #[test]
-    fn a_life_run_repetition_is_one_whole_run_unless_the_suite_counts_its_calls() {
-        let suite = Suite::parse(
-            "name='x'\n[defaults]\nduration='1s'\n[[experiment]]\nid='a'\ntitle='t'\nservers=['inproc']\n\
-             workloads=['life-run', 'life']\nsweep={ param='ntimes', values=[100, 1000] }",
-        )
-        .unwrap();
-        let cells = cells(&suite, &suite.experiments[0]).unwrap();
-        let specs: Vec<LoadSpec> = cells.iter().map(|c| c.load_spec(None, Protocol::Rest, None).unwrap()).collect();
-        let ends: Vec<_> = specs.iter().map(|s| (s.target.as_str(), s.calls, s.duration)).collect();
-        let second = Some(Duration::from_secs(1));
-        assert_eq!(
-            ends,
-            [
-                ("inproc:life-run", Some(100), None),
-                ("inproc:life", None, second),
-                ("inproc:life-run", Some(10), None),
-                ("inproc:life", None, second)
-            ]
-        );
-        assert_eq!(cells[2].params(None)["calls"], json!(10));
-        assert!(!cells[2].params(None).contains_key("duration") && cells[3].params(None).contains_key("duration"));
-        let mut counted = cells[0].clone();
-        counted.fields.calls = Some(7);
-        let spec = counted.load_spec(None, Protocol::Rest, None).unwrap();
-        assert_eq!((spec.calls, spec.duration), (Some(7), second));
-    }
-
-    #[test]
-    fn every_cell_of_an_experiment_with_a_cluster_runs_on_it() {
-        let suite = Suite::parse(
-            "name='x'\n[[experiment]]\nid='a'\ntitle='t'\nservers=['rust-axum','rust-tonic']\nworkloads=['students']\n\
-             concurrency=4\ncluster={ ray='10.0.0.1:6379', workers=2 }",
-        )
-        .unwrap();
-        let cells = cells(&suite, &suite.experiments[0]).unwrap();
-        assert_eq!(cells.len(), 2);
-        for c in &cells {
-            assert_eq!(
-                c.cluster,
-                Some(ClusterSpec { ray: "10.0.0.1:6379".into(), workers: 2, server_host: None, skew_limit: None })
-            );
-            assert_eq!(c.params(None)["cluster"], json!("2 workers of the Ray cluster at 10.0.0.1:6379"));
-        }
-    }
-
-    #[test]
-    fn every_client_gets_the_same_cells_labelled_with_its_name() {
-        let suite = Suite::parse(
-            "name='t'\n[[experiment]]\nid='e'\ntitle='e'\nservers=['rust-actix', 'rust-tonic']\nworkloads=['students']\n\
-             duration='1s'\nclients=['callbench', 'wrk']",
-        )
-        .unwrap();
-        let cells = cells(&suite, &suite.experiments[0]).unwrap();
-        let ids: Vec<&str> = cells.iter().map(|c| c.id.as_str()).collect();
-        assert_eq!(
-            ids,
-            [
-                "e/students/callbench+rust-actix",
-                "e/students/wrk+rust-actix",
-                "e/students/callbench+rust-tonic",
-                "e/students/wrk+rust-tonic"
-            ]
-        );
-        assert_eq!((&cells[0].kind, &cells[1].kind), (&CellKind::Load, &CellKind::Peer("wrk".into())));
-        assert_eq!(cells[1].params(None)["client"], json!("wrk"));
-        // Without clients: callbench's engine, and the ids of every suite before clients existed.
-        let plain =
-            Suite::parse("name='t'\n[[experiment]]\nid='e'\ntitle='e'\nservers=['rust-actix']\nworkloads=['auth']")
-                .unwrap();
-        let plain_cells = super::cells(&plain, &plain.experiments[0]).unwrap();
-        assert_eq!(
-            (plain_cells[0].id.as_str(), plain_cells[0].params(None).get("client")),
-            ("e/auth/rust-actix", None)
-        );
-    }
-
-    #[test]
-    fn a_swept_network_key_is_recorded_as_written_and_charted_in_milliseconds() {
-        let suite = Suite::parse(
-            "name='t'\n[[experiment]]\nid='e'\ntitle='e'\nservers=['rust-actix']\nworkloads=['auth']\n\
-             calls=10\nnetwork={ bandwidth='20mbit' }\nsweep={ param='rtt', values=['10ms', '1s'] }",
-        )
-        .unwrap();
-        let cells = cells(&suite, &suite.experiments[0]).unwrap();
-        assert_eq!(cells.iter().map(|c| c.x).collect::<Vec<_>>(), [Some(10.0), Some(1000.0)]);
-        let params = cells[0].params(None);
-        assert_eq!(params["rtt"], json!("10ms"));
-        assert_eq!(params["calls"], json!(10)); // a load setting keeps its own record
-    }
-}
+mod tests;

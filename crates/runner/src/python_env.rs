@@ -39,7 +39,7 @@ fn importable(python: &Path) -> Result<(), String> {
 
 /// A Python with the callbench package: found, or (when `build`) installed into the checkout's venv
 /// with `pip install ./python`, as a server's build command would build it.
-pub fn prepare(repo: &Repo, build: bool) -> Result<PathBuf, String> {
+pub(crate) fn prepare(repo: &Repo, build: bool) -> Result<PathBuf, String> {
     let python = interpreter(repo);
     let problem = match importable(&python) {
         Ok(()) => return Ok(python),

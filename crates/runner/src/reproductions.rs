@@ -4,6 +4,7 @@
 //! catalogue states the measured time of a suite that has one, and the tests hold the seed table's
 //! stated times and every run's provenance to these records.
 
+use crate::RunError;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -17,10 +18,10 @@ pub fn results_file(repo_root: &Path, name: &str) -> Option<PathBuf> {
 }
 
 /// Every committed reproduction's name (its folder under `reproductions/`), sorted.
-pub fn names(repo_root: &Path) -> Result<Vec<String>, String> {
+pub fn names(repo_root: &Path) -> Result<Vec<String>, RunError> {
     let dir = repo_root.join(DIR);
     let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .map_err(|e| RunError::Files(format!("{}: {e}", dir.display())))?
         .filter_map(|e| e.ok())
         .filter(|e| e.path().join("results.json").is_file())
         .map(|e| e.file_name().to_string_lossy().into_owned())
@@ -30,14 +31,15 @@ pub fn names(repo_root: &Path) -> Result<Vec<String>, String> {
 }
 
 /// The results file as JSON; the error names the file.
-pub fn read(path: &Path) -> Result<Value, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+pub fn read(path: &Path) -> Result<Value, RunError> {
+    let error = |e: &dyn std::fmt::Display| RunError::Files(format!("{}: {e}", path.display()));
+    let text = std::fs::read_to_string(path).map_err(|e| error(&e))?;
+    serde_json::from_str(&text).map_err(|e| error(&e))
 }
 
 /// The run's wall time in seconds (`environment.finished_at` − `environment.started_at`). A
 /// results.json made before the scripts recorded these keys gets a one-line reason instead.
-pub fn wall_seconds(results: &Value) -> Result<f64, String> {
+pub fn wall_seconds(results: &Value) -> Result<f64, RunError> {
     let stamp = |key: &str| -> Result<i64, String> {
         let text = results
             .pointer(&format!("/environment/{key}"))
@@ -48,9 +50,9 @@ pub fn wall_seconds(results: &Value) -> Result<f64, String> {
             })?;
         unix_seconds(text).ok_or_else(|| format!("environment.{key} {text:?} is not YYYY-MM-DDTHH:MM:SSZ"))
     };
-    let (start, end) = (stamp("started_at")?, stamp("finished_at")?);
+    let (start, end) = (stamp("started_at").map_err(RunError::Files)?, stamp("finished_at").map_err(RunError::Files)?);
     if end < start {
-        return Err(format!("environment.finished_at is before started_at ({} s)", end - start));
+        return Err(RunError::Files(format!("environment.finished_at is before started_at ({} s)", end - start)));
     }
     Ok((end - start) as f64)
 }
@@ -82,16 +84,17 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 }
 
 /// The commit a results.json names and whether its tree was clean, or why it cannot say.
-pub fn provenance(results: &Value) -> Result<(String, bool), String> {
+pub fn provenance(results: &Value) -> Result<(String, bool), RunError> {
+    let missing = |what: &str| RunError::Files(what.to_string());
     let commit = results
         .pointer("/environment/git_commit")
         .and_then(Value::as_str)
         .filter(|c| c.len() == 40 && c.bytes().all(|b| b.is_ascii_hexdigit()))
-        .ok_or("it records no environment.git_commit of 40 hex digits")?;
+        .ok_or_else(|| missing("it records no environment.git_commit of 40 hex digits"))?;
     let dirty = results
         .pointer("/environment/git_dirty")
         .and_then(Value::as_bool)
-        .ok_or("it records no environment.git_dirty")?;
+        .ok_or_else(|| missing("it records no environment.git_dirty"))?;
     Ok((commit.to_string(), dirty))
 }
 
@@ -115,9 +118,10 @@ pub struct Listed {
 }
 
 /// The reproductions [`NOT_RERUN`] lists.
-pub fn not_rerun(repo_root: &Path) -> Result<Vec<Listed>, String> {
-    let text = std::fs::read_to_string(repo_root.join(NOT_RERUN)).map_err(|e| format!("{NOT_RERUN}: {e}"))?;
-    let list: NotRerun = toml::from_str(&text).map_err(|e| format!("{NOT_RERUN}: {e}"))?;
+pub fn not_rerun(repo_root: &Path) -> Result<Vec<Listed>, RunError> {
+    let error = |e: &dyn std::fmt::Display| RunError::Files(format!("{NOT_RERUN}: {e}"));
+    let text = std::fs::read_to_string(repo_root.join(NOT_RERUN)).map_err(|e| error(&e))?;
+    let list: NotRerun = toml::from_str(&text).map_err(|e| error(&e))?;
     Ok(list.reproduction)
 }
 

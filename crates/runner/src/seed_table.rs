@@ -43,7 +43,7 @@ struct RowSpec {
 
 /// The table's rows with their figures filled in from the committed results; the error names
 /// the row and the placeholder that could not be read.
-pub fn read(repo_root: &Path) -> Result<Vec<SeedRow>, String> {
+pub(crate) fn read(repo_root: &Path) -> Result<Vec<SeedRow>, String> {
     let path = repo_root.join(FILE);
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let table: Table = toml::from_str(&text).map_err(|e| format!("{FILE}: {}", one_line(&e.to_string())))?;
@@ -75,7 +75,7 @@ pub fn read(repo_root: &Path) -> Result<Vec<SeedRow>, String> {
 }
 
 /// `text` with every `{…}` replaced by the figure it names in `json`.
-pub fn fill(text: &str, json: &Value) -> Result<String, String> {
+pub(crate) fn fill(text: &str, json: &Value) -> Result<String, String> {
     let mut out = String::new();
     let mut rest = text;
     while let Some(start) = rest.find('{') {

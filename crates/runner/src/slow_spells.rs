@@ -10,6 +10,7 @@ use crate::plan::{CellKind, CellPlan};
 use crate::progress::Progress;
 use crate::repetition::{self, Rig};
 use crate::store::Store;
+use crate::RunError;
 use callbench_machine::interference::{self, SLOW_LIMIT};
 use callbench_results::model::{CellStatus, Results, RunMetrics};
 use hdrhistogram::Histogram;
@@ -116,7 +117,7 @@ fn judged_against(runs: &[RunMetrics], gate: Option<&Gate>) -> Vec<RunMetrics> {
     runs.iter().filter(|r| gate.is_none_or(|g| g.usual(r))).cloned().collect()
 }
 
-pub async fn measure_again(
+pub(crate) async fn measure_again(
     experiment: &str,
     cells: &[PlannedCell],
     histograms: &mut Histograms,
@@ -124,7 +125,7 @@ pub async fn measure_again(
     results: &mut Results,
     store: &Store,
     progress: &mut Progress,
-) -> Result<(), String> {
+) -> Result<(), RunError> {
     let o = rig.o;
     // Repetitions of cells over loopback are held to their experiment's usual placement of the
     // CPUs (see `Gate::new`): where the CPUs are now is part of choosing it.

@@ -1,6 +1,7 @@
 //! The results folder: `results.json` rewritten atomically after every repetition (an interrupted
 //! run leaves a valid file), one HdrHistogram interval log per cell, and the reports.
 
+use crate::RunError;
 use callbench_results::model::Results;
 use hdrhistogram::serialization::interval_log::IntervalLogWriterBuilder;
 use hdrhistogram::serialization::V2DeflateSerializer;
@@ -15,22 +16,24 @@ pub struct Store {
 
 impl Store {
     /// Creates `dir` (and `dir/hdr`); refuses a folder that already holds results.
-    pub fn create(dir: &Path) -> Result<Store, String> {
+    pub fn create(dir: &Path) -> Result<Store, RunError> {
         if dir.join("results.json").exists() {
-            return Err(format!("{} already holds results; give another --out", dir.display()));
+            return Err(RunError::Files(format!("{} already holds results; give another --out", dir.display())));
         }
-        std::fs::create_dir_all(dir.join("hdr")).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir.join("hdr"))
+            .map_err(|e| RunError::Files(format!("cannot create {}: {e}", dir.display())))?;
         Ok(Store { dir: dir.to_path_buf() })
     }
 
-    pub fn write_results(&self, results: &Results) -> Result<(), String> {
-        let text = serde_json::to_string_pretty(results).map_err(|e| format!("cannot encode results: {e}"))?;
+    pub fn write_results(&self, results: &Results) -> Result<(), RunError> {
+        let text = serde_json::to_string_pretty(results)
+            .map_err(|e| RunError::Files(format!("cannot encode results: {e}")))?;
         write_atomic(&self.dir.join("results.json"), text.as_bytes())
     }
 
     /// Writes the cell's histograms (one per repetition, in order) as an interval log, readable by
     /// HdrHistogram's HistogramLogProcessor; returns its path relative to the folder.
-    pub fn write_hdr(&self, cell_id: &str, runs: &[(Histogram<u64>, Duration)]) -> Result<String, String> {
+    pub fn write_hdr(&self, cell_id: &str, runs: &[(Histogram<u64>, Duration)]) -> Result<String, RunError> {
         let relative = format!("hdr/{}.hlog", file_safe(cell_id));
         let mut bytes = Vec::new();
         let mut serializer = V2DeflateSerializer::new();
@@ -38,10 +41,12 @@ impl Store {
             let mut writer = IntervalLogWriterBuilder::new()
                 .add_comment(&format!("callbench cell {cell_id}: latency in µs, one interval per repetition"))
                 .begin_log_with(&mut bytes, &mut serializer)
-                .map_err(|e| format!("hdr log: {e}"))?;
+                .map_err(|e| RunError::Files(format!("hdr log: {e}")))?;
             let mut start = Duration::ZERO;
             for (h, window) in runs {
-                writer.write_histogram(h, start, *window, None).map_err(|e| format!("hdr log: {e}"))?;
+                writer
+                    .write_histogram(h, start, *window, None)
+                    .map_err(|e| RunError::Files(format!("hdr log: {e}")))?;
                 start += *window;
             }
         }
@@ -57,8 +62,9 @@ pub fn file_safe(id: &str) -> String {
         .collect()
 }
 
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    callbench_atomic_file::write_atomic(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RunError> {
+    callbench_atomic_file::write_atomic(path, bytes)
+        .map_err(|e| RunError::Files(format!("cannot write {}: {e}", path.display())))
 }
 
 #[cfg(test)]
@@ -93,7 +99,7 @@ mod tests {
         assert_eq!(read, 1);
         assert!(Store::create(&dir).is_ok(), "no results.json yet");
         store.write_results(&sample()).unwrap();
-        assert!(Store::create(&dir).unwrap_err().contains("already holds results"));
+        assert!(Store::create(&dir).unwrap_err().to_string().contains("already holds results"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

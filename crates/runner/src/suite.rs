@@ -1,6 +1,7 @@
 //! Suite files (`suites/*.toml`): experiments, each a set of cells — servers × workloads × the
 //! values of one swept parameter — measured with the same load settings. Unknown keys are errors.
 
+use crate::RunError;
 use callbench_link::LinkSpec;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -319,7 +320,7 @@ impl LoadFields {
     }
 
     /// Sets the swept parameter to `value`.
-    pub fn set(&mut self, param: &str, value: &toml::Value) -> Result<(), String> {
+    pub(crate) fn set(&mut self, param: &str, value: &toml::Value) -> Result<(), String> {
         if LinkSpec::is_key(param) {
             let text = match value {
                 toml::Value::String(s) => s.clone(),
@@ -371,7 +372,11 @@ pub const DEFAULT_SUITE: &str = include_str!("../../../suites/default.toml");
 
 impl Suite {
     /// Parses and checks a suite; the error is one line.
-    pub fn parse(text: &str) -> Result<Suite, String> {
+    pub fn parse(text: &str) -> Result<Suite, RunError> {
+        Suite::parse_text(text).map_err(RunError::Settings)
+    }
+
+    fn parse_text(text: &str) -> Result<Suite, String> {
         let suite: Suite = toml::from_str(text).map_err(|e| one_line(&e.to_string()))?;
         suite.check()?;
         Ok(suite)

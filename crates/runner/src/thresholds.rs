@@ -2,6 +2,7 @@
 //! experiment's `thresholds`): each judged on the cell's median over its repetitions (errors over
 //! all of them), kept in the cell, and a crossed one makes the run exit 99.
 
+use crate::RunError;
 use callbench_load::threshold::{self, Metric, Threshold};
 use callbench_results::model::{Cell, Results, ThresholdRecord};
 
@@ -10,11 +11,13 @@ const KEPT: [(&str, f64); 4] =
     [("latency_p50_us", 0.5), ("latency_p90_us", 0.9), ("latency_p99_us", 0.99), ("latency_p99.9_us", 0.999)];
 
 /// `text` as a condition a run can judge; the error is one line.
-pub fn parse(text: &str) -> Result<Threshold, String> {
-    let t = threshold::parse(text)?;
+pub fn parse(text: &str) -> Result<Threshold, RunError> {
+    let t = threshold::parse(text).map_err(|e| RunError::Settings(e.into()))?;
     if let Metric::Quantile(q) = t.metric {
         if quantile_key(q).is_none() {
-            return Err(format!("threshold {text:?}: a run keeps p50, p90, p99 and p99.9 of each repetition"));
+            return Err(RunError::Settings(format!(
+                "threshold {text:?}: a run keeps p50, p90, p99 and p99.9 of each repetition"
+            )));
         }
     }
     Ok(t)
@@ -125,7 +128,7 @@ mod tests {
         assert!(judge("errors<=1").met && !judge("errors<1").met);
         assert_eq!(judge("errors<1%").measured_text, "0.5025%");
         assert!(judge("calls_per_s>4k").met);
-        assert!(parse("p75<1ms").unwrap_err().contains("p50, p90, p99 and p99.9"));
+        assert!(parse("p75<1ms").unwrap_err().to_string().contains("p50, p90, p99 and p99.9"));
         let mut empty = c.clone();
         empty.runs.clear();
         let t = parse("p99<1s").unwrap();

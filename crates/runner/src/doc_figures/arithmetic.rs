@@ -2,7 +2,7 @@
 //! usual precedence (`(58221 - 53073) / 4000`).
 
 /// The value of `text`, or why it is not an expression.
-pub fn evaluate(text: &str) -> Result<f64, String> {
+pub(crate) fn evaluate(text: &str) -> Result<f64, String> {
     let tokens: Vec<char> = text.chars().collect();
     let mut at = 0;
     let v = sum(&tokens, &mut at)?;

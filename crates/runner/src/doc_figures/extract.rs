@@ -248,7 +248,7 @@ pub struct Paragraph {
 
 /// The paragraphs of a Markdown text: runs of prose lines between blank lines, fenced code and
 /// generated blocks (which end a paragraph).
-pub fn paragraphs(text: &str) -> Result<Vec<Paragraph>, String> {
+pub(crate) fn paragraphs(text: &str) -> Result<Vec<Paragraph>, String> {
     let raw: Vec<&str> = text.lines().collect();
     let mut out: Vec<Paragraph> = vec![];
     let mut last = 0;
@@ -291,7 +291,7 @@ pub fn named_sources(raw: &str) -> Vec<String> {
 /// The prose lines of a Markdown text, numbered from 1: fenced code blocks, generated blocks and
 /// inline code spans blanked (a code span becomes a space). A marked block no generator owns is an
 /// error, so a figure cannot be hidden from the check by wrapping it in a comment.
-pub fn prose_lines(text: &str) -> Result<Vec<(usize, String)>, String> {
+pub(crate) fn prose_lines(text: &str) -> Result<Vec<(usize, String)>, String> {
     let mut out = vec![];
     let mut fenced = false;
     let mut generated: Option<&str> = None;

@@ -28,7 +28,7 @@ const SKEWED_ATTEMPTS: usize = 3;
 
 /// Runs `spec` split across `cluster`'s workers with `python` (which has the package and Ray);
 /// `server_pids` are the server's processes (its process group's, or an endpoint's `--server-pid`s).
-pub async fn measure(
+pub(crate) async fn measure(
     python: &Path,
     spec: &LoadSpec,
     cluster: &ClusterSpec,

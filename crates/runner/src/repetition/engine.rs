@@ -17,7 +17,7 @@ use std::time::Duration;
 /// `sides`, the CPUs the client and the server are pinned to, the interference over the measured
 /// window is recorded and judged; with `counters`, the client namespace's, what it counted over
 /// the window.
-pub async fn run(
+pub(crate) async fn run(
     spec: &LoadSpec,
     server_group: Option<i32>,
     sides: Option<&Sides<'_>>,
@@ -29,7 +29,7 @@ pub async fn run(
 }
 
 /// [`run`], the server's CPU read from `pids` (none: not measured).
-pub async fn run_with_pids(
+pub(crate) async fn run_with_pids(
     spec: &LoadSpec,
     pids: Vec<i32>,
     sides: Option<&Sides<'_>>,

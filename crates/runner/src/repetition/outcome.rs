@@ -47,6 +47,12 @@ impl From<String> for CellError {
     }
 }
 
+impl From<crate::RunError> for CellError {
+    fn from(why: crate::RunError) -> Self {
+        CellError::Failed(why.to_string())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -40,7 +40,7 @@ const COUNTED_CALLS_BOUND: Duration = Duration::from_secs(600);
 
 /// What `tool` could only approximate of the cell's load (at its resolved `rate`), or why it cannot
 /// make the cell's calls: not installable here, not installed, or the cell asks what it cannot express.
-pub fn check(
+pub(crate) fn check(
     repo: &Repo,
     tool: &dyn Tool,
     p: &CellPlan,
@@ -61,7 +61,7 @@ pub fn check(
 }
 
 /// What the cell asks of any tool, against `addr`.
-pub fn load(
+pub(crate) fn load(
     p: &CellPlan,
     addr: SocketAddr,
     protocol: manifest::Protocol,

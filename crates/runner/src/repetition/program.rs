@@ -20,7 +20,7 @@ pub fn start_of(p: &CellPlan) -> &str {
 }
 
 /// The arguments of one repetition of `p`.
-pub fn run_args(repo: &Repo, p: &CellPlan) -> Result<RunArgs, String> {
+pub(crate) fn run_args(repo: &Repo, p: &CellPlan) -> Result<RunArgs, String> {
     let cold = start_of(p) == "cold";
     Ok(RunArgs {
         users: repo.users_file().map_err(|e| format!("{e:#}"))?,
@@ -32,7 +32,7 @@ pub fn run_args(repo: &Repo, p: &CellPlan) -> Result<RunArgs, String> {
 }
 
 /// One process of `program` for the cell `p`, pinned to `cpus`; the hash it prints is checked.
-pub async fn measure(
+pub(crate) async fn measure(
     repo: &Repo,
     program: &ProgramManifest,
     p: &CellPlan,

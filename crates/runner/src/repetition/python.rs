@@ -32,7 +32,7 @@ pub struct Wire {
 }
 
 /// One repetition of the Python cell `p` through `mechanism`, pinned to `cpus`.
-pub async fn measure(
+pub(crate) async fn measure(
     repo: &Repo,
     python: &Path,
     p: &CellPlan,

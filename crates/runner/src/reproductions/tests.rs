@@ -20,9 +20,9 @@ fn a_run_without_its_times_says_so_in_one_line() {
     let timed = json!({"environment": {"started_at": "2026-12-02T07:26:16Z", "finished_at": "2026-12-02T07:53:42Z"}});
     assert_eq!(wall_seconds(&timed), Ok(27.0 * 60.0 + 26.0));
     let untimed = json!({"date": "2026-12-02", "cells": []});
-    let e = wall_seconds(&untimed).unwrap_err();
+    let e = wall_seconds(&untimed).unwrap_err().to_string();
     assert!(e.contains("environment.started_at") && !e.contains('\n'), "{e}");
-    assert!(provenance(&untimed).unwrap_err().contains("git_commit"));
+    assert!(provenance(&untimed).unwrap_err().to_string().contains("git_commit"));
 }
 
 /// What is wrong with one reproduction's provenance, if anything: `record` is what its
@@ -85,7 +85,8 @@ fn every_reproduction_names_a_clean_commit_or_is_listed_as_not_rerun() {
         }
     }
     for name in &names {
-        let record = read(&results_file(&root(), name).unwrap()).and_then(|json| provenance(&json));
+        let record =
+            read(&results_file(&root(), name).unwrap()).and_then(|json| provenance(&json)).map_err(String::from);
         let listed = list.iter().any(|l| &l.name == name);
         problems.extend(judge(name, &record, listed, in_history));
     }

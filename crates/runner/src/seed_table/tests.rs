@@ -104,7 +104,7 @@ fn the_commands_stated_run_times_are_the_measured_ones() {
         let Some(results) = row.results.as_deref().filter(|_| !stated.is_empty()) else { continue };
         let name = results.split('/').next().unwrap_or(results);
         let json = crate::reproductions::read(&root.join("reproductions").join(results)).unwrap();
-        let wall = crate::reproductions::wall_seconds(&json);
+        let wall = crate::reproductions::wall_seconds(&json).map_err(String::from);
         let listed = not_rerun.iter().any(|l| l.name == name);
         if let (Err(why), true) = (&wall, listed) {
             eprintln!(

@@ -8,14 +8,15 @@ use super::Suite;
 use crate::plan::{self, CellKind, CellPlan};
 use crate::progress::clock;
 use crate::reproductions;
+use crate::RunError;
 use std::path::Path;
 
 /// The table of every `*.toml` in `dir` (sorted by name, `default` first); the committed runs
 /// are read from `reproductions/` beside `dir`.
-pub fn table(dir: &Path) -> Result<String, String> {
+pub fn table(dir: &Path) -> Result<String, RunError> {
     let repo_root = dir.parent().unwrap_or(Path::new("."));
     let mut files: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .map_err(|e| RunError::Files(format!("{}: {e}", dir.display())))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();
@@ -23,8 +24,8 @@ pub fn table(dir: &Path) -> Result<String, String> {
     let mut out =
         String::from("| suite | what it runs | cells | repetitions | time | root |\n|---|---|---:|---:|---|---|\n");
     for path in files {
-        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let suite = Suite::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text = std::fs::read_to_string(&path).map_err(|e| RunError::Files(format!("{}: {e}", path.display())))?;
+        let suite = Suite::parse(&text).map_err(|e| RunError::Settings(format!("{}: {e}", path.display())))?;
         let file = format!("suites/{}", path.file_name().unwrap_or_default().to_string_lossy());
         out.push_str(&row(&file, &suite, &measured(repo_root, &suite.name))?);
     }
@@ -33,14 +34,14 @@ pub fn table(dir: &Path) -> Result<String, String> {
 
 /// The wall time of the suite's committed run, `None` when it has none; the reason when its
 /// results.json does not say (a run made before the times were recorded).
-fn measured(repo_root: &Path, name: &str) -> Option<Result<f64, String>> {
+fn measured(repo_root: &Path, name: &str) -> Option<Result<f64, RunError>> {
     let path = reproductions::results_file(repo_root, name)?;
     Some(reproductions::read(&path).and_then(|json| reproductions::wall_seconds(&json)))
 }
 
 /// The time column: the committed run's wall time, or the plan's measuring time when there is no
 /// committed run (or it records no times, said beside it).
-fn time(plan: &Plan, name: &str, measured: &Option<Result<f64, String>>) -> String {
+fn time(plan: &Plan, name: &str, measured: &Option<Result<f64, RunError>>) -> String {
     match measured {
         Some(Ok(seconds)) => format!("run: {} (reproductions/{name})", clock(*seconds)),
         Some(Err(_)) => format!("plan: {} (reproductions/{name} records no run time)", plan.text()),
@@ -48,7 +49,7 @@ fn time(plan: &Plan, name: &str, measured: &Option<Result<f64, String>>) -> Stri
     }
 }
 
-fn row(file: &str, suite: &Suite, measured: &Option<Result<f64, String>>) -> Result<String, String> {
+fn row(file: &str, suite: &Suite, measured: &Option<Result<f64, RunError>>) -> Result<String, RunError> {
     let mut plan = Plan::default();
     let mut repetitions: Vec<usize> = vec![];
     for e in &suite.experiments {
@@ -195,7 +196,7 @@ mod tests {
         // times keeps the plan and says why.
         let run = row("suites/c.toml", &counted, &Some(Ok(2433.0))).unwrap();
         assert!(run.contains("| run: 40 min 33 s (reproductions/t) |"), "{run}");
-        let untimed = row("suites/c.toml", &counted, &Some(Err("no times".into()))).unwrap();
+        let untimed = row("suites/c.toml", &counted, &Some(Err(RunError::Files("no times".into())))).unwrap();
         assert!(untimed.contains("| plan: 13 s + 4,500 calls (reproductions/t records no run time) |"), "{untimed}");
     }
 }

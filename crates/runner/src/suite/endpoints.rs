@@ -5,6 +5,7 @@
 
 use super::{Suite, DEFAULT_SUITE};
 use crate::endpoint::Endpoint;
+use crate::RunError;
 use std::sync::Arc;
 
 /// The one workload of an endpoints run: each endpoint's own call.
@@ -33,7 +34,7 @@ const DESCRIPTIONS: [(&str, &str); 5] = [
 
 impl Suite {
     /// The default suite's questions on `endpoints` (probed: their protocols are known).
-    pub fn for_endpoints(endpoints: Vec<Arc<Endpoint>>) -> Result<Suite, String> {
+    pub fn for_endpoints(endpoints: Vec<Arc<Endpoint>>) -> Result<Suite, RunError> {
         let mut suite = Suite::parse(DEFAULT_SUITE)?;
         let labels: Vec<String> = endpoints.iter().map(|e| e.label.clone()).collect();
         let all_multiplex = endpoints.iter().all(|e| e.multiplexes());
@@ -69,7 +70,7 @@ impl Suite {
                              new one per call."
             .into();
         suite.endpoints = endpoints;
-        suite.check()?;
+        suite.check().map_err(RunError::Settings)?;
         Ok(suite)
     }
 }

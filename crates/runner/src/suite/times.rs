@@ -2,22 +2,23 @@
 //! suite's, for a quick look at any suite (the tests run the default suite this way).
 
 use super::Suite;
+use crate::RunError;
 use callbench_load::parse;
 
 impl Suite {
     /// Sets every experiment's measured time (where it is not counted in calls) and warm-up; each
     /// value checked as the suite's own would be, the error one line.
-    pub fn override_times(&mut self, duration: Option<&str>, warmup: Option<&str>) -> Result<(), String> {
+    pub fn override_times(&mut self, duration: Option<&str>, warmup: Option<&str>) -> Result<(), RunError> {
         let check = |flag: &str, text: &str| match parse::duration(text) {
             Ok(d) if flag == "--duration" && d.is_zero() => Err("--duration must be more than 0".to_string()),
             Ok(_) => Ok(()),
             Err(m) => Err(format!("{flag}: {m}")),
         };
         if let Some(d) = duration {
-            check("--duration", d)?;
+            check("--duration", d).map_err(RunError::Settings)?;
         }
         if let Some(w) = warmup {
-            check("--warmup", w)?;
+            check("--warmup", w).map_err(RunError::Settings)?;
         }
         for e in &mut self.experiments {
             let timed = e.load.over(&self.defaults).calls.is_none();
@@ -58,7 +59,7 @@ mod tests {
         assert_eq!(suite.experiments[0].load.duration, None);
         assert_eq!(suite.experiments[0].load.calls, Some(100));
         for (d, w) in [(Some("fast"), None), (Some("0s"), None), (None, Some("-1s"))] {
-            let e = suite.override_times(d, w).unwrap_err();
+            let e = suite.override_times(d, w).unwrap_err().to_string();
             assert!(e.starts_with("--") && !e.contains('\n'), "{e}");
         }
     }

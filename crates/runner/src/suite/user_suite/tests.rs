@@ -30,7 +30,7 @@ workloads = ["get-order"]
 "#;
 
 fn parsed(text: &str) -> Result<Suite, String> {
-    Suite::parse(text).map(|s| s.in_folder(Path::new("/work/mine")))
+    Suite::parse(text).map(|s| s.in_folder(Path::new("/work/mine"))).map_err(String::from)
 }
 
 fn with(extra: &str) -> String {
