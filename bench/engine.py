@@ -94,7 +94,7 @@ class Case:
 def cases(a, tools) -> list[Case]:
     c = a.concurrency
     conns, streams = a.h2_connections, a.h2_streams
-    proto = ROOT / "proto" / "callbench" / "v1" / "students.proto"
+    proto = ROOT / "contract" / "proto" / "callbench" / "v1" / "students.proto"
     cb = tools.get("callbench")
 
     def cb_http1(port, secs):

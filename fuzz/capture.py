@@ -32,7 +32,7 @@ def contract_methods():
     """The contract's methods as `callbench.v1.Service/Method`, sorted by full name as the
     contract_json target numbers them."""
     names = []
-    for proto in (ROOT / "proto" / "callbench" / "v1").glob("*.proto"):
+    for proto in (ROOT / "contract" / "proto" / "callbench" / "v1").glob("*.proto"):
         service = None
         for line in proto.read_text().splitlines():
             if m := re.match(r"service (\w+)", line):

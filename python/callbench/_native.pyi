@@ -29,7 +29,7 @@ def write_users_json(path: str | PathLike[str]) -> None:
     """Writes the contract's users.json (10,000 users) to `path`."""
 
 def descriptor_set() -> bytes:
-    """The contract's encoded FileDescriptorSet (proto/callbench/v1/*.proto)."""
+    """The contract's encoded FileDescriptorSet (contract/proto/callbench/v1/*.proto)."""
 
 def summarise_results(json: str) -> str:
     """Fills summaries, noise flags, bottlenecks, disturbed notes and comparisons of a results.json text from its

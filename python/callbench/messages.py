@@ -1,5 +1,5 @@
 """The contract's protobuf message classes, built at run time from the descriptors compiled into the
-extension (no generated code to keep in step with proto/)."""
+extension (no generated code to keep in step with contract/proto/)."""
 
 from __future__ import annotations
 

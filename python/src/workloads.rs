@@ -80,7 +80,7 @@ fn write_users_json(path: std::path::PathBuf) -> PyResult<()> {
     users::write_users_json(&path).map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))
 }
 
-/// The contract's encoded FileDescriptorSet (proto/callbench/v1/*.proto), for dynamic messages.
+/// The contract's encoded FileDescriptorSet (contract/proto/callbench/v1/*.proto), for dynamic messages.
 #[pyfunction]
 fn descriptor_set(py: Python<'_>) -> Bound<'_, pyo3::types::PyBytes> {
     pyo3::types::PyBytes::new(py, callbench_contract::FILE_DESCRIPTOR_SET)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds one Java server of callbench (java-spring or java-grpc) into TARGET/servers/NAME/, with Maven from
 # this reactor. Skips Maven altogether when nothing changed: the stamp is a hash of the poms, the sources
-# (and proto/ for java-grpc), this script and the JDK's version.
+# (and contract/proto/ for java-grpc), this script and the JDK's version.
 #   usage: build.sh NAME TARGET        (the manifests pass {target})
 set -euo pipefail
 
@@ -17,10 +17,10 @@ case "$name" in
     *) echo "build.sh: unknown server '$name'" >&2; exit 2 ;;
 esac
 
-# java-grpc compiles the repository's proto/ folder; java-spring does not read it.
+# java-grpc compiles the repository's contract/proto/ folder; java-spring does not read it.
 inputs=(servers/_java-shared/pom.xml servers/_java-shared/build.sh servers/_java-shared/workloads/pom.xml
     servers/_java-shared/workloads/src/main "servers/$name/pom.xml" "servers/$name/src")
-[[ "$name" == java-grpc ]] && inputs+=(proto)
+[[ "$name" == java-grpc ]] && inputs+=(contract/proto)
 
 stamp() {
     {

@@ -1,4 +1,4 @@
-"""Builds a Python reference server: its venv, and for gRPC servers the code generated from proto/.
+"""Builds a Python reference server: its venv, and for gRPC servers the code generated from contract/proto/.
 
     python3 servers/_python-shared/build.py --name python-fastapi --root . --target target [--protos]
 
@@ -6,7 +6,7 @@
   (every package pinned). Skipped when the requirements file and the Python version are those of the last build.
 - a `callbench.pth` in the venv puts `servers/_python-shared`, `servers/<name>` and the generated code on sys.path,
   so `venv/bin/python -m <package>` runs the server from anywhere.
-- `--protos`: `grpc_tools.protoc` (from the venv) compiles `proto/callbench/v1/*.proto` into
+- `--protos`: `grpc_tools.protoc` (from the venv) compiles `contract/proto/callbench/v1/*.proto` into
   `{target}/servers/<name>/gen`; skipped when the .proto files and the requirements are unchanged.
 
 A second run with nothing changed takes a fraction of a second: `callbench run` and `verify` build every time.
@@ -27,7 +27,7 @@ def main() -> None:
     parser.add_argument("--name", required=True, help="the server's folder name under servers/")
     parser.add_argument("--root", required=True, type=Path, help="the repository root")
     parser.add_argument("--target", required=True, type=Path, help="the build output root ({target})")
-    parser.add_argument("--protos", action="store_true", help="generate gRPC code from proto/")
+    parser.add_argument("--protos", action="store_true", help="generate gRPC code from contract/proto/")
     args = parser.parse_args()
 
     root = args.root.resolve()
@@ -42,7 +42,7 @@ def main() -> None:
     paths = [root / "servers" / "_python-shared", server_dir] + ([gen] if args.protos else [])
     write_if_changed(site_packages(venv) / "callbench.pth", "".join(f"{p}\n" for p in paths))
     if args.protos:
-        generate(python, root / "proto", gen, requirements_hash)
+        generate(python, root / "contract" / "proto", gen, requirements_hash)
 
 
 def ensure_venv(venv: Path, requirements: Path, stamp: str) -> Path:
@@ -70,7 +70,7 @@ def ensure_venv(venv: Path, requirements: Path, stamp: str) -> Path:
 
 
 def generate(python: Path, proto_root: Path, gen: Path, requirements_hash: str) -> None:
-    """Compiles proto/callbench/v1/*.proto into gen/ (callbench/v1/*_pb2.py, *_pb2_grpc.py)."""
+    """Compiles contract/proto/callbench/v1/*.proto into gen/ (callbench/v1/*_pb2.py, *_pb2_grpc.py)."""
     protos = sorted((proto_root / "callbench" / "v1").glob("*.proto"))
     stamp = digest([requirements_hash.encode()] + [p.name.encode() + p.read_bytes() for p in protos])
     if read(gen / STAMP) == stamp:

@@ -16,7 +16,7 @@ pub mod pb {
     tonic::include_proto!("callbench.v1");
 }
 
-/// The encoded `FileDescriptorSet` of every file in `proto/`.
+/// The encoded `FileDescriptorSet` of every file in `contract/proto/`.
 pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/callbench_descriptor.bin"));
 
 /// The contract's descriptors, decoded once.

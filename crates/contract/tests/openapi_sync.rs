@@ -1,4 +1,4 @@
-//! Keeps `proto/openapi.yaml` (the REST side of the contract) in step with the proto: (a) every schema tagged
+//! Keeps `contract/openapi.yaml` (the REST side of the contract) in step with the proto: (a) every schema tagged
 //! `x-proto-message` has exactly the message's fields (JSON names) with agreeing types; (b) every message a method
 //! reaches has a schema; (c) every operation's `x-grpc-method` exists and takes and returns the messages of its
 //! request body and 200 response; (d) every method has an operation, or is listed in `x-grpc-only` with why.
@@ -24,7 +24,7 @@ fn load() -> Value {
     let path = std::path::Path::new(
         &std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo and nextest set CARGO_MANIFEST_DIR"),
     )
-    .join("../../proto/openapi.yaml");
+    .join("../../contract/openapi.yaml");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     serde_yaml::from_str(&text).unwrap_or_else(|e| panic!("{} is not valid YAML: {e}", path.display()))
 }
@@ -313,7 +313,7 @@ fn find_method(name: &str) -> Option<MethodDescriptor> {
 #[test]
 fn openapi_matches_the_proto() {
     let errors = check(&load());
-    assert!(errors.is_empty(), "proto/openapi.yaml is out of step with the proto:\n  {}", errors.join("\n  "));
+    assert!(errors.is_empty(), "contract/openapi.yaml is out of step with the proto:\n  {}", errors.join("\n  "));
 }
 
 #[test]

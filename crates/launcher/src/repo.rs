@@ -10,14 +10,17 @@ pub struct Repo {
 
 impl Repo {
     /// `$CALLBENCH_ROOT`, else the nearest ancestor of the working directory or
-    /// of the callbench executable that holds `servers/` and `proto/callbench/`.
+    /// of the callbench executable that holds `servers/` and `contract/proto/callbench/`.
     pub fn locate() -> Result<Repo> {
         if let Some(root) = std::env::var_os("CALLBENCH_ROOT") {
             let root = PathBuf::from(root);
             if is_root(&root) {
                 return Ok(Repo { root });
             }
-            bail!("CALLBENCH_ROOT={} is not a callbench checkout (no servers/ and proto/callbench/)", root.display());
+            bail!(
+                "CALLBENCH_ROOT={} is not a callbench checkout (no servers/ and contract/proto/callbench/)",
+                root.display()
+            );
         }
         let starts = [std::env::current_dir().ok(), std::env::current_exe().ok()];
         for start in starts.into_iter().flatten() {
@@ -76,5 +79,5 @@ impl Repo {
 }
 
 fn is_root(dir: &Path) -> bool {
-    dir.join("servers").is_dir() && dir.join("proto/callbench").is_dir()
+    dir.join("servers").is_dir() && dir.join("contract/proto/callbench").is_dir()
 }

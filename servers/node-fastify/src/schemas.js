@@ -1,5 +1,5 @@
 'use strict';
-// JSON schemas of the REST bodies (proto/openapi.yaml). Request schemas check types and required fields
+// JSON schemas of the REST bodies (contract/openapi.yaml). Request schemas check types and required fields
 // only: the limits (lengths, ranges, sizes) are the workloads' job, the same for REST and gRPC. Response
 // schemas let fastify serialize with fast-json-stringify, which writes only the declared fields.
 

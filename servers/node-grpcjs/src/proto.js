@@ -1,5 +1,5 @@
 'use strict';
-// The contract's services, loaded at start from the repository's proto/ folder with @grpc/proto-loader.
+// The contract's services, loaded at start from the repository's contract/proto/ folder with @grpc/proto-loader.
 
 const { isUtf8 } = require('node:buffer');
 const { readdirSync } = require('node:fs');
@@ -8,7 +8,7 @@ const protoLoader = require('@grpc/proto-loader');
 // The protobufjs that proto-loader decodes with (package.json pins the version its lock resolves).
 const protobuf = require('protobufjs');
 
-const PROTO_ROOT = join(__dirname, '..', '..', '..', 'proto');
+const PROTO_ROOT = join(__dirname, '..', '..', '..', 'contract', 'proto');
 const PACKAGE_DIR = join('callbench', 'v1');
 
 const LOADER_OPTIONS = {
@@ -33,7 +33,7 @@ class StrictUtf8Reader extends protobuf.BufferReader {
   }
 }
 
-/** The package definition of every proto/callbench/v1/*.proto file, with strict request decoding. */
+/** The package definition of every contract/proto/callbench/v1/*.proto file, with strict request decoding. */
 function loadContract() {
   const files = readdirSync(join(PROTO_ROOT, PACKAGE_DIR))
     .filter((f) => f.endsWith('.proto'))

@@ -1,4 +1,4 @@
-"""The contract's REST bodies (proto/openapi.yaml) as pydantic models.
+"""The contract's REST bodies (contract/openapi.yaml) as pydantic models.
 
 Types are strict where JSON has them (a string is not a number, a float not an int, a bool not either), the
 integer fields keep their proto ranges (uint32, int64) and a Cell is the pair [x, y]. Names are the proto3 JSON

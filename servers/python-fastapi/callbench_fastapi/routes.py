@@ -1,4 +1,4 @@
-"""The contract's routes (proto/openapi.yaml): each handler calls its workload inline.
+"""The contract's routes (contract/openapi.yaml): each handler calls its workload inline.
 
 Handlers are `async def` and call the workloads on the event loop, as the Rust servers run them on their workers:
 the processes measured are the ones serving (per-request auth and long life steps block the loop while they run).

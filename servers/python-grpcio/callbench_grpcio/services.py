@@ -1,4 +1,4 @@
-"""The contract's services (proto/callbench/v1): convert, call the workload, convert back."""
+"""The contract's services (contract/proto/callbench/v1): convert, call the workload, convert back."""
 
 import grpc
 

@@ -26,8 +26,9 @@ fn the_method_is_found_by_reflection_proto_and_protoset() {
 
     let call = ["-n", "50", "-c", "2", "-d", BLINKER, "--expect-body", BLINKER_BOARD];
     let by_reflection = load_json(&[&call[..], &[&target]].concat());
-    let by_proto =
-        load_json(&[&call[..], &["--proto", "proto/callbench/v1/life.proto", "-I", "proto", &target]].concat());
+    let by_proto = load_json(
+        &[&call[..], &["--proto", "contract/proto/callbench/v1/life.proto", "-I", "contract/proto", &target]].concat(),
+    );
     let by_protoset = load_json(&[&call[..], &["--protoset", &protoset, &target]].concat());
     for report in [&by_reflection, &by_proto, &by_protoset] {
         assert_all_ok(report, 50);
@@ -89,9 +90,9 @@ fn an_unknown_method_is_one_line_listing_what_exists() {
             "-n",
             "5",
             "--proto",
-            "proto/callbench/v1/life.proto",
+            "contract/proto/callbench/v1/life.proto",
             "-I",
-            "proto",
+            "contract/proto",
             &format!("grpc://{}/callbench.v1.Life/Nope", tonic.addr),
         ],
         "Nope",

@@ -103,7 +103,7 @@ fn h2c(server: &Hostile) -> Vec<String> {
 }
 
 fn grpc(server: &Hostile) -> Vec<String> {
-    let echo = common::repo().join("proto/callbench/v1/echo.proto");
+    let echo = common::repo().join("contract/proto/callbench/v1/echo.proto");
     vec![
         "--connections".into(),
         "2".into(),

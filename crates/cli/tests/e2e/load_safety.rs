@@ -142,7 +142,7 @@ fn bad_settings_are_one_line() {
         (vec!["--workload", "students", "-d", "{}", &http], "--workload"),
         (vec!["--check", &http], "--check"),
         (vec!["--threads", "0", &http], "--threads"),
-        (vec!["--proto", "proto/callbench/v1/life.proto", &http], "--proto"),
+        (vec!["--proto", "contract/proto/callbench/v1/life.proto", &http], "--proto"),
         (vec!["-d", "@/no/such/file", &http], "/no/such/file"),
         (vec!["--http2", &grpc], "--http2"),
         (vec!["-X", "GET", &grpc], "-X"),

@@ -164,7 +164,7 @@ fn the_rest_twin_comes_from_the_protos_google_api_http_rule() {
         "run",
         &[
             "--proto",
-            "proto/callbench/v1/students.proto",
+            "contract/proto/callbench/v1/students.proto",
             "--call",
             "callbench.v1.Students/List",
             "--rest",

@@ -52,7 +52,7 @@ pub struct UserServer {
     /// With `url`: the processes whose CPU is its CPU (each with its process group).
     #[serde(default)]
     pub pids: Vec<i32>,
-    /// It implements callbench's contract (proto/): verified with the contract's vectors before it
+    /// It implements callbench's contract (contract/): verified with the contract's vectors before it
     /// is measured, and called with the built-in workloads (auth, students…) as well as `[[call]]`s.
     #[serde(default)]
     pub contract: bool,

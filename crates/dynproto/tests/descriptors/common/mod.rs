@@ -22,7 +22,7 @@ pub fn contract_protos() -> (Vec<PathBuf>, Vec<PathBuf>) {
         .iter()
         .map(|name| PathBuf::from(format!("callbench/v1/{name}.proto")))
         .collect();
-    (files, vec![repo_root().join("proto")])
+    (files, vec![repo_root().join("contract/proto")])
 }
 
 /// A fresh, empty directory for one test.
