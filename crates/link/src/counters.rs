@@ -7,6 +7,7 @@
 //! namespace it was opened in, so reading it again later, from any thread, reads that namespace.
 
 use crate::namespace::Namespace;
+use crate::LinkError;
 use serde::Serialize;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -53,10 +54,11 @@ pub struct NamespaceCounters {
 }
 
 impl NamespaceCounters {
-    /// Opens the counters of `ns` for its `interface`.
-    pub fn open(ns: &Namespace, interface: &str, link_header: u64) -> Result<NamespaceCounters, String> {
+    /// Opens the counters of `ns` for its `interface` (the kernel's: errors are [`LinkError::Kernel`]).
+    pub fn open(ns: &Namespace, interface: &str, link_header: u64) -> Result<NamespaceCounters, LinkError> {
         let (dev, snmp) = ns.run(|| {
-            let open = |p: &str| File::open(p).map_err(|e| format!("cannot open {p} in {}: {e}", ns.name));
+            let open =
+                |p: &str| File::open(p).map_err(|e| LinkError::Kernel(format!("cannot open {p} in {}: {e}", ns.name)));
             Ok((open("/proc/thread-self/net/dev")?, open("/proc/thread-self/net/snmp")?))
         })?;
         let counters = NamespaceCounters {
@@ -69,12 +71,15 @@ impl NamespaceCounters {
         Ok(counters)
     }
 
-    pub fn read(&self) -> Result<Counts, String> {
+    /// The counters now.
+    pub fn read(&self) -> Result<Counts, LinkError> {
         let dev = read_again(&self.dev)?;
         let snmp = read_again(&self.snmp)?;
-        let d = device_counts(&dev, &self.interface)
-            .ok_or_else(|| format!("no interface {} in the namespace's device counters", self.interface))?;
-        let tcp = tcp_counts(&snmp).ok_or("no TCP counters in the namespace's /proc/net/snmp")?;
+        let d = device_counts(&dev, &self.interface).ok_or_else(|| {
+            LinkError::Kernel(format!("no interface {} in the namespace's device counters", self.interface))
+        })?;
+        let tcp = tcp_counts(&snmp)
+            .ok_or_else(|| LinkError::Kernel("no TCP counters in the namespace's /proc/net/snmp".into()))?;
         Ok(Counts {
             ip_bytes_out: d.tx_bytes.saturating_sub(d.tx_packets * self.link_header),
             packets_out: d.tx_packets,
@@ -86,10 +91,12 @@ impl NamespaceCounters {
     }
 }
 
-fn read_again(file: &Mutex<File>) -> Result<String, String> {
+fn read_again(file: &Mutex<File>) -> Result<String, LinkError> {
     let mut f = file.lock().unwrap_or_else(|e| e.into_inner());
     let mut text = String::new();
-    f.seek(SeekFrom::Start(0)).and_then(|_| f.read_to_string(&mut text)).map_err(|e| format!("counters: {e}"))?;
+    f.seek(SeekFrom::Start(0))
+        .and_then(|_| f.read_to_string(&mut text))
+        .map_err(|e| LinkError::Kernel(format!("counters: {e}")))?;
     Ok(text)
 }
 

@@ -2,6 +2,7 @@
 //! netlink (rtnetlink), with the namespace's loopback up too.
 
 use crate::namespace::Namespace;
+use crate::LinkError;
 use futures_util::TryStreamExt;
 use rtnetlink::LinkUnspec;
 use std::net::{IpAddr, Ipv4Addr};
@@ -11,15 +12,17 @@ use tun_rs::SyncDevice;
 pub const IFNAME: &str = "cb-link";
 
 /// A TUN device named [`IFNAME`] in `ns`, with `local/prefix`, up, non-blocking.
-pub fn make_end(ns: &Namespace, local: Ipv4Addr, prefix: u8, mtu: u16) -> Result<SyncDevice, String> {
+pub fn make_end(ns: &Namespace, local: Ipv4Addr, prefix: u8, mtu: u16) -> Result<SyncDevice, LinkError> {
     ns.run(|| {
         let device = tun_rs::DeviceBuilder::new()
             .name(IFNAME)
             .mtu(mtu)
             .enable(false)
             .build_sync()
-            .map_err(|e| format!("cannot make a TUN device in {}: {e}", ns.name))?;
-        device.set_nonblocking(true).map_err(|e| format!("cannot make the TUN device non-blocking: {e}"))?;
+            .map_err(|e| LinkError::os(&e, format!("cannot make a TUN device in {}: {e}", ns.name)))?;
+        device
+            .set_nonblocking(true)
+            .map_err(|e| LinkError::Kernel(format!("cannot make the TUN device non-blocking: {e}")))?;
         with_netlink(|handle| async move {
             let lo = index_of(&handle, "lo").await?;
             set_up(&handle, lo).await?;
@@ -32,18 +35,21 @@ pub fn make_end(ns: &Namespace, local: Ipv4Addr, prefix: u8, mtu: u16) -> Result
 }
 
 /// Runs `work` with a netlink connection of the calling thread's namespace (the socket belongs to
-/// the namespace of the thread that opens it), on a runtime of its own.
-pub fn with_netlink<F, Fut, T>(work: F) -> Result<T, String>
+/// the namespace of the thread that opens it), on a runtime of its own: its own error, or the
+/// [`LinkError`] of opening the connection as `E`.
+pub fn with_netlink<F, Fut, T, E>(work: F) -> Result<T, E>
 where
     F: FnOnce(rtnetlink::Handle) -> Fut,
-    Fut: std::future::Future<Output = Result<T, String>>,
+    Fut: std::future::Future<Output = Result<T, E>>,
+    E: From<LinkError>,
 {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .build()
-        .map_err(|e| format!("cannot start a runtime for netlink: {e}"))?;
+        .map_err(|e| LinkError::Kernel(format!("cannot start a runtime for netlink: {e}")))?;
     runtime.block_on(async {
-        let (connection, handle, _) = rtnetlink::new_connection().map_err(|e| format!("cannot open netlink: {e}"))?;
+        let (connection, handle, _) =
+            rtnetlink::new_connection().map_err(|e| LinkError::os(&e, format!("cannot open netlink: {e}")))?;
         let driver = tokio::spawn(connection);
         let result = work(handle).await;
         driver.abort();
@@ -51,12 +57,13 @@ where
     })
 }
 
-pub async fn index_of(handle: &rtnetlink::Handle, name: &str) -> Result<u32, String> {
+/// The index of the calling thread's namespace's interface `name`.
+pub async fn index_of(handle: &rtnetlink::Handle, name: &str) -> Result<u32, LinkError> {
     let mut links = handle.link().get().match_name(name.to_string()).execute();
     match links.try_next().await {
         Ok(Some(link)) => Ok(link.header.index),
-        Ok(None) => Err(format!("no interface {name}")),
-        Err(e) => Err(format!("cannot find interface {name}: {e}")),
+        Ok(None) => Err(LinkError::Kernel(format!("no interface {name}"))),
+        Err(e) => Err(LinkError::netlink(&e, format!("cannot find interface {name}: {e}"))),
     }
 }
 
@@ -66,20 +73,20 @@ pub(crate) async fn add_address(
     index: u32,
     addr: Ipv4Addr,
     prefix: u8,
-) -> Result<(), String> {
+) -> Result<(), LinkError> {
     handle
         .address()
         .add(index, IpAddr::V4(addr), prefix)
         .execute()
         .await
-        .map_err(|e| format!("cannot give {IFNAME} the address {addr}/{prefix}: {e}"))
+        .map_err(|e| LinkError::netlink(&e, format!("cannot give {IFNAME} the address {addr}/{prefix}: {e}")))
 }
 
-pub(crate) async fn set_up(handle: &rtnetlink::Handle, index: u32) -> Result<(), String> {
+pub(crate) async fn set_up(handle: &rtnetlink::Handle, index: u32) -> Result<(), LinkError> {
     handle
         .link()
         .set(LinkUnspec::new_with_index(index).up().build())
         .execute()
         .await
-        .map_err(|e| format!("cannot bring interface {index} up: {e}"))
+        .map_err(|e| LinkError::netlink(&e, format!("cannot bring interface {index} up: {e}")))
 }

@@ -4,6 +4,7 @@
 //! other; and a resolver file that points a client's resolver at it ([`Resolver`]).
 
 use crate::link::{Link, SERVER_ADDR};
+use crate::LinkError;
 use std::ffi::CString;
 use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
 use std::os::unix::process::CommandExt;
@@ -26,10 +27,11 @@ pub struct NameServer {
 
 impl NameServer {
     /// Starts dnsmasq in `link`'s server namespace and waits until a question from the client side is
-    /// answered. `dir` receives the resolver file (`resolv.conf`) clients are pointed at.
-    pub fn start(link: &Link, name: &str, dir: &Path) -> Result<NameServer, String> {
+    /// answered. `dir` receives the resolver file (`resolv.conf`) clients are pointed at. A name
+    /// that is not one is [`LinkError::Invalid`]; dnsmasq missing, exiting or silent, [`LinkError::Service`].
+    pub fn start(link: &Link, name: &str, dir: &Path) -> Result<NameServer, LinkError> {
         check_name(name)?;
-        let program = locate_dnsmasq()?;
+        let program = locate_dnsmasq().map_err(LinkError::Service)?;
         // The resolver file first: a failure to write it then leaves no name server running.
         let resolver = Resolver::write(dir, SERVER_ADDR)?;
         let netns = link.server.fd();
@@ -55,9 +57,10 @@ impl NameServer {
                 Ok(())
             });
         }
-        let child = command.spawn().map_err(|e| format!("cannot start {}: {e}", program.display()))?;
+        let child =
+            command.spawn().map_err(|e| LinkError::Service(format!("cannot start {}: {e}", program.display())))?;
         let mut server = NameServer { child, name: name.to_string(), resolver };
-        server.wait_ready(link)?;
+        server.wait_ready(link).map_err(LinkError::Service)?;
         Ok(server)
     }
 
@@ -105,8 +108,8 @@ fn locate_dnsmasq() -> Result<PathBuf, String> {
 
 /// Err unless `name` is a host name a resolver asks for as it is: letters, digits and hyphens in
 /// labels of 1 to 63, at least two labels, 253 characters in all, not an address.
-pub fn check_name(name: &str) -> Result<(), String> {
-    let bad = |why: &str| Err(format!("'{name}' is not a host name to serve: {why}"));
+pub fn check_name(name: &str) -> Result<(), LinkError> {
+    let bad = |why: &str| Err(LinkError::Invalid(format!("'{name}' is not a host name to serve: {why}")));
     if name.len() > 253 {
         return bad("longer than 253 characters");
     }
@@ -135,11 +138,12 @@ pub struct Resolver {
 
 impl Resolver {
     /// Writes `dir/resolv.conf` naming `server` as the only name server.
-    pub fn write(dir: &Path, server: Ipv4Addr) -> Result<Resolver, String> {
+    pub fn write(dir: &Path, server: Ipv4Addr) -> Result<Resolver, LinkError> {
         let path = dir.join("resolv.conf");
         std::fs::write(&path, format!("nameserver {server}\noptions timeout:2 attempts:2\n"))
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        let source = CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| "a path with a NUL byte")?;
+            .map_err(|e| LinkError::Io(format!("cannot write {}: {e}", path.display())))?;
+        let source = CString::new(path.as_os_str().as_encoded_bytes())
+            .map_err(|_| LinkError::Invalid("a path with a NUL byte".into()))?;
         Ok(Resolver { path, source })
     }
 
@@ -170,12 +174,14 @@ impl Resolver {
 }
 
 /// Asks `server` for `name`'s IPv4 address, as a stub resolver does (one question, recursion
-/// desired); None when no answer came within `timeout` or it held no address.
-pub fn ask(name: &str, server: SocketAddrV4, timeout: Duration) -> Result<Option<Ipv4Addr>, String> {
-    let socket = UdpSocket::bind("0.0.0.0:0").map_err(|e| format!("cannot open a UDP socket: {e}"))?;
-    socket.set_read_timeout(Some(timeout)).map_err(|e| e.to_string())?;
+/// desired); None when no answer came within `timeout` or it held no address. A socket the kernel
+/// will not give is [`LinkError::Kernel`]; a question that cannot be sent, [`LinkError::Service`].
+pub fn ask(name: &str, server: SocketAddrV4, timeout: Duration) -> Result<Option<Ipv4Addr>, LinkError> {
+    let socket =
+        UdpSocket::bind("0.0.0.0:0").map_err(|e| LinkError::Kernel(format!("cannot open a UDP socket: {e}")))?;
+    socket.set_read_timeout(Some(timeout)).map_err(|e| LinkError::Kernel(e.to_string()))?;
     let id = (std::process::id() as u16) ^ 0x5a5a;
-    socket.send_to(&query(id, name), server).map_err(|e| format!("cannot ask {server}: {e}"))?;
+    socket.send_to(&query(id, name), server).map_err(|e| LinkError::Service(format!("cannot ask {server}: {e}")))?;
     let mut buf = [0u8; 512];
     match socket.recv(&mut buf) {
         Ok(n) => Ok(first_address(&buf[..n], id)),
@@ -239,7 +245,7 @@ mod tests {
         assert!(check_name(DEFAULT_NAME).is_ok());
         assert!(check_name("a-1.example").is_ok());
         for bad in ["localhost", "198.18.0.2", "::1", "a..b", "-a.b", "a_b.test", &format!("{}.test", "x".repeat(64))] {
-            assert!(check_name(bad).is_err(), "{bad}");
+            assert!(matches!(check_name(bad), Err(LinkError::Invalid(_))), "{bad}");
         }
     }
 

@@ -11,6 +11,7 @@
 use crate::lane::{Fate, Lane, LaneCounts};
 use crate::pcap;
 use crate::spec::LinkSpec;
+use crate::LinkError;
 use std::collections::VecDeque;
 use std::io::ErrorKind;
 use std::os::fd::AsRawFd;
@@ -72,11 +73,13 @@ impl Shared {
         }
         match rx.recv_timeout(within) {
             Ok(end) => end,
-            Err(RecvTimeoutError::Timeout) => Err(format!(
+            Err(RecvTimeoutError::Timeout) => Err(LinkError::Io(format!(
                 "the link's forwarder did not finish writing it within {}",
                 crate::units::show_duration(within)
-            )),
-            Err(RecvTimeoutError::Disconnected) => Err("the link's forwarder ended before writing it out".into()),
+            ))),
+            Err(RecvTimeoutError::Disconnected) => {
+                Err(LinkError::Io("the link's forwarder ended before writing it out".into()))
+            }
         }
     }
 
@@ -113,7 +116,7 @@ pub fn start(
     server: SyncDevice,
     spec: &LinkSpec,
     cpus: &[usize],
-) -> Result<(Arc<Shared>, std::thread::JoinHandle<()>), String> {
+) -> Result<(Arc<Shared>, std::thread::JoinHandle<()>), LinkError> {
     let shared = Arc::new(Shared::default());
     let lanes = [Lane::new(spec.up, spec.seed), Lane::new(spec.down, spec.seed.rotate_left(32) ^ 0x5bd1_e995)];
     let (s, cpus) = (shared.clone(), cpus.to_vec());
@@ -131,7 +134,7 @@ pub fn start(
             s.tid.store(0, Ordering::SeqCst); // ended: nobody waits for it any more
             s.end_capture.lock().unwrap_or_else(|e| e.into_inner()).take(); // nor for its capture
         })
-        .map_err(|e| format!("cannot start the link's forwarder: {e}"))?;
+        .map_err(|e| LinkError::Kernel(format!("cannot start the link's forwarder: {e}")))?;
     let _ = ready_rx.recv_timeout(Duration::from_secs(5));
     Ok((shared, handle))
 }
@@ -161,8 +164,8 @@ struct Forwarder {
     capture: Capture,
 }
 
-/// What a capture held once written out, or why its file is cut.
-pub type CaptureEnd = Result<pcap::Written, String>;
+/// What a capture held once written out, or why its file is cut ([`LinkError::Io`]).
+pub type CaptureEnd = Result<pcap::Written, LinkError>;
 
 enum Capture {
     Off,
@@ -240,9 +243,9 @@ impl Forwarder {
     /// Writes the capture out and closes its file.
     fn finish_capture(&mut self) -> CaptureEnd {
         match std::mem::replace(&mut self.capture, Capture::Off) {
-            Capture::Off => Err("no capture was being written".into()),
-            Capture::On(writer) => writer.finish().map_err(|e| format!("writing it failed: {e}")),
-            Capture::Failed(why) => Err(why),
+            Capture::Off => Err(LinkError::Invalid("no capture was being written".into())),
+            Capture::On(writer) => writer.finish().map_err(|e| LinkError::Io(format!("writing it failed: {e}"))),
+            Capture::Failed(why) => Err(LinkError::Io(why)),
         }
     }
 

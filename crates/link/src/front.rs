@@ -9,6 +9,7 @@
 //! The command runs in a process group of its own (`sh -c`), stopped with the whole group when dropped.
 
 use crate::link::{Link, SERVER_ADDR};
+use crate::LinkError;
 use std::net::{SocketAddr, SocketAddrV4, TcpListener, TcpStream};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
@@ -26,14 +27,16 @@ pub struct FrontEnd {
 
 impl FrontEnd {
     /// Runs `command` (with `sh -c`) in `link`'s server namespace in front of `upstream`, and waits
-    /// until it accepts a TCP connection from the link's client side.
-    pub fn start(link: &Link, command: &str, upstream: SocketAddr) -> Result<FrontEnd, String> {
+    /// until it accepts a TCP connection from the link's client side. An empty command is
+    /// [`LinkError::Invalid`]; one that does not start, exits or does not accept, [`LinkError::Service`].
+    pub fn start(link: &Link, command: &str, upstream: SocketAddr) -> Result<FrontEnd, LinkError> {
         if command.trim().is_empty() {
-            return Err("the front end's command is empty".into());
+            return Err(LinkError::Invalid("the front end's command is empty".into()));
         }
         let port = link.server.run(|| {
-            let listener = TcpListener::bind(SocketAddrV4::new(SERVER_ADDR, 0)).map_err(|e| e.to_string())?;
-            Ok(listener.local_addr().map_err(|e| e.to_string())?.port())
+            let kernel = |e: std::io::Error| LinkError::Kernel(e.to_string());
+            let listener = TcpListener::bind(SocketAddrV4::new(SERVER_ADDR, 0)).map_err(kernel)?;
+            Ok(listener.local_addr().map_err(kernel)?.port())
         })?;
         let addr = SocketAddrV4::new(SERVER_ADDR, port);
         let netns = link.server.fd();
@@ -56,9 +59,10 @@ impl FrontEnd {
                 Ok(())
             });
         }
-        let child = shell.spawn().map_err(|e| format!("cannot start the front end ({command}): {e}"))?;
+        let child =
+            shell.spawn().map_err(|e| LinkError::Service(format!("cannot start the front end ({command}): {e}")))?;
         let mut front = FrontEnd { child, addr };
-        front.wait_ready(link)?;
+        front.wait_ready(link).map_err(LinkError::Service)?;
         Ok(front)
     }
 

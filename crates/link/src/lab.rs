@@ -6,6 +6,7 @@
 
 use crate::device::{add_address, index_of, set_up, with_netlink, IFNAME};
 use crate::namespace::Namespace;
+use crate::LinkError;
 use rtnetlink::packet_route::link::{InfoData, InfoKind, InfoVeth};
 use rtnetlink::{LinkBridge, LinkMessageBuilder, LinkUnspec, LinkVeth};
 use std::net::Ipv4Addr;
@@ -35,7 +36,7 @@ pub fn host_address(i: usize) -> Ipv4Addr {
 }
 
 /// A host's name: what a namespace name may carry, short enough to read.
-pub fn check_host_name(name: &str) -> Result<(), String> {
+pub fn check_host_name(name: &str) -> Result<(), LinkError> {
     let ok = !name.is_empty()
         && name.len() <= 32
         && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
@@ -43,21 +44,21 @@ pub fn check_host_name(name: &str) -> Result<(), String> {
     if ok {
         Ok(())
     } else {
-        Err(format!("host name {name:?}: use 1 to 32 of a-z, 0-9 and _ (and not \"lab\")"))
+        Err(LinkError::Invalid(format!("host name {name:?}: use 1 to 32 of a-z, 0-9 and _ (and not \"lab\")")))
     }
 }
 
 impl Lab {
     /// Makes the bridge and one namespace per host joined to it. Needs root; leftovers of
     /// callbench runs that died are removed first.
-    pub fn create(names: &[String]) -> Result<Lab, String> {
+    pub fn create(names: &[String]) -> Result<Lab, LinkError> {
         if names.is_empty() || names.len() > MAX_HOSTS {
-            return Err(format!("a lab has 1 to {MAX_HOSTS} hosts"));
+            return Err(LinkError::Invalid(format!("a lab has 1 to {MAX_HOSTS} hosts")));
         }
         for (i, name) in names.iter().enumerate() {
             check_host_name(name)?;
             if names[..i].contains(name) {
-                return Err(format!("host {name} is named twice"));
+                return Err(LinkError::Invalid(format!("host {name} is named twice")));
             }
         }
         let base = crate::link::run_base("a lab of network namespaces")?;
@@ -69,7 +70,7 @@ impl Lab {
                     .add(LinkBridge::new(BRIDGE).build())
                     .execute()
                     .await
-                    .map_err(|e| format!("cannot make a bridge: {e}"))?;
+                    .map_err(|e| LinkError::netlink(&e, format!("cannot make a bridge: {e}")))?;
                 set_up(&handle, index_of(&handle, "lo").await?).await
             })
         })?;
@@ -85,7 +86,7 @@ impl Lab {
 }
 
 /// A veth pair: [`IFNAME`] in `host` with `address/24`, its peer a port of the bridge.
-fn join(host: &Namespace, bridge: &Namespace, i: usize, address: Ipv4Addr) -> Result<(), String> {
+fn join(host: &Namespace, bridge: &Namespace, i: usize, address: Ipv4Addr) -> Result<(), LinkError> {
     let port = format!("cb-port{i}");
     let bridge_fd = bridge.fd();
     let port_name = port.clone();
@@ -96,7 +97,12 @@ fn join(host: &Namespace, bridge: &Namespace, i: usize, address: Ipv4Addr) -> Re
                 .name(IFNAME.to_string())
                 .set_info_data(InfoData::Veth(InfoVeth::Peer(peer)))
                 .build();
-            handle.link().add(pair).execute().await.map_err(|e| format!("cannot make a veth pair: {e}"))?;
+            handle
+                .link()
+                .add(pair)
+                .execute()
+                .await
+                .map_err(|e| LinkError::netlink(&e, format!("cannot make a veth pair: {e}")))?;
             let end = index_of(&handle, IFNAME).await?;
             add_address(&handle, end, address, 24).await?;
             set_up(&handle, index_of(&handle, "lo").await?).await?;
@@ -112,7 +118,7 @@ fn join(host: &Namespace, bridge: &Namespace, i: usize, address: Ipv4Addr) -> Re
                 .set(LinkUnspec::new_with_index(index).controller(master).up().build())
                 .execute()
                 .await
-                .map_err(|e| format!("cannot join {port} to the bridge: {e}"))
+                .map_err(|e| LinkError::netlink(&e, format!("cannot join {port} to the bridge: {e}")))
         })
     })
 }
@@ -136,7 +142,7 @@ mod tests {
     #[test]
     fn a_lab_needs_distinct_hosts() {
         let names = ["a".to_string(), "a".to_string()];
-        assert!(Lab::create(&names).unwrap_err().contains("twice"));
-        assert!(Lab::create(&[]).is_err());
+        assert_eq!(Lab::create(&names).unwrap_err(), LinkError::Invalid("host a is named twice".into()));
+        assert!(matches!(Lab::create(&[]), Err(LinkError::Invalid(_))));
     }
 }

@@ -3,6 +3,8 @@
 //! devices by a forwarder that holds each packet until its time, so every round trip pays — the
 //! TCP handshake, TLS flights, HTTP/2 SETTINGS, window updates and retransmissions alike.
 //!
+//! - [`LinkError`]: why something could not be done, by kind (a bad spec, not root, the kernel's refusal,
+//!   a target the route rule refuses, a file, a program across the link);
 //! - [`LinkSpec`]: what the link does (`rtt=40ms,bandwidth=20mbit,loss=0.01`), parsed once;
 //! - [`Link`]: the namespaces, devices and forwarder (or a veth pair: [`Link::direct`]); removed when dropped;
 //! - [`counters`]: what the client's namespace itself counted (IP bytes, TCP connections opened);
@@ -19,6 +21,7 @@ pub mod cleanup;
 pub mod counters;
 pub mod device;
 pub mod dns;
+mod error;
 pub mod forwarder;
 pub mod front;
 pub mod lab;
@@ -34,5 +37,6 @@ mod sys;
 mod units;
 pub mod veth;
 
+pub use error::LinkError;
 pub use link::{Link, LinkStats, CLIENT_ADDR, SERVER_ADDR};
 pub use spec::{LaneSpec, LinkSpec, QueueLimit};

@@ -9,6 +9,7 @@ use crate::lane::LaneCounts;
 use crate::namespace::Namespace;
 use crate::pcap;
 use crate::spec::LinkSpec;
+use crate::LinkError;
 use serde::Serialize;
 use std::net::Ipv4Addr;
 use std::path::Path;
@@ -83,8 +84,8 @@ impl LinkStats {
 
 impl Link {
     /// Makes the namespaces, the devices and the forwarder (pinned to `cpus`; empty: unpinned).
-    /// Needs root. Leftovers of callbench runs that died are removed first.
-    pub fn create(spec: &LinkSpec, cpus: &[usize]) -> Result<Link, String> {
+    /// Needs root ([`LinkError::NotPermitted`]). Leftovers of callbench runs that died are removed first.
+    pub fn create(spec: &LinkSpec, cpus: &[usize]) -> Result<Link, LinkError> {
         let (client, server) = namespaces("an emulated network link")?;
         let client_end = make_end(&client, CLIENT_ADDR, 30, spec.mtu)?;
         let server_end = make_end(&server, SERVER_ADDR, 30, spec.mtu)?;
@@ -97,7 +98,7 @@ impl Link {
 
     /// The same two namespaces and addresses joined by a veth pair: no delay and no forwarder,
     /// for counting what a client sends and opens from outside it. Needs root.
-    pub fn direct() -> Result<Link, String> {
+    pub fn direct() -> Result<Link, LinkError> {
         let (client, server) = namespaces("counting a client's connections and bytes outside it")?;
         crate::veth::make_pair(&client, &server, CLIENT_ADDR, SERVER_ADDR, 30)?;
         let counters = Arc::new(NamespaceCounters::open(&client, IFNAME, crate::veth::ETHERNET_HEADER)?);
@@ -131,11 +132,13 @@ impl Link {
 
     /// From now on, writes every packet as the client's side sees it into a pcap file at `path`
     /// (each cut to `snaplen` bytes, the file to `cap` bytes: see [`crate::pcap`]), until
-    /// [`Link::end_capture`]. A direct path has no forwarder to see them: an error.
-    pub fn start_capture(&self, path: &Path, snaplen: u32, cap: u64) -> Result<(), String> {
-        let Some(e) = &self.emulated else { return Err("a direct path (veth) has no forwarder to capture".into()) };
+    /// [`Link::end_capture`]. A direct path has no forwarder to see them: [`LinkError::Invalid`].
+    pub fn start_capture(&self, path: &Path, snaplen: u32, cap: u64) -> Result<(), LinkError> {
+        let Some(e) = &self.emulated else {
+            return Err(LinkError::Invalid("a direct path (veth) has no forwarder to capture".into()));
+        };
         let writer = pcap::Writer::create(path, snaplen, cap)
-            .map_err(|err| format!("cannot write the capture {}: {err}", path.display()))?;
+            .map_err(|err| LinkError::Io(format!("cannot write the capture {}: {err}", path.display())))?;
         e.shared.start_capture(writer);
         Ok(())
     }
@@ -143,9 +146,11 @@ impl Link {
     /// Ends the capture and waits until its file is written out and closed, `within` at most
     /// ([`pcap::FINISH_WITHIN`] is ample): what it holds ([`pcap::Written::cut`] says whether
     /// packets past its cap were left out), or why the file is cut (writing it failed, or did not
-    /// finish in time).
-    pub fn end_capture(&self, within: Duration) -> Result<pcap::Written, String> {
-        let Some(e) = &self.emulated else { return Err("a direct path (veth) has no capture".into()) };
+    /// finish in time: [`LinkError::Io`]).
+    pub fn end_capture(&self, within: Duration) -> Result<pcap::Written, LinkError> {
+        let Some(e) = &self.emulated else {
+            return Err(LinkError::Invalid("a direct path (veth) has no capture".into()));
+        };
         e.shared.end_capture(within)
     }
 
@@ -165,19 +170,19 @@ impl Link {
 }
 
 /// The client and server namespaces of a new link, named after this run (root only).
-fn namespaces(purpose: &str) -> Result<(Namespace, Namespace), String> {
+fn namespaces(purpose: &str) -> Result<(Namespace, Namespace), LinkError> {
     let base = run_base(purpose)?;
     Ok((Namespace::create(&format!("{base}-client"))?, Namespace::create(&format!("{base}-server"))?))
 }
 
 /// `callbench-<owner>-<n>`: the start of the names of a new set of namespaces of this run, once
 /// the caller is known to be root and dead runs' leftovers are gone.
-pub(crate) fn run_base(purpose: &str) -> Result<String, String> {
+pub(crate) fn run_base(purpose: &str) -> Result<String, LinkError> {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
-        return Err(format!(
+        return Err(LinkError::NotPermitted(format!(
             "{purpose} needs root (it makes network namespaces and network devices): run callbench as root"
-        ));
+        )));
     }
     crate::cleanup::remove_leftovers();
     static NEXT: AtomicUsize = AtomicUsize::new(0);

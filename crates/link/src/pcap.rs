@@ -31,8 +31,8 @@ pub const MIN_CAP: u64 = 1 << 10;
 pub const MAX_CAP: u64 = 1 << 40;
 
 /// A capture's cap, `256MiB`, `64kB`, `1GB` or `30000B`, from [`MIN_CAP`] to [`MAX_CAP`].
-pub fn parse_cap(text: &str) -> Result<u64, String> {
-    crate::units::size("capture cap", text, MIN_CAP, MAX_CAP)
+pub fn parse_cap(text: &str) -> Result<u64, crate::LinkError> {
+    crate::units::size("capture cap", text, MIN_CAP, MAX_CAP).map_err(crate::LinkError::Invalid)
 }
 
 /// `256MiB`, `8KiB`, `30kB`: a cap as [`parse_cap`] reads it.

@@ -112,7 +112,9 @@ pub fn read(packets: impl IntoIterator<Item = Packet>, rtt: Option<Duration>) ->
 
 /// [`read`] from a pcap file, streamed record by record. A file that ends inside a record (a run
 /// killed while writing it) gives the phases of the packets before it, and says where it is cut.
-pub fn read_file(path: &Path, rtt: Option<Duration>) -> Result<Phases, String> {
+/// Errors are [`crate::LinkError::Io`] (reading the file failed) or [`crate::LinkError::Invalid`] (not a
+/// capture, a damaged record), each naming the file.
+pub fn read_file(path: &Path, rtt: Option<Duration>) -> Result<Phases, crate::LinkError> {
     let mut reader = pcap::Reader::open(path)?;
     let mut error = None;
     let packets = std::iter::from_fn(|| match reader.next_packet() {
@@ -124,7 +126,7 @@ pub fn read_file(path: &Path, rtt: Option<Duration>) -> Result<Phases, String> {
     });
     let mut phases = read(packets, rtt);
     if let Some(e) = error {
-        return Err(format!("{}: {e}", path.display()));
+        return Err(e.map_message(|m| format!("{}: {m}", path.display())));
     }
     phases.cut_at_byte = reader.cut_at();
     Ok(phases)

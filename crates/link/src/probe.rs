@@ -3,6 +3,7 @@
 //! the link's own cost (two TUN devices and the forwarder), recorded with every result.
 
 use crate::link::{Link, SERVER_ADDR};
+use crate::LinkError;
 use serde::Serialize;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -28,12 +29,14 @@ impl PingPong {
     }
 }
 
-/// `round_trips` exchanges over one fresh connection across `link` (every call bounded by 10 s).
-pub fn ping_pong(link: &Link, round_trips: usize) -> Result<PingPong, String> {
+/// `round_trips` exchanges over one fresh connection across `link` (every call bounded by 10 s): a
+/// socket the kernel will not give is [`LinkError::Kernel`], an exchange that fails [`LinkError::Service`].
+pub fn ping_pong(link: &Link, round_trips: usize) -> Result<PingPong, LinkError> {
     let listener: TcpListener = link.server.run(|| {
-        TcpListener::bind((SERVER_ADDR, 0)).map_err(|e| format!("cannot listen in the server namespace: {e}"))
+        TcpListener::bind((SERVER_ADDR, 0))
+            .map_err(|e| LinkError::Kernel(format!("cannot listen in the server namespace: {e}")))
     })?;
-    let port = listener.local_addr().map_err(|e| e.to_string())?.port();
+    let port = listener.local_addr().map_err(|e| LinkError::Kernel(e.to_string()))?.port();
     let echo = std::thread::spawn(move || -> Result<(), String> {
         let (mut s, _) = listener.accept().map_err(|e| format!("echo accept: {e}"))?;
         let _ = s.set_nodelay(true);
@@ -50,7 +53,7 @@ pub fn ping_pong(link: &Link, round_trips: usize) -> Result<PingPong, String> {
     let (mut stream, connect_us) = link.client.run(|| {
         let started = Instant::now();
         let s = TcpStream::connect_timeout(&(SERVER_ADDR, port).into(), Duration::from_secs(10))
-            .map_err(|e| format!("cannot connect across the link: {e}"))?;
+            .map_err(|e| LinkError::Service(format!("cannot connect across the link: {e}")))?;
         Ok((s, started.elapsed().as_secs_f64() * 1e6))
     })?;
     let _ = stream.set_nodelay(true);
@@ -59,11 +62,11 @@ pub fn ping_pong(link: &Link, round_trips: usize) -> Result<PingPong, String> {
     let mut buf = [7u8; 64];
     for _ in 0..round_trips {
         let t = Instant::now();
-        stream.write_all(&buf).map_err(|e| format!("ping: {e}"))?;
-        stream.read_exact(&mut buf).map_err(|e| format!("pong: {e}"))?;
+        stream.write_all(&buf).map_err(|e| LinkError::Service(format!("ping: {e}")))?;
+        stream.read_exact(&mut buf).map_err(|e| LinkError::Service(format!("pong: {e}")))?;
         out.push(t.elapsed().as_secs_f64() * 1e6);
     }
     drop(stream);
-    echo.join().map_err(|_| "the echo thread panicked".to_string())??;
+    echo.join().map_err(|_| LinkError::Service("the echo thread panicked".into()))?.map_err(LinkError::Service)?;
     Ok(PingPong { connect_us, round_trips_us: out })
 }

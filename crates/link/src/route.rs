@@ -4,6 +4,7 @@
 //! address must leave through that namespace's link interface — so nothing is sent anywhere else.
 
 use crate::device::{index_of, with_netlink, IFNAME};
+use crate::LinkError;
 use futures_util::TryStreamExt;
 use rtnetlink::packet_route::route::RouteAttribute;
 use rtnetlink::RouteMessageBuilder;
@@ -19,40 +20,48 @@ pub fn in_benchmark_range(ip: IpAddr) -> bool {
 
 /// The rule for every target callbench sends load or checks to: this machine's loopback, or the
 /// far end of an emulated link callbench made (checked by [`check_target`]); anything else only
-/// with `allow_remote` (`--allow-remote`). Decided before the first packet.
-pub fn allowed(ip: IpAddr, allow_remote: bool) -> Result<(), String> {
+/// with `allow_remote` (`--allow-remote`). Decided before the first packet: a target refused is
+/// [`LinkError::TargetRefused`] (or [`LinkError::Kernel`] when the check itself could not be made).
+pub fn allowed(ip: IpAddr, allow_remote: bool) -> Result<(), LinkError> {
     if allow_remote || ip.to_canonical().is_loopback() {
         Ok(())
     } else if in_benchmark_range(ip) {
-        check_target(ip).map_err(|why| format!("{why}; or give --allow-remote if it is a server of your own there"))
+        check_target(ip).map_err(|e| {
+            e.map_message(|why| format!("{why}; or give --allow-remote if it is a server of your own there"))
+        })
     } else {
-        Err("only loopback targets (127.0.0.0/8, ::1) and the far end of an emulated link (198.18.0.0/15, \
+        Err(LinkError::TargetRefused(
+            "only loopback targets (127.0.0.0/8, ::1) and the far end of an emulated link (198.18.0.0/15, \
              from inside it) are allowed without --allow-remote"
-            .into())
+                .into(),
+        ))
     }
 }
 
-/// Ok when packets to `ip` from the calling thread go over a callbench link and nowhere else.
-pub fn check_target(ip: IpAddr) -> Result<(), String> {
+/// Ok when packets to `ip` from the calling thread go over a callbench link and nowhere else;
+/// else [`LinkError::TargetRefused`] (or [`LinkError::Kernel`] when the check itself could not be made).
+pub fn check_target(ip: IpAddr) -> Result<(), LinkError> {
+    let not_on_a_link =
+        || LinkError::TargetRefused(format!("{ip} is not on an emulated link (links use 198.18.0.0/15)"));
     let IpAddr::V4(v4) = ip.to_canonical() else {
-        return Err(format!("{ip} is not on an emulated link (links use 198.18.0.0/15)"));
+        return Err(not_on_a_link());
     };
     if !in_benchmark_range(ip) {
-        return Err(format!("{ip} is not on an emulated link (links use 198.18.0.0/15)"));
+        return Err(not_on_a_link());
     }
     let here = crate::namespace::current_inode()?;
     if !namespace_is_a_live_link(here) {
-        return Err(format!(
+        return Err(LinkError::TargetRefused(format!(
             "{ip} is only reachable across an emulated link, and this command does not run in one: run it \
              across the link (`callbench serve NAME --network SPEC -- COMMAND`, or `ip netns exec` on the \
              client namespace that serve prints)"
-        ));
+        )));
     }
     // A thread made here shares this thread's namespace, and runs netlink on a runtime of its own.
     std::thread::scope(|s| {
         s.spawn(|| with_netlink(|handle| async move { route_leaves_over_link(&handle, v4).await }))
             .join()
-            .unwrap_or_else(|_| Err("the route check panicked".into()))
+            .unwrap_or_else(|_| Err(LinkError::Kernel("the route check panicked".into())))
     })
 }
 
@@ -66,7 +75,12 @@ fn namespace_is_a_live_link(inode: u64) -> bool {
     })
 }
 
-async fn route_leaves_over_link(handle: &rtnetlink::Handle, ip: Ipv4Addr) -> Result<(), String> {
+/// Ok when the route to `ip` leaves through the link's interface; else why not ([`LinkError::TargetRefused`]).
+async fn route_leaves_over_link(handle: &rtnetlink::Handle, ip: Ipv4Addr) -> Result<(), LinkError> {
+    route_over_link(handle, ip).await.map_err(LinkError::TargetRefused)
+}
+
+async fn route_over_link(handle: &rtnetlink::Handle, ip: Ipv4Addr) -> Result<(), String> {
     let link = index_of(handle, IFNAME).await.map_err(|_| format!("this namespace has no {IFNAME} interface"))?;
     let query = RouteMessageBuilder::<Ipv4Addr>::new().destination_prefix(ip, 32).build();
     let mut answers = handle.route().get(query).execute();
@@ -108,17 +122,19 @@ mod tests {
             assert_eq!(allowed(ip.parse().unwrap(), false), Ok(()), "{ip}");
         }
         for ip in ["10.0.0.1", "0.0.0.0", "192.0.2.1", "2001:db8::1", "198.18.0.2"] {
-            assert!(allowed(ip.parse().unwrap(), false).is_err(), "{ip}");
+            let refused = allowed(ip.parse().unwrap(), false).unwrap_err();
+            assert!(matches!(refused, LinkError::TargetRefused(_)), "{ip}: {refused:?}");
             assert_eq!(allowed(ip.parse().unwrap(), true), Ok(()), "{ip}");
         }
-        assert!(allowed("10.0.0.1".parse().unwrap(), false).unwrap_err().contains("--allow-remote"));
+        assert!(allowed("10.0.0.1".parse().unwrap(), false).unwrap_err().to_string().contains("--allow-remote"));
     }
 
     #[test]
     fn outside_a_link_nothing_in_the_range_is_accepted() {
         // This test runs in the machine's own namespace, which no callbench run made.
         let err = check_target("198.18.0.2".parse().unwrap()).unwrap_err();
-        assert!(err.contains("across"), "{err}");
-        assert!(check_target("10.0.0.1".parse().unwrap()).is_err());
+        assert!(matches!(err, LinkError::TargetRefused(_)), "{err:?}");
+        assert!(err.to_string().contains("across"), "{err}");
+        assert!(matches!(check_target("10.0.0.1".parse().unwrap()), Err(LinkError::TargetRefused(_))));
     }
 }

@@ -3,6 +3,7 @@
 //! through one parser, so a bad spec gets the same one-line error wherever it is written.
 
 use crate::units;
+use crate::LinkError;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -71,11 +72,13 @@ impl LinkSpec {
     }
 
     /// Parses `key=value` pairs separated by commas (or spaces).
-    pub fn parse(text: &str) -> Result<LinkSpec, String> {
+    pub fn parse(text: &str) -> Result<LinkSpec, LinkError> {
         let mut pairs = Vec::new();
         for part in text.split([',', ' ']).map(str::trim).filter(|p| !p.is_empty()) {
             let (key, value) = part.split_once('=').ok_or_else(|| {
-                format!("bad network spec {part:?}: write key=value (e.g. rtt=40ms,bandwidth=20mbit)")
+                LinkError::Invalid(format!(
+                    "bad network spec {part:?}: write key=value (e.g. rtt=40ms,bandwidth=20mbit)"
+                ))
             })?;
             pairs.push((key.trim().to_string(), value.trim().to_string()));
         }
@@ -83,7 +86,7 @@ impl LinkSpec {
     }
 
     /// The same spec with `key` set to `value` (a sweep's step).
-    pub fn with(&self, key: &str, value: &str) -> Result<LinkSpec, String> {
+    pub fn with(&self, key: &str, value: &str) -> Result<LinkSpec, LinkError> {
         let mut pairs = self.pairs.clone();
         // A swept rtt replaces any one-way delays, and the other way round.
         match key {
@@ -105,9 +108,14 @@ impl LinkSpec {
         KEYS.contains(&key)
     }
 
+    /// A spec from its settings as `(key, value)` pairs (a suite's table).
     pub fn from_pairs<K: Into<String>, V: Into<String>>(
         pairs: impl IntoIterator<Item = (K, V)>,
-    ) -> Result<LinkSpec, String> {
+    ) -> Result<LinkSpec, LinkError> {
+        LinkSpec::build(pairs).map_err(LinkError::Invalid)
+    }
+
+    fn build<K: Into<String>, V: Into<String>>(pairs: impl IntoIterator<Item = (K, V)>) -> Result<LinkSpec, String> {
         let mut map = BTreeMap::new();
         for (key, value) in pairs {
             let (key, value) = (key.into().to_ascii_lowercase(), value.into());
@@ -324,6 +332,8 @@ mod tests {
             ("seed=x", "seed"),
         ] {
             let err = LinkSpec::parse(text).unwrap_err();
+            assert!(matches!(err, LinkError::Invalid(_)), "{text}: {err:?}");
+            let err = err.to_string();
             assert!(err.contains(expected), "{text}: {err}");
             assert!(!err.contains('\n'), "{text}: {err}");
         }

@@ -19,13 +19,13 @@ impl Default for QueueLimit {
 
 /// A delay or jitter in the one grammar (`40ms`, `1.5ms`, `250us`, `0.2s`, or `0`), with its
 /// unit, at most `max`; the error names the setting.
-pub fn duration(key: &str, text: &str, max: Duration) -> Result<Duration, String> {
+pub(crate) fn duration(key: &str, text: &str, max: Duration) -> Result<Duration, String> {
     use callbench_primitives::duration::{parse, Bare};
     parse(text, Bare::OnlyZero, max).map_err(|e| format!("{key}: {e}"))
 }
 
 /// Bits per second: `20mbit`, `500kbit`, `1gbit`, `64000bit` (k, m, g are powers of 1000).
-pub fn bandwidth(key: &str, text: &str) -> Result<u64, String> {
+pub(crate) fn bandwidth(key: &str, text: &str) -> Result<u64, String> {
     let t = text.trim().to_ascii_lowercase();
     let hint = || format!("bad {key} {text:?}: bits per second as 20mbit, 500kbit or 1gbit");
     if t.ends_with("bps") || t.ends_with("b/s") {
@@ -50,7 +50,7 @@ pub fn bandwidth(key: &str, text: &str) -> Result<u64, String> {
 }
 
 /// `0.01` or `1%`: at least 0 and below 1.
-pub fn probability(key: &str, text: &str) -> Result<f64, String> {
+pub(crate) fn probability(key: &str, text: &str) -> Result<f64, String> {
     let t = text.trim();
     let value = match t.strip_suffix('%') {
         Some(n) => n.trim().parse::<f64>().map(|p| p / 100.0),
@@ -64,7 +64,7 @@ pub fn probability(key: &str, text: &str) -> Result<f64, String> {
 }
 
 /// `1000` (packets) or `64kB`, `1MB`, `256KiB`, `30000B` (bytes).
-pub fn queue(text: &str) -> Result<QueueLimit, String> {
+pub(crate) fn queue(text: &str) -> Result<QueueLimit, String> {
     let t = text.trim();
     let hint = || format!("bad queue {text:?}: packets (1000) or bytes (64kB, 256KiB, 1MB)");
     if let Ok(packets) = t.parse::<u64>() {
@@ -80,7 +80,7 @@ pub fn queue(text: &str) -> Result<QueueLimit, String> {
 }
 
 /// A size in bytes, `256MiB`, `64kB`, `1GB` or `30000B`, from `min` to `max` bytes; the error names `key`.
-pub fn size(key: &str, text: &str, min: u64, max: u64) -> Result<u64, String> {
+pub(crate) fn size(key: &str, text: &str, min: u64, max: u64) -> Result<u64, String> {
     let hint = || format!("bad {key} {text:?}: bytes as 256MiB, 64kB, 1GB or 30000B");
     let b = bytes(text.trim()).filter(|b| *b > 0.0).ok_or_else(hint)?.round();
     if b < min as f64 || b > max as f64 {
@@ -107,7 +107,7 @@ fn bytes(t: &str) -> Option<f64> {
 }
 
 /// 576 to 9000 bytes.
-pub fn mtu(text: &str) -> Result<u16, String> {
+pub(crate) fn mtu(text: &str) -> Result<u16, String> {
     match text.trim().parse::<u16>() {
         Ok(m) if (576..=9000).contains(&m) => Ok(m),
         _ => Err(format!("bad mtu {text:?}: 576 to 9000 bytes")),

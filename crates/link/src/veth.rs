@@ -4,6 +4,7 @@
 
 use crate::device::{add_address, index_of, set_up, with_netlink, IFNAME};
 use crate::namespace::Namespace;
+use crate::LinkError;
 use rtnetlink::packet_route::link::{InfoData, InfoKind, InfoVeth};
 use rtnetlink::{LinkMessageBuilder, LinkUnspec, LinkVeth};
 use std::net::Ipv4Addr;
@@ -19,7 +20,7 @@ pub fn make_pair(
     client_addr: Ipv4Addr,
     server_addr: Ipv4Addr,
     prefix: u8,
-) -> Result<(), String> {
+) -> Result<(), LinkError> {
     let server_fd = server.fd();
     client.run(|| {
         with_netlink(|handle| async move {
@@ -29,7 +30,12 @@ pub fn make_pair(
                 .name(IFNAME.to_string())
                 .set_info_data(InfoData::Veth(InfoVeth::Peer(peer)))
                 .build();
-            handle.link().add(pair).execute().await.map_err(|e| format!("cannot make a veth pair: {e}"))?;
+            handle
+                .link()
+                .add(pair)
+                .execute()
+                .await
+                .map_err(|e| LinkError::netlink(&e, format!("cannot make a veth pair: {e}")))?;
             address_and_up(&handle, client_addr, prefix).await
         })
     })?;
@@ -37,7 +43,7 @@ pub fn make_pair(
 }
 
 /// In the calling thread's namespace: [`IFNAME`] gets `addr/prefix`; it and `lo` go up.
-async fn address_and_up(handle: &rtnetlink::Handle, addr: Ipv4Addr, prefix: u8) -> Result<(), String> {
+async fn address_and_up(handle: &rtnetlink::Handle, addr: Ipv4Addr, prefix: u8) -> Result<(), LinkError> {
     let end = index_of(handle, IFNAME).await?;
     add_address(handle, end, addr, prefix).await?;
     set_up(handle, index_of(handle, "lo").await?).await?;

@@ -202,6 +202,13 @@ fn multiplexed(spec: &LoadSpec) -> Result<(usize, usize), LoadError> {
     Ok((concurrency, connections.min(concurrency)))
 }
 
+/// The route rule for every address a run's host resolves to: loopback, the far end of a link from
+/// inside it, or anything with `--allow-remote` ([`callbench_link::route::allowed`]); its refusal, as
+/// the engine's lookups take it.
+fn route_rule(allow_remote: bool) -> impl Fn(std::net::IpAddr) -> Result<(), String> + Send + Sync + 'static {
+    move |ip| callbench_link::route::allowed(ip, allow_remote).map_err(String::from)
+}
+
 /// The endpoint of a run that keeps `connections` open: refused before anything is sent when they
 /// are more than the open-files limit can hold (`open_files`).
 async fn endpoint(
@@ -213,9 +220,7 @@ async fn endpoint(
     alpn: &[&[u8]],
 ) -> Result<Endpoint, LoadError> {
     crate::open_files::ensure(connections)?;
-    let addrs = net::resolve(host, port, |ip| callbench_link::route::allowed(ip, spec.allow_remote))
-        .await
-        .map_err(LoadError::Target)?;
+    let addrs = net::resolve(host, port, route_rule(spec.allow_remote)).await.map_err(LoadError::Target)?;
     let config = if tls {
         let options = tls::TlsOptions {
             insecure: spec.insecure,
@@ -238,8 +243,7 @@ async fn endpoint(
         .with_connect_timeout(spec.connect_timeout());
     if !spec.resolve_once {
         let allow_remote = spec.allow_remote;
-        endpoint =
-            endpoint.with_lookup_per_connection(Arc::new(move |ip| callbench_link::route::allowed(ip, allow_remote)));
+        endpoint = endpoint.with_lookup_per_connection(Arc::new(route_rule(allow_remote)));
     }
     if let Some(name) = &spec.tls_server_name {
         endpoint = endpoint.with_server_name(name).map_err(LoadError::Settings)?;
@@ -349,9 +353,7 @@ async fn build_http3(
     }
     let (concurrency, connections) = multiplexed(spec)?;
     crate::open_files::ensure(1)?;
-    let addrs = net::resolve(host, port, |ip| callbench_link::route::allowed(ip, spec.allow_remote))
-        .await
-        .map_err(LoadError::Target)?;
+    let addrs = net::resolve(host, port, route_rule(spec.allow_remote)).await.map_err(LoadError::Target)?;
     let options = tls::TlsOptions {
         insecure: spec.insecure,
         ca_file: spec.ca_file.clone(),
@@ -371,9 +373,7 @@ async fn build_http3(
         }
         match spec.resolve_once {
             true => pool,
-            false => {
-                pool.with_lookup_per_connection(Arc::new(move |ip| callbench_link::route::allowed(ip, allow_remote)))
-            }
+            false => pool.with_lookup_per_connection(Arc::new(route_rule(allow_remote))),
         }
     };
     // One connection first, on its own endpoint: a server that does not speak HTTP/3 is one clear error.

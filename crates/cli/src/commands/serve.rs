@@ -223,7 +223,9 @@ async fn serve(
     if args.tls {
         let pem = link
             .client
-            .run(|| Ok(callbench_verify::dial::server_certificate_pem(target, Duration::from_secs(10))?))
+            .run(|| {
+                callbench_verify::dial::server_certificate_pem(target, Duration::from_secs(10)).map_err(String::from)
+            })
             .map_err(|e| anyhow!("cannot read the server's certificate: {e}"))?;
         let path = scratch.join("server.pem");
         std::fs::write(&path, pem).with_context(|| format!("cannot write {}", path.display()))?;

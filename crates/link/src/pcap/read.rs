@@ -3,6 +3,7 @@
 //! read up to that record, and the reader says where it was cut.
 
 use super::format::{Packet, FILE_HEADER, LINKTYPE_RAW, MAGIC_NS, MAGIC_US, RECORD_HEADER};
+use crate::LinkError;
 use std::fs::File;
 use std::io::{BufReader, ErrorKind, Read};
 use std::path::Path;
@@ -26,19 +27,21 @@ pub struct Reader<R> {
 
 impl Reader<BufReader<File>> {
     /// Opens `path` and reads its header; errors name the file.
-    pub fn open(path: &Path) -> Result<Reader<BufReader<File>>, String> {
-        let file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Reader::new(BufReader::with_capacity(1 << 16, file)).map_err(|e| format!("{}: {e}", path.display()))
+    pub fn open(path: &Path) -> Result<Reader<BufReader<File>>, LinkError> {
+        let file = File::open(path).map_err(|e| LinkError::Io(format!("{}: {e}", path.display())))?;
+        Reader::new(BufReader::with_capacity(1 << 16, file))
+            .map_err(|e| e.map_message(|m| format!("{}: {m}", path.display())))
     }
 }
 
 impl<R: Read> Reader<R> {
-    /// Reads the file's header from `input`.
-    pub fn new(mut input: R) -> Result<Reader<R>, String> {
+    /// Reads the file's header from `input`: [`LinkError::Invalid`] if it is not a pcap of raw IP
+    /// packets, [`LinkError::Io`] if reading failed.
+    pub fn new(mut input: R) -> Result<Reader<R>, LinkError> {
         let mut header = [0u8; FILE_HEADER as usize];
-        let got = fill(&mut input, &mut header).map_err(|e| e.to_string())?;
+        let got = fill(&mut input, &mut header).map_err(|e| LinkError::Io(e.to_string()))?;
         if got < header.len() {
-            return Err("not a pcap file (shorter than its header)".into());
+            return Err(LinkError::Invalid("not a pcap file (shorter than its header)".into()));
         }
         let magic = u32::from_le_bytes(header[0..4].try_into().expect("4 bytes"));
         let (little, nanos) = match magic {
@@ -46,25 +49,29 @@ impl<R: Read> Reader<R> {
             MAGIC_US => (true, false),
             m if m.swap_bytes() == MAGIC_NS => (false, true),
             m if m.swap_bytes() == MAGIC_US => (false, false),
-            _ => return Err("not a pcap file (pcapng is not read: save as pcap)".into()),
+            _ => return Err(LinkError::Invalid("not a pcap file (pcapng is not read: save as pcap)".into())),
         };
         let reader = Reader { input, little, nanos, offset: FILE_HEADER, cut_at: None };
         let linktype = reader.u32_at(&header, 20);
         if linktype != LINKTYPE_RAW {
-            return Err(format!("link type {linktype}: only RAW (101, bare IP packets, as the link writes) is read"));
+            return Err(LinkError::Invalid(format!(
+                "link type {linktype}: only RAW (101, bare IP packets, as the link writes) is read"
+            )));
         }
         Ok(reader)
     }
 
     /// The next packet; None at the file's end, or where it ends inside a record (then
-    /// [`Reader::cut_at`] says where).
-    pub fn next_packet(&mut self) -> Result<Option<Packet>, String> {
+    /// [`Reader::cut_at`] says where). [`LinkError::Invalid`] for a damaged record, [`LinkError::Io`]
+    /// if reading failed.
+    pub fn next_packet(&mut self) -> Result<Option<Packet>, LinkError> {
         if self.cut_at.is_some() {
             return Ok(None);
         }
         let start = self.offset;
         let mut header = [0u8; RECORD_HEADER as usize];
-        match fill(&mut self.input, &mut header).map_err(|e| format!("at byte {start}: {e}"))? {
+        let read_failed = |e: std::io::Error| LinkError::Io(format!("at byte {start}: {e}"));
+        match fill(&mut self.input, &mut header).map_err(read_failed)? {
             0 => return Ok(None),
             n if n < header.len() => return Ok(self.cut(start)),
             _ => {}
@@ -76,10 +83,12 @@ impl<R: Read> Reader<R> {
             self.u32_at(&header, 12),
         );
         if kept > MAX_RECORD {
-            return Err(format!("a packet of {kept} bytes at byte {start}: a damaged file (at most {MAX_RECORD})"));
+            return Err(LinkError::Invalid(format!(
+                "a packet of {kept} bytes at byte {start}: a damaged file (at most {MAX_RECORD})"
+            )));
         }
         let mut bytes = vec![0u8; kept];
-        if fill(&mut self.input, &mut bytes).map_err(|e| format!("at byte {start}: {e}"))? < kept {
+        if fill(&mut self.input, &mut bytes).map_err(read_failed)? < kept {
             return Ok(self.cut(start));
         }
         self.offset = start + RECORD_HEADER + kept as u64;

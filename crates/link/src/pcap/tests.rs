@@ -21,7 +21,9 @@ fn read_all(path: &std::path::Path) -> (Vec<Packet>, Option<u64>) {
 }
 
 fn refused(bytes: &[u8]) -> String {
-    Reader::new(bytes).err().expect("refused")
+    let e = Reader::new(bytes).err().expect("refused");
+    assert!(matches!(e, crate::LinkError::Invalid(_)), "{e:?}");
+    e.to_string()
 }
 
 #[test]
@@ -123,6 +125,8 @@ fn other_files_and_damaged_records_are_refused_with_a_reason() {
         raw.extend_from_slice(&f.to_le_bytes());
     }
     let damaged = Reader::new(&raw[..]).unwrap().next_packet().unwrap_err();
+    assert!(matches!(damaged, crate::LinkError::Invalid(_)), "{damaged:?}");
+    let damaged = damaged.to_string();
     assert!(damaged.contains("a damaged file") && damaged.contains("at byte 24"), "{damaged}");
 }
 
@@ -131,7 +135,22 @@ fn a_cap_is_a_size_within_its_range() {
     assert_eq!(parse_cap(DEFAULT_CAP_TEXT), Ok(DEFAULT_CAP));
     assert_eq!(show_cap(DEFAULT_CAP), DEFAULT_CAP_TEXT);
     assert_eq!(parse_cap("8KiB"), Ok(8 << 10));
-    assert!(parse_cap("100B").unwrap_err().contains("out of range"));
-    assert!(parse_cap("2000GB").unwrap_err().contains("out of range"));
-    assert!(parse_cap("lots").unwrap_err().contains("bad capture cap"));
+    assert!(parse_cap("100B").unwrap_err().to_string().contains("out of range"));
+    assert!(parse_cap("2000GB").unwrap_err().to_string().contains("out of range"));
+    assert!(parse_cap("lots").unwrap_err().to_string().contains("bad capture cap"));
+}
+
+#[test]
+fn a_file_that_cannot_be_read_is_io_and_one_that_is_no_capture_invalid() {
+    use crate::LinkError;
+    let dir = ScratchDir::new("callbench-pcap-kinds").unwrap();
+    let missing = dir.join("none.pcap");
+    let named = |m: &str| m.starts_with(&missing.display().to_string());
+    assert!(matches!(Reader::open(&missing), Err(LinkError::Io(m)) if named(&m)));
+    let short = dir.join("short.pcap");
+    std::fs::write(&short, b"short").unwrap();
+    let err = Reader::open(&short).err().expect("refused");
+    assert_eq!(err, LinkError::Invalid(format!("{}: not a pcap file (shorter than its header)", short.display())));
+    let phases = crate::phases::read_file(&missing, None).unwrap_err();
+    assert!(matches!(phases, LinkError::Io(_)), "{phases:?}");
 }

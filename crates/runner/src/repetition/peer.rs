@@ -228,7 +228,7 @@ pub async fn measure(
 /// The server's certificate, read by a handshake from the client's side of the link, as a PEM file
 /// in `dir` for a client that checks it.
 fn server_certificate(fleet: &Fleet<'_>, addr: SocketAddr, dir: &Path) -> Result<PathBuf, String> {
-    let read = || Ok(callbench_verify::dial::server_certificate_pem(addr, Duration::from_secs(10))?);
+    let read = || callbench_verify::dial::server_certificate_pem(addr, Duration::from_secs(10)).map_err(String::from);
     let pem = match fleet.link() {
         Some(link) => link.client.run(read),
         None => read(),
