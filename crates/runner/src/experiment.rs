@@ -79,7 +79,8 @@ pub(crate) async fn run(
     } else {
         None
     };
-    let _client_side = link.as_ref().map(|l| l.client.enter()).transpose().map_err(RunError::Machine)?;
+    let _client_side =
+        link.as_ref().map(|l| l.client.enter()).transpose().map_err(|e| RunError::Machine(e.to_string()))?;
     let stall = spec.server_stall.iter().map(|s| (callbench_serverkit::stall::ENV.to_string(), s.clone())).collect();
     let host = spec.cluster.as_ref().and_then(|c| c.server_host.clone());
     let fleet = Fleet::new(repo, o.server_cpus.clone())
