@@ -4,6 +4,7 @@
 //! a POST with gRPC's headers), but h2load does not read grpc-status.
 
 use crate::claims::{latency_of, Claims};
+use crate::error::PeerError;
 use crate::load::{Invocation, Load, Output, Protocol};
 use crate::tool::Tool;
 
@@ -27,7 +28,7 @@ impl Tool for H2load {
         true
     }
 
-    fn invocation(&self, load: &Load) -> Result<Invocation, String> {
+    fn invocation(&self, load: &Load) -> Result<Invocation, PeerError> {
         load.keeps_connections("h2load")?;
         let concurrency = load.concurrency.max(1);
         let mut i = Invocation::new(["h2load"]);
@@ -91,39 +92,42 @@ impl Tool for H2load {
         Ok(i)
     }
 
-    fn parse(&self, output: &Output) -> Result<Claims, String> {
-        let text = &output.stdout;
-        let finished = text.lines().find(|l| l.starts_with("finished in ")).ok_or("no 'finished in' line")?;
-        let mut claims = Claims { seconds: seconds(finished)?, ..Claims::default() };
-        claims.throughput = finished
-            .split(", ")
-            .find_map(|p| p.strip_suffix(" req/s"))
-            .and_then(|v| v.parse().ok())
-            .ok_or(format!("no req/s in '{finished}'"))?;
-        let requests = text.lines().find(|l| l.starts_with("requests: ")).ok_or("no 'requests:' line")?;
-        let count = |what: &str| -> Result<u64, String> {
-            requests
-                .split(", ")
-                .find_map(|p| p.trim_start_matches("requests: ").strip_suffix(&format!(" {what}")))
-                .and_then(|v| v.parse().ok())
-                .ok_or(format!("no '{what}' count in '{requests}'"))
-        };
-        claims.ok = count("succeeded")?;
-        // h2load's counts nest: timeout ⊆ errored (network failures) ⊆ failed (with bad statuses).
-        let (failed, errored, timeout) = (count("failed")?, count("errored")?, count("timeout")?);
-        claims.errors = failed;
-        for (kind, n) in [
-            ("status", failed.saturating_sub(errored)),
-            ("errored", errored - timeout.min(errored)),
-            ("timeout", timeout),
-        ] {
-            if n > 0 {
-                claims.error_kinds.insert(kind.into(), n);
-            }
-        }
-        claims.latency = latency_of(log_durations(output.file(LOG)?)?);
-        Ok(claims)
+    fn parse(&self, output: &Output) -> Result<Claims, PeerError> {
+        read(output).map_err(PeerError::Report)
     }
+}
+
+/// Its claims, or what in its report cannot be read.
+fn read(output: &Output) -> Result<Claims, String> {
+    let text = &output.stdout;
+    let finished = text.lines().find(|l| l.starts_with("finished in ")).ok_or("no 'finished in' line")?;
+    let mut claims = Claims { seconds: seconds(finished)?, ..Claims::default() };
+    claims.throughput = finished
+        .split(", ")
+        .find_map(|p| p.strip_suffix(" req/s"))
+        .and_then(|v| v.parse().ok())
+        .ok_or(format!("no req/s in '{finished}'"))?;
+    let requests = text.lines().find(|l| l.starts_with("requests: ")).ok_or("no 'requests:' line")?;
+    let count = |what: &str| -> Result<u64, String> {
+        requests
+            .split(", ")
+            .find_map(|p| p.trim_start_matches("requests: ").strip_suffix(&format!(" {what}")))
+            .and_then(|v| v.parse().ok())
+            .ok_or(format!("no '{what}' count in '{requests}'"))
+    };
+    claims.ok = count("succeeded")?;
+    // h2load's counts nest: timeout ⊆ errored (network failures) ⊆ failed (with bad statuses).
+    let (failed, errored, timeout) = (count("failed")?, count("errored")?, count("timeout")?);
+    claims.errors = failed;
+    for (kind, n) in
+        [("status", failed.saturating_sub(errored)), ("errored", errored - timeout.min(errored)), ("timeout", timeout)]
+    {
+        if n > 0 {
+            claims.error_kinds.insert(kind.into(), n);
+        }
+    }
+    claims.latency = latency_of(log_durations(output.file(LOG)?)?);
+    Ok(claims)
 }
 
 /// "finished in 2.00s, ..." (h2load prints ms, s or m).

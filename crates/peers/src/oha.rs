@@ -3,6 +3,7 @@
 //! (seconds) is read.
 
 use crate::claims::{number, Claims, Latency};
+use crate::error::PeerError;
 use crate::load::{Invocation, Load, Output, Protocol};
 use crate::tool::Tool;
 
@@ -21,7 +22,7 @@ impl Tool for Oha {
         "cargo install --locked oha --version 1.16.0"
     }
 
-    fn invocation(&self, load: &Load) -> Result<Invocation, String> {
+    fn invocation(&self, load: &Load) -> Result<Invocation, PeerError> {
         let concurrency = load.concurrency.max(1);
         let mut i = Invocation::new(["oha", "--no-tui", "--output-format", "json"]);
         match load.protocol {
@@ -43,7 +44,7 @@ impl Tool for Oha {
                     ));
                 }
             }
-            Protocol::Grpc => return Err("oha has no gRPC".into()),
+            Protocol::Grpc => return Err(PeerError::Unsupported("oha has no gRPC".into())),
         }
         // -w: calls in flight at the end are waited for, not counted as errors ("aborted due to deadline").
         i.args(["-z", &format!("{}ms", load.duration.as_millis()), "-w", "-m", &load.call.method]);
@@ -66,32 +67,37 @@ impl Tool for Oha {
         Ok(i)
     }
 
-    fn parse(&self, output: &Output) -> Result<Claims, String> {
-        let d: serde_json::Value = serde_json::from_str(&output.stdout).map_err(|e| format!("its JSON report: {e}"))?;
-        let s = &d["summary"];
-        let mut claims = Claims {
-            seconds: number(&s["total"], "summary.total")?,
-            throughput: number(&s["requestsPerSec"], "summary.requestsPerSec")?,
-            ..Claims::default()
-        };
-        for (code, n) in d["statusCodeDistribution"].as_object().into_iter().flatten() {
-            claims.add_status(code, n.as_u64().unwrap_or(0));
-        }
-        for (why, n) in d["errorDistribution"].as_object().into_iter().flatten() {
-            let n = n.as_u64().unwrap_or(0);
-            claims.errors = claims.errors.saturating_add(n);
-            claims.error_kinds.insert(why.chars().take(80).collect(), n);
-        }
-        let p = &d["latencyPercentiles"];
-        let mut latency = Latency::new();
-        for (name, key) in [("p50", "p50"), ("p90", "p90"), ("p95", "p95"), ("p99", "p99")] {
-            latency.insert(name, number(&p[key], key)? * 1e6);
-        }
-        latency.insert("max", number(&s["slowest"], "summary.slowest")? * 1e6);
-        latency.insert("mean", number(&s["average"], "summary.average")? * 1e6);
-        claims.latency = latency;
-        Ok(claims)
+    fn parse(&self, output: &Output) -> Result<Claims, PeerError> {
+        read(output).map_err(PeerError::Report)
     }
+}
+
+/// Its claims, or what in its report cannot be read.
+fn read(output: &Output) -> Result<Claims, String> {
+    let d: serde_json::Value = serde_json::from_str(&output.stdout).map_err(|e| format!("its JSON report: {e}"))?;
+    let s = &d["summary"];
+    let mut claims = Claims {
+        seconds: number(&s["total"], "summary.total")?,
+        throughput: number(&s["requestsPerSec"], "summary.requestsPerSec")?,
+        ..Claims::default()
+    };
+    for (code, n) in d["statusCodeDistribution"].as_object().into_iter().flatten() {
+        claims.add_status(code, n.as_u64().unwrap_or(0));
+    }
+    for (why, n) in d["errorDistribution"].as_object().into_iter().flatten() {
+        let n = n.as_u64().unwrap_or(0);
+        claims.errors = claims.errors.saturating_add(n);
+        claims.error_kinds.insert(why.chars().take(80).collect(), n);
+    }
+    let p = &d["latencyPercentiles"];
+    let mut latency = Latency::new();
+    for (name, key) in [("p50", "p50"), ("p90", "p90"), ("p95", "p95"), ("p99", "p99")] {
+        latency.insert(name, number(&p[key], key)? * 1e6);
+    }
+    latency.insert("max", number(&s["slowest"], "summary.slowest")? * 1e6);
+    latency.insert("mean", number(&s["average"], "summary.average")? * 1e6);
+    claims.latency = latency;
+    Ok(claims)
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! line (its text report rounds latencies to two decimals of a unit it picks).
 
 use crate::claims::{number, Claims, Latency};
+use crate::error::PeerError;
 use crate::load::{Invocation, Load, Output, Protocol};
 use crate::tool::Tool;
 
@@ -25,15 +26,15 @@ impl Tool for Wrk {
         &["-v"]
     }
 
-    fn invocation(&self, load: &Load) -> Result<Invocation, String> {
+    fn invocation(&self, load: &Load) -> Result<Invocation, PeerError> {
         match load.protocol {
             Protocol::Http1 => {}
-            Protocol::Http2 => return Err("wrk speaks HTTP/1.1 only".into()),
-            Protocol::Grpc => return Err("wrk has no gRPC".into()),
+            Protocol::Http2 => return Err(PeerError::Unsupported("wrk speaks HTTP/1.1 only".into())),
+            Protocol::Grpc => return Err(PeerError::Unsupported("wrk has no gRPC".into())),
         }
         load.keeps_connections("wrk")?;
         if load.rate.is_some() {
-            return Err("wrk 4 has no fixed rate (wrk2's -R is not packaged here)".into());
+            return Err(PeerError::Unsupported("wrk 4 has no fixed rate (wrk2's -R is not packaged here)".into()));
         }
         let connections = load.concurrency.max(1);
         let threads = load.threads.clamp(1, connections);
@@ -60,35 +61,40 @@ impl Tool for Wrk {
         Ok(i)
     }
 
-    fn parse(&self, output: &Output) -> Result<Claims, String> {
-        let line = output
-            .stdout
-            .lines()
-            .find(|l| l.starts_with("{\"requests\""))
-            .ok_or("no summary line from callbench's wrk script")?;
-        let d: serde_json::Value = serde_json::from_str(line).map_err(|e| format!("its summary line: {e}"))?;
-        let count = |k: &str| number(&d[k], k).map(|v| v as u64);
-        let requests = count("requests")?;
-        let mut claims = Claims { seconds: number(&d["duration_us"], "duration_us")? / 1e6, ..Claims::default() };
-        for kind in ["connect", "read", "write", "status", "timeout"] {
-            let n = count(kind)?;
-            if n > 0 {
-                claims.error_kinds.insert(kind.into(), n);
-            }
-            claims.errors = claims.errors.saturating_add(n);
-        }
-        // Non-2xx/3xx answers are among wrk's requests; socket errors are not.
-        claims.ok = requests.saturating_sub(count("status")?);
-        claims.throughput = Claims::rate_of(requests, claims.seconds);
-        let mut latency = Latency::new();
-        for (name, key) in
-            [("p50", "p50"), ("p90", "p90"), ("p95", "p95"), ("p99", "p99"), ("max", "max"), ("mean", "mean")]
-        {
-            latency.insert(name, number(&d[key], key)?);
-        }
-        claims.latency = latency;
-        Ok(claims)
+    fn parse(&self, output: &Output) -> Result<Claims, PeerError> {
+        read(output).map_err(PeerError::Report)
     }
+}
+
+/// Its claims, or what in its report cannot be read.
+fn read(output: &Output) -> Result<Claims, String> {
+    let line = output
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("{\"requests\""))
+        .ok_or("no summary line from callbench's wrk script")?;
+    let d: serde_json::Value = serde_json::from_str(line).map_err(|e| format!("its summary line: {e}"))?;
+    let count = |k: &str| number(&d[k], k).map(|v| v as u64);
+    let requests = count("requests")?;
+    let mut claims = Claims { seconds: number(&d["duration_us"], "duration_us")? / 1e6, ..Claims::default() };
+    for kind in ["connect", "read", "write", "status", "timeout"] {
+        let n = count(kind)?;
+        if n > 0 {
+            claims.error_kinds.insert(kind.into(), n);
+        }
+        claims.errors = claims.errors.saturating_add(n);
+    }
+    // Non-2xx/3xx answers are among wrk's requests; socket errors are not.
+    claims.ok = requests.saturating_sub(count("status")?);
+    claims.throughput = Claims::rate_of(requests, claims.seconds);
+    let mut latency = Latency::new();
+    for (name, key) in
+        [("p50", "p50"), ("p90", "p90"), ("p95", "p95"), ("p99", "p99"), ("max", "max"), ("mean", "mean")]
+    {
+        latency.insert(name, number(&d[key], key)?);
+    }
+    claims.latency = latency;
+    Ok(claims)
 }
 
 /// wrk calls `done` once at the end with its summary and latency statistics (microseconds).
@@ -123,7 +129,7 @@ mod tests {
         assert!(Wrk.invocation(&testing::load(Protocol::Grpc)).is_err());
         let mut fixed = testing::load(Protocol::Http1);
         fixed.rate = Some(100.0);
-        assert!(Wrk.invocation(&fixed).unwrap_err().contains("no fixed rate"));
+        assert!(Wrk.invocation(&fixed).unwrap_err().to_string().contains("no fixed rate"));
     }
 
     #[test]
