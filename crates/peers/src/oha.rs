@@ -84,7 +84,10 @@ fn read(output: &Output) -> Result<Claims, String> {
     for (code, n) in d["statusCodeDistribution"].as_object().into_iter().flatten() {
         claims.add_status(code, n.as_u64().unwrap_or(0));
     }
-    for (why, n) in d["errorDistribution"].as_object().into_iter().flatten() {
+    // Calls cut by the deadline (in flight at the end of a run without -w, as bench/engine.py runs it)
+    // are neither successes nor errors, as wrk and h2load do not count theirs.
+    let errors = d["errorDistribution"].as_object().into_iter().flatten();
+    for (why, n) in errors.filter(|(why, _)| why.as_str() != "aborted due to deadline") {
         let n = n.as_u64().unwrap_or(0);
         claims.errors = claims.errors.saturating_add(n);
         claims.error_kinds.insert(why.chars().take(80).collect(), n);
@@ -125,5 +128,16 @@ mod tests {
         let c = Oha.parse(&out).unwrap();
         assert!(c.ok > 1000 && c.errors == 0 && c.seconds > 0.5 && c.throughput > 100.0, "{c:?}");
         assert!(c.latency["p50"] <= c.latency["p99"] && c.latency["p99"] <= c.latency["max"], "{c:?}");
+    }
+
+    #[test]
+    fn calls_cut_by_the_deadline_are_neither_successes_nor_errors() {
+        // Without -w (as bench/engine.py runs it), to a server answering 20% of the calls with a 503:
+        // {"200": 34624, "503": 8702}, {"aborted due to deadline": 8}.
+        let out = Output { stdout: testing::fixture("oha-plain.json"), ..Output::default() };
+        let c = Oha.parse(&out).unwrap();
+        assert_eq!((c.ok, c.errors), (34624, 8702));
+        assert_eq!(c.error_kinds.keys().collect::<Vec<_>>(), ["status 503"]);
+        assert!((c.seconds - 2.004808526).abs() < 1e-9 && (c.latency["max"] - 56025.026).abs() < 1e-6, "{c:?}");
     }
 }
