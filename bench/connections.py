@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from engine_procs import PROCS, ROOT, run_client, start_server, which  # noqa: E402
 from engine_report import cpu_model, fmt, git_commit, med, tool_versions  # noqa: E402
-from engine_tools import PARSERS  # noqa: E402
+from engine_tools import parser  # noqa: E402
 
 GNU_TIME = "/usr/bin/time"
 # Each case: a name, the protocol, connections and streams per connection, and the peer memory is compared with.
@@ -146,7 +146,7 @@ class Measured:
         return self.ok / self.seconds if self.seconds else float("nan")
 
 
-def measure(case, tool, argv, rep, a, server, workdir) -> Measured:
+def measure(case, tool, argv, rep, a, server, workdir, callbench: str) -> Measured:
     rss_file = workdir / "rss"
     rss_file.unlink(missing_ok=True)
     c = run_client(
@@ -163,7 +163,7 @@ def measure(case, tool, argv, rep, a, server, workdir) -> Measured:
     except (OSError, ValueError, IndexError):
         m.note = "no peak RSS from GNU time"
     try:
-        parsed = PARSERS[tool](c.out)
+        parsed = parser(tool, callbench)(c.out)
         m.ok, m.errors, m.seconds = parsed["ok"], parsed["errors"], parsed["seconds"]
         if tool == "callbench":
             d = json.loads(c.out)
@@ -321,7 +321,7 @@ def main(argv=None) -> int:
             for case, proto, conns, streams, _ in CASES:
                 for tool, argv in commands(tools, url, proto, conns, streams, a.seconds).items():
                     shown[(case, tool)] = shlex.join([Path(argv[0]).name] + argv[1:]).replace(str(server.port), "PORT")
-                    m = measure(case, tool, argv, rep, a, server, workdir)
+                    m = measure(case, tool, argv, rep, a, server, workdir, callbench)
                     runs.append(m)
                     log(
                         f"  {rep}/{a.reps} {case:18} {tool:9} {m.ok:>9} ok {m.errors:>6} err "

@@ -60,7 +60,7 @@ from engine_report import (  # noqa: E402
     text_report,
     tool_versions,
 )
-from engine_tools import PARSERS, parse_callbench  # noqa: E402
+from engine_tools import parse_callbench, parser  # noqa: E402
 
 
 class Interrupted(Exception):
@@ -281,7 +281,7 @@ def with_io_uring(command):
 GNU_TIME = "/usr/bin/time"
 
 
-def measure(tool: str, case: Case, server: Server, secs: int, rep: int, a, workdir: Path) -> Run:
+def measure(tool: str, case: Case, server: Server, secs: int, rep: int, a, workdir: Path, callbench: str) -> Run:
     argv = case.commands[tool](server.port, secs)
     # The tool's peak RSS from GNU time (wait4's maxrss would count the Python process it was forked from).
     rss = workdir / "rss"
@@ -292,7 +292,7 @@ def measure(tool: str, case: Case, server: Server, secs: int, rep: int, a, workd
     c = run_client(argv, a.client_cpu, secs + a.grace, server, workdir, a.server_cpu)
     run = Run(tool, case.protocol, rep, cpu=c.cpu, wall=c.wall, status=c.code, foreign=c.foreign / c.wall)
     try:
-        parsed = (parse_floor if tool.startswith(FLOOR_TOOLS) else PARSERS[tool.split()[0]])(c.out)
+        parsed = (parse_floor if tool.startswith(FLOOR_TOOLS) else parser(tool.split()[0], callbench))(c.out)
         run.ok, run.errors, run.seconds = parsed["ok"], parsed["errors"], parsed["seconds"]
         run.extra = {k: v for k, v in parsed.items() if k not in ("ok", "errors", "seconds")}
     except Exception as e:  # noqa: BLE001 - reported, the run counts as failed
@@ -407,8 +407,9 @@ def main(argv=None) -> int:
     use_cb = bool(not a.no_callbench and tools["callbench"] and engine_procs.callbench_load_works(tools["callbench"]))
     if not a.no_callbench and not use_cb:
         log("note: `callbench load` is not available in this build: peers only")
-    if not tools["callbench"]:
-        log("target/release/callbench is missing (needed for gen-users): build the workspace")
+    callbench = tools["callbench"]
+    if not callbench:
+        log("target/release/callbench is missing (gen-users, and it reads the tools' outputs): build the workspace")
         return 2
 
     load1 = float(open("/proc/loadavg").read().split()[0])
@@ -424,9 +425,7 @@ def main(argv=None) -> int:
     servers: list[Server] = []
     try:
         users = workdir / "users.json"
-        subprocess.run(
-            [tools["callbench"], "gen-users", "-o", str(users)], check=True, timeout=60, stdout=subprocess.DEVNULL
-        )
+        subprocess.run([callbench, "gen-users", "-o", str(users)], check=True, timeout=60, stdout=subprocess.DEVNULL)
         for case in all_cases:
             binary = release / case.server_bin
             if not binary.exists():
@@ -440,12 +439,12 @@ def main(argv=None) -> int:
                 f"{' / '.join(order)}, {a.reps} × {a.seconds} s each"
             )
             for tool in order:  # warm-up, not counted: also checks the command line and the parser
-                w = measure(tool, case, server, 1, 0, a, workdir)
+                w = measure(tool, case, server, 1, 0, a, workdir, callbench)
                 if w.note:
                     log(f"  warm-up {tool}: {w.note}")
             for rep in range(1, a.reps + 1):
                 for tool in order:
-                    r = measure(tool, case, server, a.seconds, rep, a, workdir)
+                    r = measure(tool, case, server, a.seconds, rep, a, workdir, callbench)
                     runs.append(r)
                     log(
                         f"  {rep}/{a.reps} {tool:9} {r.ok:>9} ok {r.errors:>5} err {fmt(r.throughput):>9}/s "

@@ -34,6 +34,8 @@ enum Command {
     Phases(commands::phases::Args),
     /// Write the deterministic users.json of the auth workload.
     GenUsers(commands::gen_users::Args),
+    /// Read a load tool's own output (wrk, h2load, ghz, oha…) as its figures: one JSON object.
+    Claims(commands::claims::Args),
     /// Load any HTTP/1.1, HTTP/2 or gRPC endpoint (or an in-process workload) and measure it.
     Load(Box<commands::load::Args>),
 }
@@ -90,6 +92,7 @@ fn main() {
             Command::Servers(args) => commands::servers::run(args),
             Command::GenUsers(args) => commands::gen_users::run(args),
             Command::Phases(args) => commands::phases::run(args),
+            Command::Claims(args) => commands::claims::run(args),
         }
     });
     callbench_launcher::process::kill_all();

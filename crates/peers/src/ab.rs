@@ -3,6 +3,7 @@
 //! fractions, which is what is read.
 
 use crate::claims::{Claims, Latency};
+use crate::error::PeerError;
 use crate::load::{Invocation, Load, Output, Protocol};
 use crate::tool::Tool;
 
@@ -28,14 +29,14 @@ impl Tool for Ab {
         &["-V"]
     }
 
-    fn invocation(&self, load: &Load) -> Result<Invocation, String> {
+    fn invocation(&self, load: &Load) -> Result<Invocation, PeerError> {
         match load.protocol {
             Protocol::Http1 => {}
-            Protocol::Http2 => return Err("ab speaks HTTP/1.x only".into()),
-            Protocol::Grpc => return Err("ab has no gRPC".into()),
+            Protocol::Http2 => return Err(PeerError::Unsupported("ab speaks HTTP/1.x only".into())),
+            Protocol::Grpc => return Err(PeerError::Unsupported("ab has no gRPC".into())),
         }
         if load.rate.is_some() {
-            return Err("ab has no fixed rate".into());
+            return Err(PeerError::Unsupported("ab has no fixed rate".into()));
         }
         let concurrency = load.concurrency.max(1);
         // -k: keep-alive; without it ab opens a connection per call (seed 002 ran it so).
@@ -65,38 +66,43 @@ impl Tool for Ab {
         Ok(i)
     }
 
-    fn parse(&self, output: &Output) -> Result<Claims, String> {
-        let text = &output.stdout;
-        let field = |name: &str| -> Result<f64, String> {
-            let line = text.lines().find(|l| l.starts_with(name)).ok_or(format!("no '{name}' line"))?;
-            let value = line[name.len()..].split_whitespace().next().unwrap_or_default();
-            value.parse().map_err(|_| format!("'{name}' is not a number: {line}"))
-        };
-        let complete = field("Complete requests:")? as u64;
-        let failed = field("Failed requests:")? as u64;
-        let non2xx = field("Non-2xx responses:").unwrap_or(0.0) as u64;
-        let mut claims = Claims {
-            seconds: field("Time taken for tests:")?,
-            throughput: field("Requests per second:")?,
-            ..Claims::default()
-        };
-        // ab counts a call whose answer length differs from the first one's as failed too, though
-        // it was answered; a failure is connect, receive, length or exception.
-        claims.ok = complete.saturating_sub(failed.max(non2xx));
-        claims.errors = failed.max(non2xx);
-        if failed > 0 {
-            claims.error_kinds.insert("failed".into(), failed);
-        }
-        if non2xx > 0 {
-            claims.error_kinds.insert("non-2xx".into(), non2xx);
-        }
-        claims.latency = percentiles(output.file(PERCENTILES)?)?;
-        if let Ok(mean) = field("Time per request:") {
-            // The first "Time per request" line is the mean per call across all in flight (ms).
-            claims.latency.insert("mean", mean * 1e3);
-        }
-        Ok(claims)
+    fn parse(&self, output: &Output) -> Result<Claims, PeerError> {
+        read(output).map_err(PeerError::Report)
     }
+}
+
+/// Its claims, or what in its report cannot be read.
+fn read(output: &Output) -> Result<Claims, String> {
+    let text = &output.stdout;
+    let field = |name: &str| -> Result<f64, String> {
+        let line = text.lines().find(|l| l.starts_with(name)).ok_or(format!("no '{name}' line"))?;
+        let value = line[name.len()..].split_whitespace().next().unwrap_or_default();
+        value.parse().map_err(|_| format!("'{name}' is not a number: {line}"))
+    };
+    let complete = field("Complete requests:")? as u64;
+    let failed = field("Failed requests:")? as u64;
+    let non2xx = field("Non-2xx responses:").unwrap_or(0.0) as u64;
+    let mut claims = Claims {
+        seconds: field("Time taken for tests:")?,
+        throughput: field("Requests per second:")?,
+        ..Claims::default()
+    };
+    // ab counts a call whose answer length differs from the first one's as failed too, though
+    // it was answered; a failure is connect, receive, length or exception.
+    claims.ok = complete.saturating_sub(failed.max(non2xx));
+    claims.errors = failed.max(non2xx);
+    if failed > 0 {
+        claims.error_kinds.insert("failed".into(), failed);
+    }
+    if non2xx > 0 {
+        claims.error_kinds.insert("non-2xx".into(), non2xx);
+    }
+    claims.latency = percentiles(output.file(PERCENTILES)?)?;
+    if let Ok(mean) = field("Time per request:") {
+        // The first "Time per request" line is the mean per call across all in flight (ms).
+        claims.latency.insert("mean", mean * 1e3);
+    }
+    Ok(claims)
 }
 
 /// ab's `-e` file: "Percentage served,Time in ms" then one line per percent 0..=100.
@@ -136,11 +142,11 @@ mod tests {
             "ab -k -q -c 50 -t 10 -n 1000000 -e /tmp/run/ab-percentiles.csv -H 'Accept-Encoding: identity' \
              -u /tmp/run/callbench-body.json -T application/json http://127.0.0.1:8080/auth/4242"
         );
-        assert!(Ab.invocation(&testing::load(Protocol::Http2)).unwrap_err().contains("HTTP/1"));
+        assert!(Ab.invocation(&testing::load(Protocol::Http2)).unwrap_err().to_string().contains("HTTP/1"));
         let mut fresh = testing::load(Protocol::Http1);
         fresh.new_connection_per_call = true;
         assert!(Ab.invocation(&fresh).unwrap().command_line().starts_with("ab -q -c 50"), "no -k");
-        assert!(crate::wrk::Wrk.invocation(&fresh).unwrap_err().contains("keeps its connections"));
+        assert!(crate::wrk::Wrk.invocation(&fresh).unwrap_err().to_string().contains("keeps its connections"));
     }
 
     #[test]
@@ -151,6 +157,6 @@ mod tests {
         assert!(c.ok > 1000 && c.errors == 0 && c.seconds > 0.5 && c.throughput > 100.0, "{c:?}");
         assert!(c.latency["p50"] <= c.latency["p99"] && c.latency["p99"] <= c.latency["max"], "{c:?}");
         out.files.clear();
-        assert!(Ab.parse(&out).unwrap_err().contains(PERCENTILES));
+        assert!(matches!(Ab.parse(&out).unwrap_err(), PeerError::Report(m) if m.contains(PERCENTILES)));
     }
 }

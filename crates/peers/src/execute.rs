@@ -3,6 +3,7 @@
 //! measured from outside (wait4: CPU time and peak memory of the tool and the processes it waited
 //! for). No process of the tool outlives the call.
 
+use crate::error::PeerError;
 use crate::load::{Invocation, Output};
 use std::os::fd::RawFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -69,7 +70,9 @@ fn is_executable(p: &Path) -> bool {
 
 /// Runs `invocation` with `program` as its argv[0] in `dir`, pinned to `cpus` (none: unpinned),
 /// in the network namespace `netns` (an open /run/netns file; None: this thread's), for at most
-/// `limit`; `cancel` stops it early. Blocks until every process of its group is gone.
+/// `limit`; `cancel` stops it early. Blocks until every process of its group is gone. Err: its
+/// files or output cannot be written or it cannot be started ([`PeerError::Run`]), or its report
+/// command is not installed ([`PeerError::Missing`]); a tool that ran and failed is an Ok [`Finished`].
 pub fn run(
     invocation: &Invocation,
     program: &Path,
@@ -78,17 +81,17 @@ pub fn run(
     netns: Option<RawFd>,
     limit: Duration,
     cancel: &AtomicBool,
-) -> Result<Finished, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+) -> Result<Finished, PeerError> {
+    std::fs::create_dir_all(dir).map_err(|e| PeerError::Run(format!("{}: {e}", dir.display())))?;
     for (name, bytes) in &invocation.files {
-        std::fs::write(dir.join(name), bytes).map_err(|e| format!("{name}: {e}"))?;
+        std::fs::write(dir.join(name), bytes).map_err(|e| PeerError::Run(format!("{name}: {e}")))?;
     }
     // A report left by an earlier run in the same folder must not pass for this one's.
     for name in &invocation.outputs {
         let _ = std::fs::remove_file(dir.join(name));
     }
     let (stdout_path, stderr_path) = (dir.join("tool.stdout"), dir.join("tool.stderr"));
-    let file = |p: &Path| std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()));
+    let file = |p: &Path| std::fs::File::create(p).map_err(|e| PeerError::Run(format!("{}: {e}", p.display())));
     let mut command = Command::new(program);
     command
         .args(&invocation.argv[1..])
@@ -122,7 +125,7 @@ pub fn run(
         });
     }
     let started = Instant::now();
-    let child = command.spawn().map_err(|e| format!("cannot start {}: {e}", program.display()))?;
+    let child = command.spawn().map_err(|e| PeerError::Run(format!("cannot start {}: {e}", program.display())))?;
     let pid = child.id() as i32;
     let (status, usage, timed_out, cancelled) = wait(pid, started + limit, cancel);
     let wall = started.elapsed();
@@ -145,13 +148,13 @@ pub fn run(
     let tool_stdout = output.stdout.clone();
     if let (Some(report), false) = (&invocation.report, cancelled) {
         let program = locate(&report[0], &[program.parent().unwrap_or(dir).to_path_buf()])
-            .ok_or(format!("{} is not installed", report[0]))?;
+            .ok_or_else(|| PeerError::Missing(format!("{} is not installed", report[0])))?;
         let out = Command::new(program)
             .args(&report[1..])
             .current_dir(dir)
             .stdin(Stdio::null())
             .output()
-            .map_err(|e| format!("{}: {e}", report.join(" ")))?;
+            .map_err(|e| PeerError::Run(format!("{}: {e}", report.join(" "))))?;
         output.stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         output.stderr += &String::from_utf8_lossy(&out.stderr);
     }
@@ -248,6 +251,23 @@ mod tests {
         }
         assert!(gone(), "the tool's child outlived it");
         std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_program_that_cannot_start_is_a_failed_run() {
+        let d = dir("nostart");
+        let err = run(
+            &sh("true"),
+            Path::new("/nonexistent/tool"),
+            &d,
+            &[],
+            None,
+            Duration::from_secs(5),
+            &AtomicBool::new(false),
+        )
+        .unwrap_err();
+        assert!(matches!(&err, PeerError::Run(m) if m.starts_with("cannot start /nonexistent/tool")), "{err:?}");
+        let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]

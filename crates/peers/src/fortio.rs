@@ -3,6 +3,7 @@
 //! service or the health check. Its JSON report (`-json`) is read.
 
 use crate::claims::{number, Claims, Latency};
+use crate::error::PeerError;
 use crate::load::{Invocation, Load, Output, Protocol};
 use crate::tool::Tool;
 
@@ -25,7 +26,7 @@ impl Tool for Fortio {
         &["version"]
     }
 
-    fn invocation(&self, load: &Load) -> Result<Invocation, String> {
+    fn invocation(&self, load: &Load) -> Result<Invocation, PeerError> {
         let connections = load.concurrency.max(1);
         let mut i = Invocation::new(["fortio", "load", "-quiet"]);
         match load.protocol {
@@ -35,7 +36,9 @@ impl Tool for Fortio {
                 i.approximated("fortio's HTTP/2 goes through Go's standard client (-stdclient), not its fast one");
             }
             Protocol::Grpc => {
-                return Err("fortio's gRPC mode calls only its own ping service or the health check".into())
+                return Err(PeerError::Unsupported(
+                    "fortio's gRPC mode calls only its own ping service or the health check".into(),
+                ))
             }
         }
         i.args(["-c", &connections.to_string(), "-t", &format!("{}ms", load.duration.as_millis())]);
@@ -79,35 +82,40 @@ impl Tool for Fortio {
         Ok(i)
     }
 
-    fn parse(&self, output: &Output) -> Result<Claims, String> {
-        let d: serde_json::Value = serde_json::from_str(output.file(REPORT)?).map_err(|e| format!("{REPORT}: {e}"))?;
-        let mut claims = Claims {
-            seconds: number(&d["ActualDuration"], "ActualDuration")? / 1e9,
-            throughput: number(&d["ActualQPS"], "ActualQPS")?,
-            ..Claims::default()
-        };
-        // RetCodes: {"200": n, "-1": socket errors, ...}.
-        for (code, n) in d["RetCodes"].as_object().ok_or("no RetCodes in its JSON report")? {
-            claims.add_status(code, n.as_u64().unwrap_or(0));
-        }
-        let h = &d["DurationHistogram"];
-        let mut latency = Latency::new();
-        latency.insert("max", number(&h["Max"], "DurationHistogram.Max")? * 1e6);
-        latency.insert("mean", number(&h["Avg"], "DurationHistogram.Avg")? * 1e6);
-        for p in h["Percentiles"].as_array().ok_or("no DurationHistogram.Percentiles")? {
-            // Whole percents (fortio writes 50, 99.9...): those callbench records.
-            let name = match (number(&p["Percentile"], "Percentile")? * 10.0).round() as u32 {
-                500 => "p50",
-                900 => "p90",
-                950 => "p95",
-                990 => "p99",
-                _ => continue,
-            };
-            latency.insert(name, number(&p["Value"], "Percentile value")? * 1e6);
-        }
-        claims.latency = latency;
-        Ok(claims)
+    fn parse(&self, output: &Output) -> Result<Claims, PeerError> {
+        read(output).map_err(PeerError::Report)
     }
+}
+
+/// Its claims, or what in its report cannot be read.
+fn read(output: &Output) -> Result<Claims, String> {
+    let d: serde_json::Value = serde_json::from_str(output.file(REPORT)?).map_err(|e| format!("{REPORT}: {e}"))?;
+    let mut claims = Claims {
+        seconds: number(&d["ActualDuration"], "ActualDuration")? / 1e9,
+        throughput: number(&d["ActualQPS"], "ActualQPS")?,
+        ..Claims::default()
+    };
+    // RetCodes: {"200": n, "-1": socket errors, ...}.
+    for (code, n) in d["RetCodes"].as_object().ok_or("no RetCodes in its JSON report")? {
+        claims.add_status(code, n.as_u64().unwrap_or(0));
+    }
+    let h = &d["DurationHistogram"];
+    let mut latency = Latency::new();
+    latency.insert("max", number(&h["Max"], "DurationHistogram.Max")? * 1e6);
+    latency.insert("mean", number(&h["Avg"], "DurationHistogram.Avg")? * 1e6);
+    for p in h["Percentiles"].as_array().ok_or("no DurationHistogram.Percentiles")? {
+        // Whole percents (fortio writes 50, 99.9...): those callbench records.
+        let name = match (number(&p["Percentile"], "Percentile")? * 10.0).round() as u32 {
+            500 => "p50",
+            900 => "p90",
+            950 => "p95",
+            990 => "p99",
+            _ => continue,
+        };
+        latency.insert(name, number(&p["Value"], "Percentile value")? * 1e6);
+    }
+    claims.latency = latency;
+    Ok(claims)
 }
 
 #[cfg(test)]
@@ -126,7 +134,7 @@ mod tests {
             "{line}"
         );
         assert!(line.contains("-X PUT") && line.ends_with("http://127.0.0.1:8080/auth/4242"), "{line}");
-        assert!(Fortio.invocation(&testing::load(Protocol::Grpc)).unwrap_err().contains("ping"));
+        assert!(Fortio.invocation(&testing::load(Protocol::Grpc)).unwrap_err().to_string().contains("ping"));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! contract from a descriptor set file and the request as binary protobuf. Its JSON report is read.
 
 use crate::claims::{number, Claims, Latency};
+use crate::error::PeerError;
 use crate::load::{Invocation, Load, Output, Protocol};
 use crate::tool::Tool;
 
@@ -21,9 +22,9 @@ impl Tool for Ghz {
         "go install github.com/bojand/ghz/cmd/ghz@v0.121.0"
     }
 
-    fn invocation(&self, load: &Load) -> Result<Invocation, String> {
+    fn invocation(&self, load: &Load) -> Result<Invocation, PeerError> {
         if load.protocol != Protocol::Grpc {
-            return Err("ghz speaks gRPC only".into());
+            return Err(PeerError::Unsupported("ghz speaks gRPC only".into()));
         }
         load.keeps_connections("ghz")?;
         let workers = load.concurrency.max(1);
@@ -56,36 +57,41 @@ impl Tool for Ghz {
         Ok(i)
     }
 
-    fn parse(&self, output: &Output) -> Result<Claims, String> {
-        let d: serde_json::Value = serde_json::from_str(&output.stdout).map_err(|e| format!("its JSON report: {e}"))?;
-        let count = number(&d["count"], "count")? as u64;
-        let mut claims = Claims {
-            seconds: number(&d["total"], "total")? / 1e9,
-            throughput: number(&d["rps"], "rps")?,
-            ..Claims::default()
-        };
-        let codes = d["statusCodeDistribution"].as_object().ok_or("no statusCodeDistribution")?;
-        claims.ok = codes.get("OK").and_then(|n| n.as_u64()).unwrap_or(0);
-        claims.errors = count.saturating_sub(claims.ok);
-        for (code, n) in codes.iter().filter(|(c, _)| c.as_str() != "OK") {
-            claims.error_kinds.insert(code.clone(), n.as_u64().unwrap_or(0));
-        }
-        let mut latency = Latency::new();
-        latency.insert("max", number(&d["slowest"], "slowest")? / 1e3);
-        latency.insert("mean", number(&d["average"], "average")? / 1e3);
-        for p in d["latencyDistribution"].as_array().into_iter().flatten() {
-            let name = match number(&p["percentage"], "percentage")? as u32 {
-                50 => "p50",
-                90 => "p90",
-                95 => "p95",
-                99 => "p99",
-                _ => continue,
-            };
-            latency.insert(name, number(&p["latency"], "latency")? / 1e3);
-        }
-        claims.latency = latency;
-        Ok(claims)
+    fn parse(&self, output: &Output) -> Result<Claims, PeerError> {
+        read(output).map_err(PeerError::Report)
     }
+}
+
+/// Its claims, or what in its report cannot be read.
+fn read(output: &Output) -> Result<Claims, String> {
+    let d: serde_json::Value = serde_json::from_str(&output.stdout).map_err(|e| format!("its JSON report: {e}"))?;
+    let count = number(&d["count"], "count")? as u64;
+    let mut claims = Claims {
+        seconds: number(&d["total"], "total")? / 1e9,
+        throughput: number(&d["rps"], "rps")?,
+        ..Claims::default()
+    };
+    let codes = d["statusCodeDistribution"].as_object().ok_or("no statusCodeDistribution")?;
+    claims.ok = codes.get("OK").and_then(|n| n.as_u64()).unwrap_or(0);
+    claims.errors = count.saturating_sub(claims.ok);
+    for (code, n) in codes.iter().filter(|(c, _)| c.as_str() != "OK") {
+        claims.error_kinds.insert(code.clone(), n.as_u64().unwrap_or(0));
+    }
+    let mut latency = Latency::new();
+    latency.insert("max", number(&d["slowest"], "slowest")? / 1e3);
+    latency.insert("mean", number(&d["average"], "average")? / 1e3);
+    for p in d["latencyDistribution"].as_array().into_iter().flatten() {
+        let name = match number(&p["percentage"], "percentage")? as u32 {
+            50 => "p50",
+            90 => "p90",
+            95 => "p95",
+            99 => "p99",
+            _ => continue,
+        };
+        latency.insert(name, number(&p["latency"], "latency")? / 1e3);
+    }
+    claims.latency = latency;
+    Ok(claims)
 }
 
 #[cfg(test)]

@@ -1,9 +1,11 @@
 //! h2load (Debian's nghttp2-client): HTTP/2 (h2c with prior knowledge, h2 over TLS) or HTTP/1.1
 //! (`--h1`), closed loop. Its report gives no percentiles, only min/max/mean; they come from its
 //! own per-request log (`--log-file`). gRPC is sent as what it is on the wire (a framed message in
-//! a POST with gRPC's headers), but h2load does not read grpc-status.
+//! a POST with gRPC's headers), but h2load does not read grpc-status. Run without its log (as
+//! bench/engine.py runs it), the mean and max of its report are its latency.
 
-use crate::claims::{latency_of, Claims};
+use crate::claims::{latency_of, Claims, Latency};
+use crate::error::PeerError;
 use crate::load::{Invocation, Load, Output, Protocol};
 use crate::tool::Tool;
 
@@ -27,7 +29,7 @@ impl Tool for H2load {
         true
     }
 
-    fn invocation(&self, load: &Load) -> Result<Invocation, String> {
+    fn invocation(&self, load: &Load) -> Result<Invocation, PeerError> {
         load.keeps_connections("h2load")?;
         let concurrency = load.concurrency.max(1);
         let mut i = Invocation::new(["h2load"]);
@@ -91,39 +93,71 @@ impl Tool for H2load {
         Ok(i)
     }
 
-    fn parse(&self, output: &Output) -> Result<Claims, String> {
-        let text = &output.stdout;
-        let finished = text.lines().find(|l| l.starts_with("finished in ")).ok_or("no 'finished in' line")?;
-        let mut claims = Claims { seconds: seconds(finished)?, ..Claims::default() };
-        claims.throughput = finished
-            .split(", ")
-            .find_map(|p| p.strip_suffix(" req/s"))
-            .and_then(|v| v.parse().ok())
-            .ok_or(format!("no req/s in '{finished}'"))?;
-        let requests = text.lines().find(|l| l.starts_with("requests: ")).ok_or("no 'requests:' line")?;
-        let count = |what: &str| -> Result<u64, String> {
-            requests
-                .split(", ")
-                .find_map(|p| p.trim_start_matches("requests: ").strip_suffix(&format!(" {what}")))
-                .and_then(|v| v.parse().ok())
-                .ok_or(format!("no '{what}' count in '{requests}'"))
-        };
-        claims.ok = count("succeeded")?;
-        // h2load's counts nest: timeout ⊆ errored (network failures) ⊆ failed (with bad statuses).
-        let (failed, errored, timeout) = (count("failed")?, count("errored")?, count("timeout")?);
-        claims.errors = failed;
-        for (kind, n) in [
-            ("status", failed.saturating_sub(errored)),
-            ("errored", errored - timeout.min(errored)),
-            ("timeout", timeout),
-        ] {
-            if n > 0 {
-                claims.error_kinds.insert(kind.into(), n);
-            }
-        }
-        claims.latency = latency_of(log_durations(output.file(LOG)?)?);
-        Ok(claims)
+    fn parse(&self, output: &Output) -> Result<Claims, PeerError> {
+        read(output).map_err(PeerError::Report)
     }
+}
+
+/// Its claims, or what in its report cannot be read.
+fn read(output: &Output) -> Result<Claims, String> {
+    let text = &output.stdout;
+    let finished = text.lines().find(|l| l.starts_with("finished in ")).ok_or("no 'finished in' line")?;
+    let mut claims = Claims { seconds: seconds(finished)?, ..Claims::default() };
+    claims.throughput = finished
+        .split(", ")
+        .find_map(|p| p.strip_suffix(" req/s"))
+        .and_then(|v| v.parse().ok())
+        .ok_or(format!("no req/s in '{finished}'"))?;
+    let requests = text.lines().find(|l| l.starts_with("requests: ")).ok_or("no 'requests:' line")?;
+    let count = |what: &str| -> Result<u64, String> {
+        requests
+            .split(", ")
+            .find_map(|p| p.trim_start_matches("requests: ").strip_suffix(&format!(" {what}")))
+            .and_then(|v| v.parse().ok())
+            .ok_or(format!("no '{what}' count in '{requests}'"))
+    };
+    claims.ok = count("succeeded")?;
+    // h2load's counts nest: timeout ⊆ errored (network failures) ⊆ failed (with bad statuses).
+    let (failed, errored, timeout) = (count("failed")?, count("errored")?, count("timeout")?);
+    claims.errors = failed;
+    for (kind, n) in
+        [("status", failed.saturating_sub(errored)), ("errored", errored - timeout.min(errored)), ("timeout", timeout)]
+    {
+        if n > 0 {
+            claims.error_kinds.insert(kind.into(), n);
+        }
+    }
+    claims.latency = match output.files.get(LOG) {
+        Some(log) => latency_of(log_durations(log)?),
+        None => request_times(text),
+    };
+    Ok(claims)
+}
+
+/// The mean and max of "time for request:  34us  80.10ms  1.29ms  3.88ms  94.70%" (min, max, mean,
+/// sd, within a sd), for a run without `--log-file`; none if it printed no such line.
+fn request_times(text: &str) -> Latency {
+    let mut latency = Latency::new();
+    let times = text.lines().find_map(|l| l.strip_prefix("time for request:"));
+    let times: Vec<&str> = times.map(|t| t.split_whitespace().collect()).unwrap_or_default();
+    if let (Some(max), Some(mean)) = (times.get(1).and_then(|v| micros(v)), times.get(2).and_then(|v| micros(v))) {
+        latency.insert("max", max);
+        latency.insert("mean", mean);
+    }
+    latency
+}
+
+/// A time as h2load prints it ("34us", "80.10ms", "2.00s"), in microseconds.
+fn micros(value: &str) -> Option<f64> {
+    let (number, unit) = value.split_at(value.find(|c: char| c.is_ascii_alphabetic())?);
+    let scale = match unit {
+        "us" => 1.0,
+        "ms" => 1e3,
+        "s" => 1e6,
+        "m" => 60e6,
+        _ => return None,
+    };
+    number.parse::<f64>().ok().filter(|n| n.is_finite()).map(|n| n * scale)
 }
 
 /// "finished in 2.00s, ..." (h2load prints ms, s or m).
@@ -193,5 +227,19 @@ mod tests {
         assert!(c.latency["p50"] <= c.latency["p99"] && c.latency["p99"] <= c.latency["max"], "{c:?}");
         assert_eq!(seconds("finished in 2.00s, 1 req/s").unwrap(), 2.0);
         assert_eq!(seconds("finished in 1.5m, 1 req/s").unwrap(), 90.0);
+    }
+
+    #[test]
+    fn without_its_log_the_mean_and_max_of_its_report_are_the_latency() {
+        // `h2load -t 1 -c 2 -m 4 -D 2 URL`, as bench/engine.py runs it: no --log-file.
+        let out = Output { stdout: testing::fixture("h2load-plain.txt"), ..Output::default() };
+        let c = H2load.parse(&out).unwrap();
+        assert_eq!((c.ok, c.errors, c.seconds, c.throughput), (12194, 0, 2.02, 6097.0));
+        assert_eq!(c.latency, Latency::from([("max", 80100.0), ("mean", 1290.0)]));
+        // `--h1` to a server answering 20% of the calls with a 503: failed, all bad statuses.
+        let out = Output { stdout: testing::fixture("h2load-plain-errors.txt"), ..Output::default() };
+        let c = H2load.parse(&out).unwrap();
+        assert_eq!((c.ok, c.errors, c.error_kinds["status"]), (16767, 4069, 4069));
+        assert_eq!((c.latency["max"], c.latency["mean"]), (78390.0, 383.0));
     }
 }

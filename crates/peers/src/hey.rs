@@ -2,6 +2,7 @@
 //! is per worker. Its text report gives latencies in seconds with four decimals (0.1 ms steps).
 
 use crate::claims::{Claims, Latency};
+use crate::error::PeerError;
 use crate::load::{Invocation, Load, Output, Protocol};
 use crate::tool::Tool;
 
@@ -23,7 +24,7 @@ impl Tool for Hey {
         &[] // hey has no version flag; the runner records the version it installed
     }
 
-    fn invocation(&self, load: &Load) -> Result<Invocation, String> {
+    fn invocation(&self, load: &Load) -> Result<Invocation, PeerError> {
         let workers = load.concurrency.max(1);
         let mut i = Invocation::new(["hey"]);
         match load.protocol {
@@ -31,8 +32,8 @@ impl Tool for Hey {
             Protocol::Http2 if load.tls => {
                 i.arg("-h2");
             }
-            Protocol::Http2 => return Err("hey speaks HTTP/2 only over TLS (no h2c)".into()),
-            Protocol::Grpc => return Err("hey has no gRPC".into()),
+            Protocol::Http2 => return Err(PeerError::Unsupported("hey speaks HTTP/2 only over TLS (no h2c)".into())),
+            Protocol::Grpc => return Err(PeerError::Unsupported("hey has no gRPC".into())),
         }
         i.args(["-z", &format!("{}ms", load.duration.as_millis()), "-c", &workers.to_string()]);
         i.args(["-cpus", &load.threads.max(1).to_string(), "-m", &load.call.method]);
@@ -62,53 +63,54 @@ impl Tool for Hey {
         Ok(i)
     }
 
-    fn parse(&self, output: &Output) -> Result<Claims, String> {
-        let text = &output.stdout;
-        let seconds_after = |label: &str| -> Result<f64, String> {
-            let line =
-                text.lines().map(str::trim).find(|l| l.starts_with(label)).ok_or(format!("no '{label}' line"))?;
-            line[label.len()..]
-                .split_whitespace()
-                .next()
-                .and_then(|v| v.parse().ok())
-                .ok_or(format!("'{label}' is not a number: {line}"))
-        };
-        let mut claims = Claims {
-            seconds: seconds_after("Total:")?,
-            throughput: seconds_after("Requests/sec:")?,
-            ..Claims::default()
-        };
-        let mut latency = Latency::new();
-        latency.insert("max", seconds_after("Slowest:")? * 1e6);
-        latency.insert("mean", seconds_after("Average:")? * 1e6);
-        for (name, label) in [("p50", "50% in"), ("p90", "90% in"), ("p95", "95% in"), ("p99", "99% in")] {
-            if let Ok(s) = seconds_after(label) {
-                latency.insert(name, s * 1e6);
-            }
-        }
-        claims.latency = latency;
-        // "[200]	88160 responses" under "Status code distribution:"; "[N]	message" under "Error distribution:".
-        let mut section = "";
-        for line in text.lines().map(str::trim) {
-            if line.ends_with("distribution:") {
-                section = line;
-                continue;
-            }
-            let Some((code, rest)) = line.strip_prefix('[').and_then(|l| l.split_once(']')) else { continue };
-            match section {
-                "Status code distribution:" => {
-                    claims.add_status(code, rest.split_whitespace().next().and_then(|v| v.parse().ok()).unwrap_or(0));
-                }
-                "Error distribution:" => {
-                    let n: u64 = code.parse().unwrap_or(0);
-                    claims.errors = claims.errors.saturating_add(n);
-                    claims.add_error_kind(rest.trim().chars().take(80).collect(), n);
-                }
-                _ => {}
-            }
-        }
-        Ok(claims)
+    fn parse(&self, output: &Output) -> Result<Claims, PeerError> {
+        read(output).map_err(PeerError::Report)
     }
+}
+
+/// Its claims, or what in its report cannot be read.
+fn read(output: &Output) -> Result<Claims, String> {
+    let text = &output.stdout;
+    let seconds_after = |label: &str| -> Result<f64, String> {
+        let line = text.lines().map(str::trim).find(|l| l.starts_with(label)).ok_or(format!("no '{label}' line"))?;
+        line[label.len()..]
+            .split_whitespace()
+            .next()
+            .and_then(|v| v.parse().ok())
+            .ok_or(format!("'{label}' is not a number: {line}"))
+    };
+    let mut claims =
+        Claims { seconds: seconds_after("Total:")?, throughput: seconds_after("Requests/sec:")?, ..Claims::default() };
+    let mut latency = Latency::new();
+    latency.insert("max", seconds_after("Slowest:")? * 1e6);
+    latency.insert("mean", seconds_after("Average:")? * 1e6);
+    for (name, label) in [("p50", "50% in"), ("p90", "90% in"), ("p95", "95% in"), ("p99", "99% in")] {
+        if let Ok(s) = seconds_after(label) {
+            latency.insert(name, s * 1e6);
+        }
+    }
+    claims.latency = latency;
+    // "[200]	88160 responses" under "Status code distribution:"; "[N]	message" under "Error distribution:".
+    let mut section = "";
+    for line in text.lines().map(str::trim) {
+        if line.ends_with("distribution:") {
+            section = line;
+            continue;
+        }
+        let Some((code, rest)) = line.strip_prefix('[').and_then(|l| l.split_once(']')) else { continue };
+        match section {
+            "Status code distribution:" => {
+                claims.add_status(code, rest.split_whitespace().next().and_then(|v| v.parse().ok()).unwrap_or(0));
+            }
+            "Error distribution:" => {
+                let n: u64 = code.parse().unwrap_or(0);
+                claims.errors = claims.errors.saturating_add(n);
+                claims.add_error_kind(rest.trim().chars().take(80).collect(), n);
+            }
+            _ => {}
+        }
+    }
+    Ok(claims)
 }
 
 #[cfg(test)]
@@ -127,7 +129,7 @@ mod tests {
              -D /tmp/run/callbench-body.json -T application/json http://127.0.0.1:8080/auth/4242"
         );
         assert!(i.approximations[0].contains("per worker"));
-        assert!(Hey.invocation(&testing::load(Protocol::Http2)).unwrap_err().contains("h2c"));
+        assert!(Hey.invocation(&testing::load(Protocol::Http2)).unwrap_err().to_string().contains("h2c"));
     }
 
     #[test]

@@ -65,7 +65,7 @@ pub fn invocation(tool: &dyn Tool, load: &Load) -> Result<Invocation, PeerError>
     if load.calls.is_some() && !tool.counts_calls() {
         return Err(PeerError::Unsupported(format!("{} runs for a duration, not a count of calls", tool.name())));
     }
-    let mut i = tool.invocation(load).map_err(PeerError::Unsupported)?;
+    let mut i = tool.invocation(load)?;
     if !load.warmup.is_zero() && !tool.warms_up() {
         i.approximated(format!(
             "{} has no warm-up: its figures include the first {} ms of the run",
@@ -116,5 +116,14 @@ mod tests {
         load.calls = Some(100);
         let err = invocation(by_name("wrk").unwrap(), &load).unwrap_err();
         assert_eq!(err, PeerError::Unsupported("wrk runs for a duration, not a count of calls".into()));
+    }
+
+    #[test]
+    fn a_tool_that_cannot_be_installed_here_is_missing_not_unsupported() {
+        let load = load::testing::load(Protocol::Http1);
+        let k6 = invocation(by_name("k6").unwrap(), &load).unwrap_err();
+        assert!(matches!(&k6, PeerError::Missing(m) if m.starts_with("k6 is not installed here")), "{k6:?}");
+        let grpc = invocation(by_name("wrk").unwrap(), &load::testing::load(Protocol::Grpc)).unwrap_err();
+        assert_eq!(grpc, PeerError::Unsupported("wrk has no gRPC".into()));
     }
 }

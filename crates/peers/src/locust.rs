@@ -4,6 +4,7 @@
 //! times in whole milliseconds (as locust rounds them), its percentiles computed as locust does.
 
 use crate::claims::{number, Claims, Latency};
+use crate::error::PeerError;
 use crate::load::{Invocation, Load, Output, Protocol};
 use crate::tool::Tool;
 use std::collections::BTreeMap;
@@ -40,15 +41,21 @@ impl Tool for Locust {
         "pip install -r crates/peers/locust/requirements.txt (locust 2.47.0) into target/peers/locust/venv"
     }
 
-    fn invocation(&self, load: &Load) -> Result<Invocation, String> {
+    fn invocation(&self, load: &Load) -> Result<Invocation, PeerError> {
         match (load.protocol, self.grpc) {
             (Protocol::Http1, false) | (Protocol::Grpc, true) => {}
-            (Protocol::Http2, false) => return Err("locust's HTTP users speak HTTP/1.1 only".into()),
-            (_, false) => return Err(format!("{} calls REST; use locust-grpc for gRPC", self.name)),
-            (_, true) => return Err("locust-grpc calls gRPC only".into()),
+            (Protocol::Http2, false) => {
+                return Err(PeerError::Unsupported("locust's HTTP users speak HTTP/1.1 only".into()))
+            }
+            (_, false) => {
+                return Err(PeerError::Unsupported(format!("{} calls REST; use locust-grpc for gRPC", self.name)))
+            }
+            (_, true) => return Err(PeerError::Unsupported("locust-grpc calls gRPC only".into())),
         }
         if self.grpc && (load.tls || load.gzip) {
-            return Err("callbench's locust gRPC user uses a plaintext channel without compression".into());
+            return Err(PeerError::Unsupported(
+                "callbench's locust gRPC user uses a plaintext channel without compression".into(),
+            ));
         }
         load.keeps_connections(self.name)?;
         let users = load.concurrency.max(1);
@@ -97,50 +104,55 @@ impl Tool for Locust {
         Ok(i)
     }
 
-    fn parse(&self, output: &Output) -> Result<Claims, String> {
-        let d: serde_json::Value = serde_json::from_str(output.file(REPORT)?).map_err(|e| format!("{REPORT}: {e}"))?;
-        // One entry per call name; callbench's users make one kind of call, but sum them all.
-        let entries = d.as_array().ok_or(format!("{REPORT} is not a list of entries"))?;
-        let (mut requests, mut failures, mut total_ms, mut max_ms) = (0u64, 0u64, 0.0, 0.0f64);
-        let (mut start, mut last) = (f64::MAX, 0.0f64);
-        let mut times: BTreeMap<u64, u64> = BTreeMap::new();
-        for e in entries {
-            requests = requests.saturating_add(number(&e["num_requests"], "num_requests")? as u64);
-            failures = failures.saturating_add(number(&e["num_failures"], "num_failures")? as u64);
-            total_ms += number(&e["total_response_time"], "total_response_time")?;
-            max_ms = max_ms.max(number(&e["max_response_time"], "max_response_time")?);
-            start = start.min(number(&e["start_time"], "start_time")?);
-            last = last.max(number(&e["last_request_timestamp"], "last_request_timestamp")?);
-            for (ms, n) in e["response_times"].as_object().ok_or("no response_times")? {
-                let ms: u64 = ms.parse().map_err(|_| format!("response time '{ms}' is not whole milliseconds"))?;
-                let count = times.entry(ms).or_default();
-                *count = count.saturating_add(n.as_u64().unwrap_or(0));
-            }
-        }
-        if requests == 0 {
-            return Err("locust counted no calls in its run".into());
-        }
-        let seconds = (last - start).max(0.0);
-        let mut claims = Claims {
-            ok: requests - failures.min(requests),
-            errors: failures,
-            seconds,
-            // locust's total rate: its calls over the time from its start to its last call.
-            throughput: if seconds > 0.0 { requests as f64 / seconds } else { 0.0 },
-            ..Claims::default()
-        };
-        if failures > 0 {
-            claims.error_kinds.insert("failures".into(), failures);
-        }
-        let mut latency = Latency::new();
-        for (name, q) in [("p50", 0.5), ("p90", 0.9), ("p95", 0.95), ("p99", 0.99)] {
-            latency.insert(name, percentile(&times, requests, q) as f64 * 1e3);
-        }
-        latency.insert("max", max_ms * 1e3);
-        latency.insert("mean", total_ms / requests as f64 * 1e3);
-        claims.latency = latency;
-        Ok(claims)
+    fn parse(&self, output: &Output) -> Result<Claims, PeerError> {
+        read(output).map_err(PeerError::Report)
     }
+}
+
+/// Its claims, or what in its report cannot be read.
+fn read(output: &Output) -> Result<Claims, String> {
+    let d: serde_json::Value = serde_json::from_str(output.file(REPORT)?).map_err(|e| format!("{REPORT}: {e}"))?;
+    // One entry per call name; callbench's users make one kind of call, but sum them all.
+    let entries = d.as_array().ok_or(format!("{REPORT} is not a list of entries"))?;
+    let (mut requests, mut failures, mut total_ms, mut max_ms) = (0u64, 0u64, 0.0, 0.0f64);
+    let (mut start, mut last) = (f64::MAX, 0.0f64);
+    let mut times: BTreeMap<u64, u64> = BTreeMap::new();
+    for e in entries {
+        requests = requests.saturating_add(number(&e["num_requests"], "num_requests")? as u64);
+        failures = failures.saturating_add(number(&e["num_failures"], "num_failures")? as u64);
+        total_ms += number(&e["total_response_time"], "total_response_time")?;
+        max_ms = max_ms.max(number(&e["max_response_time"], "max_response_time")?);
+        start = start.min(number(&e["start_time"], "start_time")?);
+        last = last.max(number(&e["last_request_timestamp"], "last_request_timestamp")?);
+        for (ms, n) in e["response_times"].as_object().ok_or("no response_times")? {
+            let ms: u64 = ms.parse().map_err(|_| format!("response time '{ms}' is not whole milliseconds"))?;
+            let count = times.entry(ms).or_default();
+            *count = count.saturating_add(n.as_u64().unwrap_or(0));
+        }
+    }
+    if requests == 0 {
+        return Err("locust counted no calls in its run".into());
+    }
+    let seconds = (last - start).max(0.0);
+    let mut claims = Claims {
+        ok: requests - failures.min(requests),
+        errors: failures,
+        seconds,
+        // locust's total rate: its calls over the time from its start to its last call.
+        throughput: if seconds > 0.0 { requests as f64 / seconds } else { 0.0 },
+        ..Claims::default()
+    };
+    if failures > 0 {
+        claims.error_kinds.insert("failures".into(), failures);
+    }
+    let mut latency = Latency::new();
+    for (name, q) in [("p50", 0.5), ("p90", 0.9), ("p95", 0.95), ("p99", 0.99)] {
+        latency.insert(name, percentile(&times, requests, q) as f64 * 1e3);
+    }
+    latency.insert("max", max_ms * 1e3);
+    latency.insert("mean", total_ms / requests as f64 * 1e3);
+    claims.latency = latency;
+    Ok(claims)
 }
 
 /// A percentile as locust computes it from its rounded response times (milliseconds → count):
@@ -173,7 +185,11 @@ mod tests {
         assert!(i.env.contains(&("CALLBENCH_METHOD".into(), "PUT".into())));
         let g = Locust::GRPC.invocation(&testing::load(Protocol::Grpc)).unwrap();
         assert!(g.env.iter().any(|(k, v)| k == "CALLBENCH_GRPC_METHOD" && v == "callbench.v1.Students/List"));
-        assert!(Locust::HTTP.invocation(&testing::load(Protocol::Grpc)).unwrap_err().contains("locust-grpc"));
+        assert!(Locust::HTTP
+            .invocation(&testing::load(Protocol::Grpc))
+            .unwrap_err()
+            .to_string()
+            .contains("locust-grpc"));
         assert!(Locust::GRPC.invocation(&testing::load(Protocol::Http1)).is_err());
     }
 

@@ -4,6 +4,7 @@
 
 use crate::claims::Claims;
 use crate::client_lines;
+use crate::error::PeerError;
 use crate::load::{Invocation, Load, Output, Protocol};
 use crate::tool::Tool;
 use std::path::{Path, PathBuf};
@@ -34,9 +35,9 @@ fn argv(repo: &Path, command: &str) -> Vec<String> {
 }
 
 /// Errs unless the cell makes one call at a time at no set rate, as every seed client does.
-fn one_at_a_time(name: &str, load: &Load) -> Result<(), String> {
+fn one_at_a_time(name: &str, load: &Load) -> Result<(), PeerError> {
     if load.concurrency != 1 || load.rate.is_some() {
-        return Err(format!("{name} makes one call at a time (concurrency = 1, no rate)"));
+        return Err(PeerError::Unsupported(format!("{name} makes one call at a time (concurrency = 1, no rate)")));
     }
     Ok(())
 }
@@ -71,21 +72,23 @@ impl Tool for Seed000Rest {
     fn counts_calls(&self) -> bool {
         true
     }
-    fn prepared(&self, repo: &Path) -> Result<(), String> {
+    fn prepared(&self, repo: &Path) -> Result<(), PeerError> {
         match repo.join(REST_DIR).join("node_modules/got").is_dir() {
             true => Ok(()),
-            false => Err(format!(
+            false => Err(PeerError::Missing(format!(
                 "{} is not installed ({}); callbench run does it unless --no-build",
                 self.name(),
                 self.install()
-            )),
+            ))),
         }
     }
 
-    fn invocation(&self, load: &Load) -> Result<Invocation, String> {
+    fn invocation(&self, load: &Load) -> Result<Invocation, PeerError> {
         one_at_a_time(self.name(), load)?;
         if load.protocol != Protocol::Http1 {
-            return Err("seed000-rest speaks REST over HTTP/1.1 only (got 9 has no HTTP/2 by default)".into());
+            return Err(PeerError::Unsupported(
+                "seed000-rest speaks REST over HTTP/1.1 only (got 9 has no HTTP/2 by default)".into(),
+            ));
         }
         let script = load.repo.join(REST_DIR).join("call.js");
         let mut i = Invocation::new(["node".to_string(), script.display().to_string(), load.url()]);
@@ -101,8 +104,8 @@ impl Tool for Seed000Rest {
         Ok(i)
     }
 
-    fn parse(&self, output: &Output) -> Result<Claims, String> {
-        Ok(client_lines::parse(&output.stdout, &output.stderr)?)
+    fn parse(&self, output: &Output) -> Result<Claims, PeerError> {
+        client_lines::parse(&output.stdout, &output.stderr)
     }
 }
 
@@ -127,17 +130,21 @@ impl Tool for Seed000Tonic {
         true
     }
 
-    fn invocation(&self, load: &Load) -> Result<Invocation, String> {
+    fn invocation(&self, load: &Load) -> Result<Invocation, PeerError> {
         one_at_a_time(self.name(), load)?;
         if load.protocol != Protocol::Grpc || load.call.grpc_method != "callbench.v1.Auth/Test" {
-            return Err("seed000-tonic makes the article's gRPC auth call only (callbench.v1.Auth/Test)".into());
+            return Err(PeerError::Unsupported(
+                "seed000-tonic makes the article's gRPC auth call only (callbench.v1.Auth/Test)".into(),
+            ));
         }
         let (id, password) = auth_request(load)?;
         let scheme = if load.tls { "https" } else { "http" };
         let mut i = Invocation::new(["seed000-tonic".to_string(), format!("{scheme}://{}", load.authority)]);
         i.args(["--id".to_string(), id, "--password".to_string(), password]);
         if load.tls {
-            let ca = load.ca_cert.as_ref().ok_or("seed000-tonic checks the server's certificate: no CA file given")?;
+            let ca = load.ca_cert.as_ref().ok_or_else(|| {
+                PeerError::Unsupported("seed000-tonic checks the server's certificate: no CA file given".into())
+            })?;
             // The reference servers' certificates name localhost.
             i.args(["--ca".to_string(), ca.display().to_string(), "--domain".into(), "localhost".into()]);
         }
@@ -146,19 +153,19 @@ impl Tool for Seed000Tonic {
         Ok(i)
     }
 
-    fn parse(&self, output: &Output) -> Result<Claims, String> {
-        Ok(client_lines::parse(&output.stdout, &output.stderr)?)
+    fn parse(&self, output: &Output) -> Result<Claims, PeerError> {
+        client_lines::parse(&output.stdout, &output.stderr)
     }
 }
 
 /// The auth call's user id and password, read from its REST form (`/auth/{id}`, `{"password": …}`).
-fn auth_request(load: &Load) -> Result<(String, String), String> {
+fn auth_request(load: &Load) -> Result<(String, String), PeerError> {
     let id = load.call.path.strip_prefix("/auth/").filter(|id| id.parse::<i64>().is_ok());
     let body: Option<serde_json::Value> = load.call.body.as_deref().and_then(|b| serde_json::from_slice(b).ok());
     let password = body.as_ref().and_then(|b| b["password"].as_str());
     match (id, password) {
         (Some(id), Some(password)) => Ok((id.to_string(), password.to_string())),
-        _ => Err(format!("not an auth call: {} {}", load.call.method, load.call.path)),
+        _ => Err(PeerError::Unsupported(format!("not an auth call: {} {}", load.call.method, load.call.path))),
     }
 }
 
@@ -178,28 +185,34 @@ impl Tool for Seed003Java {
     fn counts_calls(&self) -> bool {
         true
     }
-    fn prepared(&self, repo: &Path) -> Result<(), String> {
+    fn prepared(&self, repo: &Path) -> Result<(), PeerError> {
         match repo.join(JAR).is_file() {
             true => Ok(()),
-            false => Err(format!(
+            false => Err(PeerError::Missing(format!(
                 "{} is not built ({}); callbench run does it unless --no-build",
                 self.name(),
                 self.install()
-            )),
+            ))),
         }
     }
 
-    fn invocation(&self, load: &Load) -> Result<Invocation, String> {
+    fn invocation(&self, load: &Load) -> Result<Invocation, PeerError> {
         one_at_a_time(self.name(), load)?;
-        let calls = load.calls.ok_or("seed003-java makes a count of calls, as the article's runs did: set calls")?;
+        let calls = load.calls.ok_or_else(|| {
+            PeerError::Unsupported("seed003-java makes a count of calls, as the article's runs did: set calls".into())
+        })?;
         if load.tls {
-            return Err("seed003-java calls in plaintext, as the article's clients did".into());
+            return Err(PeerError::Unsupported("seed003-java calls in plaintext, as the article's clients did".into()));
         }
         let (kind, target) = match load.protocol {
             Protocol::Http1 if load.call.path == "/cars" => ("rest", format!("http://{}", load.authority)),
             Protocol::Grpc if load.call.grpc_method == "callbench.v1.Cars/Send" => ("grpc", load.authority.clone()),
-            Protocol::Http2 => return Err("seed003-java's WebClient speaks HTTP/1.1".into()),
-            _ => return Err("seed003-java makes the article's car calls only (POST /cars, Cars/Send)".into()),
+            Protocol::Http2 => return Err(PeerError::Unsupported("seed003-java's WebClient speaks HTTP/1.1".into())),
+            _ => {
+                return Err(PeerError::Unsupported(
+                    "seed003-java makes the article's car calls only (POST /cars, Cars/Send)".into(),
+                ))
+            }
         };
         let jar: PathBuf = load.repo.join(JAR);
         let mut i = Invocation::new(["java".to_string(), "-jar".into(), jar.display().to_string()]);
@@ -210,8 +223,8 @@ impl Tool for Seed003Java {
         Ok(i)
     }
 
-    fn parse(&self, output: &Output) -> Result<Claims, String> {
-        Ok(client_lines::parse(&output.stdout, &output.stderr)?)
+    fn parse(&self, output: &Output) -> Result<Claims, PeerError> {
+        client_lines::parse(&output.stdout, &output.stderr)
     }
 }
 
@@ -239,7 +252,7 @@ mod tests {
         let mut load = testing::auth(Protocol::Grpc);
         load.concurrency = 1;
         load.tls = true;
-        assert!(Seed000Tonic.invocation(&load).unwrap_err().contains("no CA file"));
+        assert!(Seed000Tonic.invocation(&load).unwrap_err().to_string().contains("no CA file"));
         load.ca_cert = Some("/tmp/run/server.pem".into());
         let i = Seed000Tonic.invocation(&load).unwrap();
         assert_eq!(
@@ -255,7 +268,7 @@ mod tests {
         load.concurrency = 1;
         load.call.path = "/cars".into();
         load.call.grpc_method = "callbench.v1.Cars/Send".into();
-        assert!(Seed003Java.invocation(&load).unwrap_err().contains("set calls"));
+        assert!(Seed003Java.invocation(&load).unwrap_err().to_string().contains("set calls"));
         load.calls = Some(1000);
         let i = Seed003Java.invocation(&load).unwrap();
         assert_eq!(
@@ -277,7 +290,8 @@ mod tests {
             Seed000Tonic.build_command(repo).unwrap(),
             ["cargo", "build", "--release", "--locked", "--workspace"]
         );
-        assert!(Seed003Java.prepared(Path::new("/nonexistent")).unwrap_err().contains("--no-build"));
+        let unbuilt = Seed003Java.prepared(Path::new("/nonexistent")).unwrap_err();
+        assert!(matches!(&unbuilt, PeerError::Missing(m) if m.contains("--no-build")), "{unbuilt:?}");
     }
 
     #[test]
@@ -286,11 +300,15 @@ mod tests {
         load.calls = Some(10);
         for tool in [&Seed000Rest as &dyn Tool, &Seed000Tonic, &Seed003Java] {
             let err = tool.invocation(&load).unwrap_err();
-            assert!(err.contains("one call at a time"), "{}: {err}", tool.name());
+            assert!(
+                matches!(&err, PeerError::Unsupported(m) if m.contains("one call at a time")),
+                "{}: {err:?}",
+                tool.name()
+            );
         }
         load.concurrency = 1;
-        assert!(Seed000Tonic.invocation(&load).unwrap_err().contains("auth call only"));
-        assert!(Seed003Java.invocation(&load).unwrap_err().contains("car calls only"));
-        assert!(Seed000Rest.invocation(&load).unwrap_err().contains("HTTP/1.1 only"));
+        assert!(Seed000Tonic.invocation(&load).unwrap_err().to_string().contains("auth call only"));
+        assert!(Seed003Java.invocation(&load).unwrap_err().to_string().contains("car calls only"));
+        assert!(Seed000Rest.invocation(&load).unwrap_err().to_string().contains("HTTP/1.1 only"));
     }
 }

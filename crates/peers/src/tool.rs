@@ -1,6 +1,7 @@
 //! What every adapter of a load tool provides.
 
 use crate::claims::Claims;
+use crate::error::PeerError;
 use crate::load::{Invocation, Load, Output};
 
 /// One load tool.
@@ -15,9 +16,10 @@ pub trait Tool: Sync {
     fn version_args(&self) -> &'static [&'static str] {
         &["--version"]
     }
-    /// The command that puts `load` on the target; `Err` says why this tool cannot. A warm-up it
-    /// cannot leave out of its figures is said by [`crate::invocation`].
-    fn invocation(&self, load: &Load) -> Result<Invocation, String>;
+    /// The command that puts `load` on the target; `Err` says why this tool cannot
+    /// ([`PeerError::Unsupported`]; [`PeerError::Missing`] for a tool that cannot be installed here).
+    /// A warm-up it cannot leave out of its figures is said by [`crate::invocation`].
+    fn invocation(&self, load: &Load) -> Result<Invocation, PeerError>;
     /// Whether it can make a count of calls (`load.calls`) rather than run for a duration.
     fn counts_calls(&self) -> bool {
         false
@@ -31,14 +33,16 @@ pub trait Tool: Sync {
     fn build_command(&self, _repo: &std::path::Path) -> Option<Vec<String>> {
         None
     }
-    /// What it needs beside its program (files built in the checkout `repo`), or how to make it.
-    fn prepared(&self, _repo: &std::path::Path) -> Result<(), String> {
+    /// What it needs beside its program (files built in the checkout `repo`), or how to make it
+    /// ([`PeerError::Missing`]).
+    fn prepared(&self, _repo: &std::path::Path) -> Result<(), PeerError> {
         Ok(())
     }
     /// Whether it leaves `load.warmup` out of its figures itself.
     fn warms_up(&self) -> bool {
         false
     }
-    /// Its claims, read from what the run left (stdout, stderr, the files it wrote).
-    fn parse(&self, output: &Output) -> Result<Claims, String>;
+    /// Its claims, read from what the run left (stdout, stderr, the files it wrote); what cannot be
+    /// read is a [`PeerError::Report`].
+    fn parse(&self, output: &Output) -> Result<Claims, PeerError>;
 }

@@ -1,6 +1,7 @@
 //! Tools of the seed articles that cannot be run here: their rows say why, as the C# servers' do.
 
 use crate::claims::Claims;
+use crate::error::PeerError;
 use crate::load::{Invocation, Load, Output};
 use crate::tool::Tool;
 
@@ -32,11 +33,11 @@ macro_rules! unavailable {
             fn install(&self) -> &'static str {
                 $why
             }
-            fn invocation(&self, _: &Load) -> Result<Invocation, String> {
-                Err($why.into())
+            fn invocation(&self, _: &Load) -> Result<Invocation, PeerError> {
+                Err(PeerError::Missing($why.into()))
             }
-            fn parse(&self, _: &Output) -> Result<Claims, String> {
-                Err($why.into())
+            fn parse(&self, _: &Output) -> Result<Claims, PeerError> {
+                Err(PeerError::Missing($why.into()))
             }
         }
     };

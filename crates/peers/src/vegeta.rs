@@ -3,6 +3,7 @@
 //! its binary results into the report that is read.
 
 use crate::claims::{number, Claims, Latency};
+use crate::error::PeerError;
 use crate::load::{Invocation, Load, Output, Protocol};
 use crate::tool::Tool;
 
@@ -26,7 +27,7 @@ impl Tool for Vegeta {
         &["-version"]
     }
 
-    fn invocation(&self, load: &Load) -> Result<Invocation, String> {
+    fn invocation(&self, load: &Load) -> Result<Invocation, PeerError> {
         let mut i = Invocation::new(["vegeta", "attack"]);
         match load.protocol {
             Protocol::Http1 => {
@@ -36,7 +37,7 @@ impl Tool for Vegeta {
                 i.arg("-h2c");
             }
             Protocol::Http2 => {}
-            Protocol::Grpc => return Err("vegeta has no gRPC".into()),
+            Protocol::Grpc => return Err(PeerError::Unsupported("vegeta has no gRPC".into())),
         }
         let workers = load.concurrency.max(1).to_string();
         i.args(["-duration", &format!("{}ms", load.duration.as_millis())]);
@@ -77,29 +78,34 @@ impl Tool for Vegeta {
         Ok(i)
     }
 
-    fn parse(&self, output: &Output) -> Result<Claims, String> {
-        let d: serde_json::Value = serde_json::from_str(&output.stdout).map_err(|e| format!("its JSON report: {e}"))?;
-        let requests = number(&d["requests"], "requests")? as u64;
-        let mut claims = Claims {
-            // The attack's duration plus the wait for the last answers: the window of its throughput.
-            seconds: (number(&d["duration"], "duration")? + number(&d["wait"], "wait")?) / 1e9,
-            throughput: number(&d["throughput"], "throughput")?,
-            ..Claims::default()
-        };
-        for (code, n) in d["status_codes"].as_object().into_iter().flatten() {
-            claims.add_status(code, n.as_u64().unwrap_or(0));
-        }
-        claims.errors = requests.saturating_sub(claims.ok);
-        let l = &d["latencies"];
-        let mut latency = Latency::new();
-        for (name, key) in
-            [("p50", "50th"), ("p90", "90th"), ("p95", "95th"), ("p99", "99th"), ("max", "max"), ("mean", "mean")]
-        {
-            latency.insert(name, number(&l[key], key)? / 1e3);
-        }
-        claims.latency = latency;
-        Ok(claims)
+    fn parse(&self, output: &Output) -> Result<Claims, PeerError> {
+        read(output).map_err(PeerError::Report)
     }
+}
+
+/// Its claims, or what in its report cannot be read.
+fn read(output: &Output) -> Result<Claims, String> {
+    let d: serde_json::Value = serde_json::from_str(&output.stdout).map_err(|e| format!("its JSON report: {e}"))?;
+    let requests = number(&d["requests"], "requests")? as u64;
+    let mut claims = Claims {
+        // The attack's duration plus the wait for the last answers: the window of its throughput.
+        seconds: (number(&d["duration"], "duration")? + number(&d["wait"], "wait")?) / 1e9,
+        throughput: number(&d["throughput"], "throughput")?,
+        ..Claims::default()
+    };
+    for (code, n) in d["status_codes"].as_object().into_iter().flatten() {
+        claims.add_status(code, n.as_u64().unwrap_or(0));
+    }
+    claims.errors = requests.saturating_sub(claims.ok);
+    let l = &d["latencies"];
+    let mut latency = Latency::new();
+    for (name, key) in
+        [("p50", "50th"), ("p90", "90th"), ("p95", "95th"), ("p99", "99th"), ("max", "max"), ("mean", "mean")]
+    {
+        latency.insert(name, number(&l[key], key)? / 1e3);
+    }
+    claims.latency = latency;
+    Ok(claims)
 }
 
 #[cfg(test)]

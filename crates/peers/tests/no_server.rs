@@ -59,7 +59,7 @@ fn a_tool_that_reaches_no_server_claims_no_success() {
             .unwrap_or_else(|e| panic!("{}: {e}", tool.name()));
         assert!(!finished.timed_out, "{} was still running past its limit", tool.name());
         match tool.parse(&finished.output) {
-            Err(e) => assert!(!e.is_empty(), "{}: an empty reason", tool.name()),
+            Err(e) => assert!(!e.to_string().is_empty(), "{}: an empty reason", tool.name()),
             Ok(c) => assert_eq!(c.ok, 0, "{} claims {} successful calls to nobody: {c:?}", tool.name(), c.ok),
         }
         checked.push(tool.name());

@@ -1,5 +1,6 @@
 //! One file per subcommand.
 
+pub mod claims;
 pub mod compare;
 pub mod gen_users;
 pub mod lab;

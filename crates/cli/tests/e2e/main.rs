@@ -3,6 +3,7 @@
 //! dependencies again (the commit that merged them measured it). scripts/test runs every test in a
 //! process of its own with nextest (.config/nextest.toml names the ones that run alone).
 
+mod claims;
 mod common;
 mod lab;
 mod load_call_data;

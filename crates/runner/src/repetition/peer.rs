@@ -170,7 +170,8 @@ pub async fn measure(
         execute::run(&invocation, &program, &load.dir, &cpus, netns, limit, &cancel)
     })
     .await
-    .map_err(|e| format!("the tool's runner failed: {e}"))??;
+    .map_err(|e| format!("the tool's runner failed: {e}"))?
+    .map_err(String::from)?;
     let after = interference::snapshot(&pids);
     let net_after = counters.as_ref().and_then(|c| c.read().ok());
     let link_use = emulated.zip(link_before).map(|(l, before)| crate::network::use_since(l, &before));
