@@ -525,7 +525,7 @@ async fn resolve_method(
     callbench_dynproto::resolve(&source, name, Some(conn)).await.map_err(|e| {
         LoadError::Target(match source {
             Source::Reflection => format!("{e} (no --proto or --protoset given, so the server's reflection was asked)"),
-            _ => e,
+            _ => e.to_string(),
         })
     })
 }
