@@ -31,7 +31,7 @@ pub fn declares_edition(source: &str) -> bool {
 }
 
 /// Lowers an edition 2023 file (see the module's comment); Err is `line:column: why`.
-pub fn lower(source: &str) -> Result<Lowered, String> {
+pub(crate) fn lower(source: &str) -> Result<Lowered, String> {
     let tokens = tokens(source);
     let mut l = Lowering {
         source,

@@ -5,6 +5,7 @@
 //! gives an error or a result, never a panic, and checks what must hold beyond that.
 
 use crate::wire::{check_headers, percent_decode, status, take_message, CallError, MAX_MESSAGE_BYTES};
+use crate::DynprotoError;
 use bytes::{Bytes, BytesMut};
 use callbench_engine::h2pool::HeaderList;
 
@@ -56,7 +57,7 @@ pub fn answer_head(http_status: u16, content_type: &[u8], grpc_status: &[u8], gr
 }
 
 /// A reflection answer's bytes, its files made into a pool: an error or a pool.
-pub fn reflection_answer(bytes: &[u8]) -> Result<prost_reflect::DescriptorPool, String> {
+pub fn reflection_answer(bytes: &[u8]) -> Result<prost_reflect::DescriptorPool, DynprotoError> {
     crate::reflection::pool_of_answers(&[bytes])
 }
 
@@ -64,7 +65,7 @@ pub fn reflection_answer(bytes: &[u8]) -> Result<prost_reflect::DescriptorPool, 
 /// answer decodes files it was not counted for): `[length (3 bytes, big-endian), answer]...`,
 /// the last answer taking what is left, repeats expanded first (`callbench_engine::fuzzing::expand`),
 /// to a little past the resolution's byte budget.
-pub fn reflection_answers(data: &[u8]) -> Result<prost_reflect::DescriptorPool, String> {
+pub fn reflection_answers(data: &[u8]) -> Result<prost_reflect::DescriptorPool, DynprotoError> {
     let data = callbench_engine::fuzzing::expand(data, crate::reflection_budget::MAX_BYTES + (1 << 20));
     let mut answers = Vec::new();
     let mut rest = &data[..];
@@ -77,18 +78,18 @@ pub fn reflection_answers(data: &[u8]) -> Result<prost_reflect::DescriptorPool, 
 }
 
 /// A protoset file's bytes: an error or a pool.
-pub fn protoset(bytes: &[u8]) -> Result<prost_reflect::DescriptorPool, String> {
+pub fn protoset(bytes: &[u8]) -> Result<prost_reflect::DescriptorPool, DynprotoError> {
     crate::decode_protoset(bytes, "the fuzzed protoset")
 }
 
 /// A `.proto` file's text as `--proto` reads it: whether it declares an edition, and if so its
 /// lowering, an error or a proto2/proto3 text with as many lines (protox's errors then point at
 /// the user's own lines).
-pub fn edition_file(source: &str) -> Option<Result<String, String>> {
+pub fn edition_file(source: &str) -> Option<Result<String, DynprotoError>> {
     if !crate::editions::declares_edition(source) {
         return None;
     }
-    let lowered = crate::editions::lower(source).map(|l| l.source);
+    let lowered = crate::editions::lower(source).map(|l| l.source).map_err(DynprotoError::Descriptors);
     if let Ok(text) = &lowered {
         assert_eq!(text.matches('\n').count(), source.matches('\n').count(), "lines kept");
         assert!(!crate::editions::declares_edition(text), "no edition left");
@@ -112,7 +113,7 @@ mod tests {
         ] {
             let input = std::fs::read(seeds.join(seed)).unwrap();
             assert_eq!(input[0] % 5, 4, "{seed} is read as reflection answers");
-            let error = super::reflection_answers(&input[1..]).unwrap_err();
+            let error = super::reflection_answers(&input[1..]).unwrap_err().to_string();
             assert!(error.contains(bound), "{seed}: {error}");
         }
         let two = std::fs::read(seeds.join("seed-answers-two-files")).unwrap();

@@ -5,6 +5,7 @@
 //! bound neither to the path nor to the body goes into the query (`a.b=1&tags=x&tags=y`), as
 //! grpc-gateway, Envoy and Cloud Endpoints map them.
 
+use crate::DynprotoError;
 use prost_reflect::{DynamicMessage, ExtensionDescriptor, MessageDescriptor, MethodDescriptor, SerializeOptions};
 use serde_json::{Map, Value};
 
@@ -29,11 +30,13 @@ pub(crate) fn embedded(name: &str) -> Option<&'static str> {
     }
 }
 
-/// The REST twin of a call to `method` with `request` (JSON); the error is one line.
-pub fn rest_twin(method: &MethodDescriptor, request: &str) -> Result<RestCall, String> {
+/// The REST twin of a call to `method` with `request` (JSON); the error is one line: a method
+/// without a rule is a [`DynprotoError::Method`], a rule that cannot be used
+/// [`DynprotoError::Descriptors`], a request it cannot map [`DynprotoError::Message`].
+pub fn rest_twin(method: &MethodDescriptor, request: &str) -> Result<RestCall, DynprotoError> {
     let name = method.full_name();
     let rule = rule(method).ok_or_else(|| {
-        format!("{name} has no google.api.http rule: its .proto says no REST twin (option (google.api.http) = {{ get: \"/…\" }})")
+        DynprotoError::Method(format!("{name} has no google.api.http rule: its .proto says no REST twin (option (google.api.http) = {{ get: \"/…\" }})"))
     })?;
     let text =
         |field: &str| rule.get_field_by_name(field).and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
@@ -49,21 +52,23 @@ pub fn rest_twin(method: &MethodDescriptor, request: &str) -> Result<RestCall, S
             Some((field("kind").to_uppercase(), field("path")))
         })
         .filter(|(verb, template)| !verb.is_empty() && template.starts_with('/'))
-        .ok_or_else(|| format!("{name}: its google.api.http rule names no method and path"))?;
+        .ok_or_else(|| {
+            DynprotoError::Descriptors(format!("{name}: its google.api.http rule names no method and path"))
+        })?;
     let input = method.input();
-    let given = parse_request(&input, request)?;
+    let given = parse_request(&input, request).map_err(DynprotoError::Message)?;
     // Canonical proto3 JSON by proto field names: what the path and the query are filled from.
     let options = SerializeOptions::new().use_proto_field_name(true).stringify_64_bit_integers(false);
     let canonical = given
         .serialize_with_options(serde_json::value::Serializer, &options)
-        .map_err(|e| format!("{name}: cannot read the request: {e}"))?;
+        .map_err(|e| DynprotoError::Message(format!("{name}: cannot read the request: {e}")))?;
     let (mut path, bound) =
-        fill_template(&template, &canonical).map_err(|e| format!("{name} ({verb} {template}): {e}"))?;
+        fill_template(&template, &canonical).map_err(|e| e.map(|e| format!("{name} ({verb} {template}): {e}")))?;
     let body_rule = text("body");
     let user: Value = if request.trim().is_empty() {
         Value::Object(Map::new())
     } else {
-        serde_json::from_str(request).map_err(|e| e.to_string())?
+        serde_json::from_str(request).map_err(|e| DynprotoError::Message(e.to_string()))?
     };
     let body = match body_rule.as_str() {
         "" => None,
@@ -116,30 +121,41 @@ fn parse_request(input: &MessageDescriptor, request: &str) -> Result<DynamicMess
         .map_err(|e| crate::pool::one_line(&format!("request JSON for {}: {e}", input.full_name())))
 }
 
-/// The template with every `{field}` filled from `message`; the fields bound to the path.
-fn fill_template(template: &str, message: &Value) -> Result<(String, Vec<String>), String> {
+/// The template with every `{field}` filled from `message`; the fields bound to the path. A
+/// template that cannot be filled is the rule's fault (`Descriptors`), a field it needs the
+/// message's (`Message`).
+fn fill_template(template: &str, message: &Value) -> Result<(String, Vec<String>), DynprotoError> {
+    let wildcard =
+        || DynprotoError::Descriptors("a wildcard outside a {variable} cannot be filled from the message".into());
     let mut out = String::new();
     let mut bound = Vec::new();
     let mut rest = template;
     while let Some(start) = rest.find('{') {
         let literal = &rest[..start];
         if literal.contains('*') {
-            return Err("a wildcard outside a {variable} cannot be filled from the message".into());
+            return Err(wildcard());
         }
         out.push_str(literal);
-        let end = rest[start..].find('}').map(|e| start + e).ok_or("a '{' without its '}'")?;
+        let end = rest[start..]
+            .find('}')
+            .map(|e| start + e)
+            .ok_or_else(|| DynprotoError::Descriptors("a '{' without its '}'".into()))?;
         let variable = &rest[start + 1..end];
         let (field, pattern) = variable.split_once('=').unwrap_or((variable, "*"));
         let field = field.trim();
-        let value = lookup(message, field).ok_or_else(|| format!("the path needs field '{field}': give it in -d"))?;
+        let value = lookup(message, field)
+            .ok_or_else(|| DynprotoError::Message(format!("the path needs field '{field}': give it in -d")))?;
         let text = match value {
             Value::String(s) => s.clone(),
             Value::Number(n) => n.to_string(),
             Value::Bool(b) => b.to_string(),
-            _ => return Err(format!("field '{field}' is not a single value: it cannot be a path segment")),
+            _ => {
+                let why = format!("field '{field}' is not a single value: it cannot be a path segment");
+                return Err(DynprotoError::Message(why));
+            }
         };
         if text.is_empty() {
-            return Err(format!("the path needs field '{field}': it is empty"));
+            return Err(DynprotoError::Message(format!("the path needs field '{field}': it is empty")));
         }
         // A variable of one segment escapes '/'; one of several (`a/*`, `**`) keeps the slashes.
         let multi = pattern.contains('/') || pattern.contains("**");
@@ -148,7 +164,7 @@ fn fill_template(template: &str, message: &Value) -> Result<(String, Vec<String>
         rest = &rest[end + 1..];
     }
     if rest.contains('*') {
-        return Err("a wildcard outside a {variable} cannot be filled from the message".into());
+        return Err(wildcard());
     }
     out.push_str(rest);
     Ok((out, bound))

@@ -5,9 +5,11 @@
 //! protoset file, or the server's own reflection service. [`resolve`] gives
 //! back its [`MethodDescriptor`]; [`encode_request`] turns grpcurl-style JSON
 //! into the protobuf bytes to send, [`decode_response`] and [`to_json`] read
-//! the answer. Every error is one line of text for the CLI to print.
+//! the answer. Every error is a [`DynprotoError`]: its kind, and one line of text for the CLI to
+//! print.
 
 mod editions;
+mod error;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 mod h2c;
@@ -25,6 +27,7 @@ mod wire;
 
 use std::path::PathBuf;
 
+pub use error::DynprotoError;
 pub use h2c::connect_h2c;
 pub use http_rule::{rest_twin, RestCall};
 pub use json::{decode_response, encode_request, to_json};
@@ -56,12 +59,13 @@ pub async fn resolve(
     source: &Source,
     method_name: &str,
     reflection: Option<ReflectionConn>,
-) -> Result<MethodDescriptor, String> {
+) -> Result<MethodDescriptor, DynprotoError> {
     let pool = match source {
         Source::Protos { files, import_paths } => load_protos(files, import_paths)?,
         Source::Protoset(path) => load_protoset(path)?,
         Source::Reflection => {
-            let conn = reflection.ok_or("reflection needs a connection to the server")?;
+            let conn = reflection
+                .ok_or_else(|| DynprotoError::Connect("reflection needs a connection to the server".into()))?;
             let (service, _) = split_method_name(method_name)?;
             reflect(conn, service).await?
         }

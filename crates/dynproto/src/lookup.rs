@@ -1,11 +1,16 @@
 //! Finding a method by the names people type; every call shape (unary, client,
 //! server and bidi streaming) is the engine's to drive.
 
+use crate::DynprotoError;
 use prost_reflect::{DescriptorPool, MethodDescriptor};
 
 /// Splits `package.Service/Method` or `package.Service.Method` (a leading `/`,
 /// as in an HTTP/2 `:path`, is accepted too) into service and method.
-pub fn split_method_name(name: &str) -> Result<(&str, &str), String> {
+pub fn split_method_name(name: &str) -> Result<(&str, &str), DynprotoError> {
+    split(name).map_err(DynprotoError::Method)
+}
+
+fn split(name: &str) -> Result<(&str, &str), String> {
     let trimmed = name.trim();
     let trimmed = trimmed.strip_prefix('/').unwrap_or(trimmed);
     let split = match trimmed.rsplit_once('/') {
@@ -23,13 +28,13 @@ pub fn split_method_name(name: &str) -> Result<(&str, &str), String> {
 }
 
 /// The method `name` in `pool`.
-pub fn find_method(pool: &DescriptorPool, name: &str) -> Result<MethodDescriptor, String> {
+pub fn find_method(pool: &DescriptorPool, name: &str) -> Result<MethodDescriptor, DynprotoError> {
     // Names come from the user and from the descriptors: keep the message one line.
-    find(pool, name).map_err(|e| crate::pool::one_line(&e))
+    find(pool, name).map_err(|e| DynprotoError::Method(crate::pool::one_line(&e)))
 }
 
 fn find(pool: &DescriptorPool, name: &str) -> Result<MethodDescriptor, String> {
-    let (service_name, method_name) = split_method_name(name)?;
+    let (service_name, method_name) = split(name)?;
     let Some(service) = pool.get_service_by_name(service_name) else {
         let mut names: Vec<String> = pool.services().map(|s| s.full_name().to_string()).collect();
         names.sort();
@@ -74,7 +79,7 @@ mod tests {
     #[test]
     fn malformed_names_are_errors() {
         for bad in ["", "Svc", "Svc/", "/Do", "a/b/c", "a.Svc/Do.x", ".Do", "Svc."] {
-            let err = split_method_name(bad).unwrap_err();
+            let err = split_method_name(bad).unwrap_err().to_string();
             assert!(err.contains("expected package.Service/Method"), "{bad}: {err}");
         }
     }

@@ -3,6 +3,7 @@
 //! ([`crate::editions`]).
 
 use crate::editions::{self, Lowered};
+use crate::DynprotoError;
 use miette::Diagnostic;
 use prost_reflect::DescriptorPool;
 use protox::file::{File, FileResolver, GoogleFileResolver, IncludeFileResolver};
@@ -14,7 +15,11 @@ use std::sync::{Arc, Mutex};
 /// `import_paths`; when none are given, in the current directory and then in
 /// each file's own directory (so `x.proto` anywhere works alone). The
 /// well-known `google/protobuf/*.proto` always resolve (protox carries them).
-pub fn load_protos(files: &[PathBuf], import_paths: &[PathBuf]) -> Result<DescriptorPool, String> {
+pub fn load_protos(files: &[PathBuf], import_paths: &[PathBuf]) -> Result<DescriptorPool, DynprotoError> {
+    load(files, import_paths).map_err(DynprotoError::Descriptors)
+}
+
+fn load(files: &[PathBuf], import_paths: &[PathBuf]) -> Result<DescriptorPool, String> {
     if files.is_empty() {
         return Err("no .proto file given".to_string());
     }

@@ -2,17 +2,23 @@
 //! `protoc --descriptor_set_out` and `buf build -o` write them.
 
 use crate::pool::build_pool;
+use crate::DynprotoError;
 use prost_reflect::DescriptorPool;
 use std::path::Path;
 
 /// Reads and decodes a protoset file.
-pub fn load_protoset(path: &Path) -> Result<DescriptorPool, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read protoset {}: {e}", path.display()))?;
+pub fn load_protoset(path: &Path) -> Result<DescriptorPool, DynprotoError> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| DynprotoError::Descriptors(format!("cannot read protoset {}: {e}", path.display())))?;
     decode_protoset(&bytes, &format!("protoset {}", path.display()))
 }
 
 /// Decodes protoset bytes; `origin` names them in error messages.
-pub fn decode_protoset(bytes: &[u8], origin: &str) -> Result<DescriptorPool, String> {
+pub fn decode_protoset(bytes: &[u8], origin: &str) -> Result<DescriptorPool, DynprotoError> {
+    decode(bytes, origin).map_err(DynprotoError::Descriptors)
+}
+
+fn decode(bytes: &[u8], origin: &str) -> Result<DescriptorPool, String> {
     use crate::editions::descriptors::{decode_file, decode_set};
     let encoded = decode_set(bytes)
         .map_err(|e| format!("{origin} is not a FileDescriptorSet (truncated or not a protoset?): {e}"))?;

@@ -11,6 +11,7 @@ use crate::reflection_pb::{
     ErrorResponse, MessageRequest, MessageResponse, ServerReflectionRequest, ServerReflectionResponse,
 };
 use crate::wire::{status_name, Call, CallError, UNIMPLEMENTED};
+use crate::DynprotoError;
 use callbench_engine::h2pool::Connection;
 use prost::Message;
 use prost_reflect::prost_types::FileDescriptorProto;
@@ -76,10 +77,12 @@ impl std::fmt::Debug for ReflectionConn {
 
 /// Why one version's exchange failed: absent (try the next), a call ended
 /// with NOT_FOUND (tonic ends the stream so for an unknown symbol, where
-/// grpc-go answers an ErrorResponse), or anything else.
+/// grpc-go answers an ErrorResponse), the symbol asked for is not there (the
+/// message says which services are), or anything else.
 enum Failure {
     Unimplemented,
     NotFound(String),
+    NoService(String),
     Error(String),
 }
 
@@ -99,34 +102,41 @@ impl From<CallError> for Failure {
 }
 
 /// The descriptors of `service` (`package.Service`) and of everything it imports.
-pub async fn reflect(conn: ReflectionConn, service: &str) -> Result<DescriptorPool, String> {
+/// A server that does not know `service` is a [`DynprotoError::Method`]; any other failure a
+/// [`DynprotoError::Reflection`].
+pub async fn reflect(conn: ReflectionConn, service: &str) -> Result<DescriptorPool, DynprotoError> {
     let limit = conn.timeout;
     match tokio::time::timeout(limit, reflect_any_version(&conn, service)).await {
         // Messages quote what the server sent: keep them on one line.
-        Ok(result) => result.map_err(|e| crate::pool::one_line(&e)),
-        Err(_) => Err(format!("reflection: no complete answer from {} within {limit:?}", conn.authority)),
+        Ok(result) => result.map_err(|e| e.map(|message| crate::pool::one_line(&message))),
+        Err(_) => Err(DynprotoError::Reflection(format!(
+            "reflection: no complete answer from {} within {limit:?}",
+            conn.authority
+        ))),
     }
 }
 
-async fn reflect_any_version(conn: &ReflectionConn, service: &str) -> Result<DescriptorPool, String> {
+async fn reflect_any_version(conn: &ReflectionConn, service: &str) -> Result<DescriptorPool, DynprotoError> {
     for &version in &conn.versions {
         match fetch_files(conn, version, service).await {
             // On a blocking thread too: within the bounds, but the time limit still holds.
             Ok(files) => {
                 let pool = tokio::task::spawn_blocking(move || build_pool(files, "reflection")).await;
-                return pool.map_err(|e| format!("reflection: building the descriptors failed: {e}"))?;
+                let pool = pool.map_err(|e| format!("reflection: building the descriptors failed: {e}"));
+                return pool.and_then(|built| built).map_err(DynprotoError::Reflection);
             }
             Err(Failure::Unimplemented) => continue,
-            Err(Failure::NotFound(message)) => return Err(format!("reflection: {message}")),
-            Err(Failure::Error(message)) => return Err(message),
+            Err(Failure::NotFound(message)) => return Err(DynprotoError::Reflection(format!("reflection: {message}"))),
+            Err(Failure::NoService(message)) => return Err(DynprotoError::Method(message)),
+            Err(Failure::Error(message)) => return Err(DynprotoError::Reflection(message)),
         }
     }
     let tried: Vec<&str> = conn.versions.iter().map(|v| v.service()).collect();
-    Err(format!(
+    Err(DynprotoError::Reflection(format!(
         "reflection: {} does not offer server reflection ({} answered UNIMPLEMENTED)",
         conn.authority,
         tried.join(" and ")
-    ))
+    )))
 }
 
 /// One stream: the file defining `symbol`, then missing imports level by
@@ -149,7 +159,7 @@ async fn fetch_files(
         }
         Ok(Answer::Error(_)) | Err(Failure::NotFound(_)) => {
             drop(call); // tonic has ended it; ask on a new stream
-            return Err(Failure::Error(service_not_found(conn, &path, symbol).await));
+            return Err(Failure::NoService(service_not_found(conn, &path, symbol).await));
         }
         Ok(Answer::Services(_)) => return Err(unexpected()),
         Err(failure) => return Err(failure),
@@ -290,7 +300,12 @@ pub(crate) fn decode_answer(bytes: &[u8], budget: &mut Budget) -> Result<Answer,
 /// a pool. Each bound holds: no answer decodes more files than were counted, and none past the
 /// budget is decoded.
 #[cfg(feature = "fuzzing")]
-pub(crate) fn pool_of_answers(answers: &[&[u8]]) -> Result<DescriptorPool, String> {
+pub(crate) fn pool_of_answers(answers: &[&[u8]]) -> Result<DescriptorPool, DynprotoError> {
+    answers_pool(answers).map_err(DynprotoError::Reflection)
+}
+
+#[cfg(feature = "fuzzing")]
+fn answers_pool(answers: &[&[u8]]) -> Result<DescriptorPool, String> {
     let mut budget = Budget::default();
     let mut files = BTreeMap::new();
     for bytes in answers {

@@ -4,6 +4,7 @@
 //! (node-grpcjs served a map entry named `Statuses`, where protoc names it `StatusesEntry`, and
 //! grpcurl refused the health service). The messages follow protobuf-go's wording.
 
+use crate::DynprotoError;
 use prost_reflect::prost_types::field_descriptor_proto::{Label, Type};
 use prost_reflect::prost_types::{DescriptorProto, EnumDescriptorProto, FileDescriptorProto};
 use prost_reflect::DescriptorPool;
@@ -13,13 +14,18 @@ use std::collections::HashSet;
 const MAX_FIELD_NUMBER: i32 = (1 << 29) - 1;
 const RESERVED_NUMBERS: std::ops::RangeInclusive<i32> = 19_000..=19_999;
 
-/// Every file of `pool` as stock tools check it; the first problem found.
-pub fn check_pool(pool: &DescriptorPool) -> Result<(), String> {
+/// Every file of `pool` as stock tools check it; the first problem found (a
+/// [`DynprotoError::Descriptors`]).
+pub fn check_pool(pool: &DescriptorPool) -> Result<(), DynprotoError> {
     pool.files().try_for_each(|f| check_file(f.file_descriptor_proto()))
 }
 
 /// One file: names, field numbers, map entries, and proto3's rules for enums and labels.
-pub fn check_file(file: &FileDescriptorProto) -> Result<(), String> {
+pub fn check_file(file: &FileDescriptorProto) -> Result<(), DynprotoError> {
+    check(file).map_err(DynprotoError::Descriptors)
+}
+
+fn check(file: &FileDescriptorProto) -> Result<(), String> {
     let proto3 = file.syntax() == "proto3";
     let package = file.package();
     if !package.is_empty() && !package.split('.').all(is_identifier) {
@@ -227,17 +233,18 @@ mod tests {
     fn a_map_entry_named_after_its_field_fails_as_grpcurl_says() {
         // What protobufjs made of grpc.health.v1.HealthListResponse.
         let err = check_file(&with_map("Statuses", "Statuses")).unwrap_err();
-        assert_eq!(err, r#"message field "pkg.v1.List.statuses" is an invalid map: incorrect implicit map entry name"#);
+        let why = r#"message field "pkg.v1.List.statuses" is an invalid map: incorrect implicit map entry name"#;
+        assert_eq!(err, DynprotoError::Descriptors(why.into()));
     }
 
     #[test]
     fn numbers_names_and_proto3_rules() {
         let mut f = with_map("StatusesEntry", ".pkg.v1.List.StatusesEntry");
         f.message_type[0].field[0].number = Some(19_500);
-        assert!(check_file(&f).unwrap_err().contains("invalid number: 19500"));
+        assert!(check_file(&f).unwrap_err().to_string().contains("invalid number: 19500"));
         let mut f = with_map("StatusesEntry", ".pkg.v1.List.StatusesEntry");
         f.message_type[0].field[0].label = Some(Label::Optional as i32);
-        assert!(check_file(&f).unwrap_err().contains("must be repeated"));
+        assert!(check_file(&f).unwrap_err().to_string().contains("must be repeated"));
         let mut f = with_map("StatusesEntry", ".pkg.v1.List.StatusesEntry");
         f.enum_type.push(EnumDescriptorProto {
             name: Some("Kind".into()),
@@ -248,9 +255,9 @@ mod tests {
             }],
             ..Default::default()
         });
-        assert!(check_file(&f).unwrap_err().contains("zero number for the first value"));
+        assert!(check_file(&f).unwrap_err().to_string().contains("zero number for the first value"));
         let mut f = with_map("StatusesEntry", ".pkg.v1.List.StatusesEntry");
         f.package = Some("pkg.1v".into());
-        assert!(check_file(&f).unwrap_err().contains("invalid package name"));
+        assert!(check_file(&f).unwrap_err().to_string().contains("invalid package name"));
     }
 }

@@ -4,6 +4,7 @@
 //! per call is prepared per call, a cost the client pays (and the results say so; measured in
 //! bench/results/call-data-cost-2026-12-06.md).
 
+use crate::EngineError;
 use std::sync::Arc;
 
 /// Which call this is: its number in the run (from 0, in the order calls are scheduled) and the
@@ -85,12 +86,15 @@ impl<R> CallData<R> {
 }
 
 impl<R: Clone> CallData<R> {
-    /// The first call's request (what a report shows as the call).
-    pub fn first(&self) -> Result<R, String> {
+    /// The first call's request (what a report shows as the call); none, or one that cannot be
+    /// made, is an [`EngineError::Settings`].
+    pub fn first(&self) -> Result<R, EngineError> {
         match self {
             CallData::One(request) => Ok(request.clone()),
-            CallData::InTurn(requests) => requests.first().cloned().ok_or_else(|| "no requests to send in turn".into()),
-            CallData::PerCall(make) => make(Turn::default()),
+            CallData::InTurn(requests) => {
+                requests.first().cloned().ok_or_else(|| EngineError::Settings("no requests to send in turn".into()))
+            }
+            CallData::PerCall(make) => make(Turn::default()).map_err(EngineError::Settings),
         }
     }
 }

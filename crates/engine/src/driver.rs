@@ -11,6 +11,7 @@ use crate::record::{ByteCounts, CallRecord, Connect, ErrorKind, StreamCounts};
 use crate::sink::Sink;
 use crate::stop::{Admission, Stop};
 use crate::target::{QuicCounts, Reply, Target, WireTotals};
+use crate::EngineError;
 use shards::Shards;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -235,18 +236,20 @@ impl Mark {
 
 /// Drives `target` as `pacer` and `load` say; the workers record their calls into one sink from
 /// `new_sink` per runtime thread ([`shards`]), and the merged sink is returned with what the run knew.
-/// Errors only on a load that is unbounded or has no concurrency; failed calls are records, not errors.
+/// Errors only on a load that is unbounded or has no concurrency ([`EngineError::Settings`]), or a
+/// worker that panics ([`EngineError::Run`]); failed calls are records, not errors.
 pub async fn run<T: Target, P: Pacer + 'static, S: Sink>(
     target: T,
     pacer: P,
     load: Load,
     new_sink: impl Fn() -> S,
-) -> Result<(RunInfo, S), String> {
+) -> Result<(RunInfo, S), EngineError> {
     if load.concurrency == 0 {
-        return Err("concurrency must be at least 1".into());
+        return Err(EngineError::Settings("concurrency must be at least 1".into()));
     }
     if !load.stop.is_bounded() && !pacer.ends() {
-        return Err("a run must be bounded by a number of calls, a duration or a finite rate schedule".into());
+        let why = "a run must be bounded by a number of calls, a duration or a finite rate schedule";
+        return Err(EngineError::Settings(why.into()));
     }
     let warmup = load.stop.warmup;
     let start_by = load.stop.deadline().into_iter().chain(pacer.end()).min().map(|end| end + START_GRACE);
@@ -296,7 +299,7 @@ pub async fn run<T: Target, P: Pacer + 'static, S: Sink>(
         (0..shared.load.concurrency).map(|slot| tokio::spawn(worker(shared.clone(), slot, sinks.clone()))).collect(),
     );
     for joined in workers.0.iter_mut() {
-        joined.await.map_err(|e| format!("a load worker failed: {e}"))?;
+        joined.await.map_err(|e| EngineError::Run(format!("a load worker failed: {e}")))?;
     }
     let sink = Arc::into_inner(sinks).expect("every worker has ended").merged();
     let end_mark = Mark::now(&shared.target, &shared.load, Edge::End);

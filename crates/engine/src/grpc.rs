@@ -16,6 +16,7 @@ use crate::net::Endpoint;
 use crate::record::{ByteCounts, ErrorKind};
 use crate::request::{gunzip, BodyCheck};
 use crate::target::{Connected, Reply, Streamed, Target, WireTotals};
+use crate::EngineError;
 use bytes::Bytes;
 pub(crate) use messages::Messages;
 use std::time::Instant;
@@ -110,12 +111,20 @@ impl Framed {
 }
 
 impl Grpc {
-    pub fn new(endpoint: Endpoint, connections: usize, fresh_each_call: bool, call: GrpcCall) -> Result<Self, String> {
+    pub fn new(
+        endpoint: Endpoint,
+        connections: usize,
+        fresh_each_call: bool,
+        call: GrpcCall,
+    ) -> Result<Self, EngineError> {
         if call.pace == Pace::PingPong && call.shape != Shape::Bidi {
-            return Err(format!("ping-pong pacing is for bidi-streaming methods; this one is {}", call.shape.name()));
+            let why = format!("ping-pong pacing is for bidi-streaming methods; this one is {}", call.shape.name());
+            return Err(EngineError::Settings(why));
         }
-        let path: http::uri::PathAndQuery =
-            call.path.parse().map_err(|e| format!("bad gRPC method path {:?}: {e}", call.path))?;
+        let path: http::uri::PathAndQuery = call
+            .path
+            .parse()
+            .map_err(|e| EngineError::Settings(format!("bad gRPC method path {:?}: {e}", call.path)))?;
         let mut headers: Vec<(String, String)> = vec![
             ("content-type".into(), "application/grpc".into()),
             ("te".into(), "trailers".into()),
@@ -136,7 +145,8 @@ impl Grpc {
         let authority = crate::request::authority(&call.metadata, endpoint.authority());
         let block = request_block("POST", endpoint.is_tls(), &authority, path.as_str(), &headers);
         let (shape, gzip) = (call.shape, call.gzip);
-        let requests = Prepared::new(call.messages, move |messages| Framed::new(messages, shape, gzip))?;
+        let requests = Prepared::new(call.messages, move |messages| Framed::new(messages, shape, gzip))
+            .map_err(EngineError::Settings)?;
         Ok(Grpc {
             pool: H2Pool::new(endpoint, connections, fresh_each_call),
             block,

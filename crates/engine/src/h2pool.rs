@@ -6,6 +6,7 @@ use crate::net::failures::ConnectFailure;
 use crate::net::Endpoint;
 use crate::record::{ErrorKind, Handshake};
 use crate::target::Connected;
+use crate::EngineError;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -60,20 +61,21 @@ impl H2Pool {
 /// Opens one HTTP/2 connection outside any run (probes, reflection) and waits up to `wait` for the
 /// server's SETTINGS. A peer that closes or answers with something other than HTTP/2 is an error
 /// with the reason; one that stays silent past `wait` is not: the run's calls then time out and
-/// are counted as such.
-pub async fn probe(endpoint: &Endpoint, wait: Duration) -> Result<Connection, String> {
+/// are counted as such. A server that refuses HTTP/2 by ALPN is an [`EngineError::Target`], one
+/// that answers with something else an [`EngineError::Protocol`].
+pub async fn probe(endpoint: &Endpoint, wait: Duration) -> Result<Connection, EngineError> {
     let (stream, _) = endpoint.connect_uncounted().await?;
     if endpoint.is_tls() && stream.alpn() != Some(b"h2") {
-        return Err(format!("{} did not accept HTTP/2 (ALPN h2) over TLS", endpoint.authority()));
+        return Err(EngineError::Target(format!("{} did not accept HTTP/2 (ALPN h2) over TLS", endpoint.authority())));
     }
     let connection = Connection::start(stream);
     match tokio::time::timeout(wait, connection.settled()).await {
         Ok(Err(e)) => {
             let how = if endpoint.is_tls() { "TLS" } else { "plaintext (h2c, prior knowledge)" };
-            Err(format!(
+            Err(EngineError::Protocol(format!(
                 "HTTP/2 handshake with {} failed: {e}: is it an HTTP/2 server, over {how}?",
                 endpoint.authority()
-            ))
+            )))
         }
         Ok(Ok(())) | Err(_) => Ok(connection),
     }

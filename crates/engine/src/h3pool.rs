@@ -13,6 +13,7 @@
 use crate::net::failures::{ConnectFailure, ConnectFailures, FailureTally};
 use crate::record::{ErrorKind, Handshake};
 use crate::target::{Connected, QuicCounts, WireTotals};
+use crate::EngineError;
 use bytes::Bytes;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -131,12 +132,12 @@ pub struct QuicClient {
 impl QuicClient {
     /// From a TLS client config: TLS 1.3 only (QUIC has no other), ALPN `h3`, early data when 0-RTT
     /// is asked for.
-    pub fn new(tls: Arc<rustls::ClientConfig>, options: H3Options) -> Result<Self, String> {
+    pub fn new(tls: Arc<rustls::ClientConfig>, options: H3Options) -> Result<Self, EngineError> {
         let mut tls = Arc::unwrap_or_clone(tls);
         tls.alpn_protocols = vec![b"h3".to_vec()];
         tls.enable_early_data = options.zero_rtt;
         let crypto = quinn::crypto::rustls::QuicClientConfig::try_from(tls)
-            .map_err(|e| format!("cannot use this TLS set-up for QUIC (TLS 1.3 only): {e}"))?;
+            .map_err(|e| EngineError::Settings(format!("cannot use this TLS set-up for QUIC (TLS 1.3 only): {e}")))?;
         let mut config = quinn::ClientConfig::new(Arc::new(crypto));
         config.transport_config(Arc::new(transport()));
         Ok(QuicClient { config, options })
@@ -243,13 +244,16 @@ impl H3Pool {
     }
 
     /// The address of a new connection, and how long looking it up took (None: found once).
-    async fn address(&self) -> Result<(SocketAddr, Option<Duration>), ConnectFailure> {
+    async fn address(&self) -> Result<(SocketAddr, Option<Duration>), Failed> {
         let Some(allowed) = &self.lookup else { return Ok((self.addrs[0], None)) };
         let started = Instant::now();
         let port = self.addrs[0].port();
-        let found = crate::net::resolve(&self.host, port, |ip| allowed(ip)).await.map_err(ConnectFailure::Other)?;
+        let found = crate::net::resolve(&self.host, port, |ip| allowed(ip))
+            .await
+            .map_err(|e| (ConnectFailure::Other(e.to_string()), e))?;
         let addr = found.iter().find(|a| a.is_ipv6() == self.addrs[0].is_ipv6()).copied().ok_or_else(|| {
-            ConnectFailure::Other(format!("{} no longer resolves to an address of the family first found", self.host))
+            let message = format!("{} no longer resolves to an address of the family first found", self.host);
+            (ConnectFailure::Other(message.clone()), EngineError::Target(message))
         })?;
         Ok((addr, Some(started.elapsed())))
     }
@@ -290,47 +294,71 @@ impl H3Pool {
 
     async fn open_counted(&self) -> Result<(H3Handle, Handshake), ErrorKind> {
         let opened = Box::pin(self.open()).await;
-        opened.map_err(|failure| {
+        opened.map_err(|(failure, _)| {
             self.failures.count(&failure);
             ErrorKind::Connect
         })
     }
 
-    /// Opens one connection outside any run (the probe), with the reason if it fails.
-    pub async fn open_uncounted(&self) -> Result<H3Handle, String> {
-        match self.open().await {
-            Ok((handle, _)) => Ok(handle),
-            Err(ConnectFailure::TimedOut) => Err(format!(
-                "no QUIC connection to {}:{} within the connect timeout: is an HTTP/3 server listening on UDP?",
-                self.host,
-                self.addrs[0].port()
-            )),
-            Err(ConnectFailure::Handshake(m) | ConnectFailure::Other(m)) => Err(m),
-            Err(other) => Err(format!("cannot connect over QUIC: {other:?}")),
-        }
+    /// Opens one connection outside any run (the probe), with the reason if it fails: no answer or
+    /// a refused handshake is an [`EngineError::Target`], no UDP socket an [`EngineError::Machine`],
+    /// an HTTP/3 set-up the server breaks an [`EngineError::Protocol`].
+    pub async fn open_uncounted(&self) -> Result<H3Handle, EngineError> {
+        self.open().await.map(|(handle, _)| handle).map_err(|(_, error)| error)
     }
 
-    async fn open(&self) -> Result<(H3Handle, Handshake), ConnectFailure> {
+    async fn open(&self) -> Result<(H3Handle, Handshake), Failed> {
         let Some(limit) = self.connect_timeout else { return self.open_unbounded().await };
-        tokio::time::timeout(limit, self.open_unbounded()).await.unwrap_or(Err(ConnectFailure::TimedOut))
+        tokio::time::timeout(limit, self.open_unbounded()).await.unwrap_or_else(|_| Err(self.timed_out()))
     }
 
-    fn endpoint(&self) -> Result<&quinn::Endpoint, ConnectFailure> {
+    /// No connection in time: the connect timeout passed, or QUIC's idle timeout in the handshake.
+    fn timed_out(&self) -> Failed {
+        let message = format!(
+            "no QUIC connection to {}:{} within the connect timeout: is an HTTP/3 server listening on UDP?",
+            self.host,
+            self.addrs[0].port()
+        );
+        (ConnectFailure::TimedOut, EngineError::Target(message))
+    }
+
+    fn handshake_failure(&self, addr: SocketAddr, e: quinn::ConnectionError) -> Failed {
+        let message = match e {
+            quinn::ConnectionError::TimedOut => return self.timed_out(),
+            quinn::ConnectionError::ConnectionClosed(c) if c.error_code == quinn::TransportErrorCode::crypto(120) => {
+                format!("{addr} did not agree to HTTP/3 (ALPN h3)")
+            }
+            e => format!("QUIC handshake with {addr} failed: {e}"),
+        };
+        (ConnectFailure::Handshake(message.clone()), EngineError::Target(message))
+    }
+
+    fn endpoint(&self) -> Result<&quinn::Endpoint, Failed> {
         let made = self.endpoint.get_or_init(|| {
             let any: SocketAddr =
                 if self.addrs[0].is_ipv6() { "[::]:0" } else { "0.0.0.0:0" }.parse().expect("an address");
             quinn::Endpoint::client(any).map_err(|e| format!("cannot open a UDP socket for QUIC: {e}"))
         });
-        made.as_ref().map_err(|e| ConnectFailure::Other(e.clone()))
+        made.as_ref().map_err(|e| (ConnectFailure::Other(e.clone()), EngineError::Machine(e.clone())))
     }
 
-    async fn open_unbounded(&self) -> Result<(H3Handle, Handshake), ConnectFailure> {
+    async fn open_unbounded(&self) -> Result<(H3Handle, Handshake), Failed> {
         let endpoint = self.endpoint()?;
         let (addr, lookup) = self.address().await?;
         let started = Instant::now();
         let connecting = endpoint
             .connect_with(self.client.config.clone(), addr, self.server_name.as_deref().unwrap_or(&self.host))
-            .map_err(|e| ConnectFailure::Other(format!("cannot connect to {addr} over QUIC: {e}")))?;
+            .map_err(|e| {
+                let message = format!("cannot connect to {addr} over QUIC: {e}");
+                let error = match e {
+                    // What the caller gave: a server name or an address QUIC cannot use.
+                    quinn::ConnectError::InvalidServerName(_) | quinn::ConnectError::InvalidRemoteAddress(_) => {
+                        EngineError::Settings(message.clone())
+                    }
+                    _ => EngineError::Machine(message.clone()),
+                };
+                (ConnectFailure::Other(message), error)
+            })?;
         // With a ticket, 0-RTT gives the connection at once: the request goes in the first flight.
         let try_early = self.client.options.zero_rtt && !self.early_refused.swap(false, Ordering::Relaxed);
         let early = if try_early { connecting.into_0rtt() } else { Err(connecting) };
@@ -340,7 +368,7 @@ impl H3Pool {
                 let refused = [draining.clone(), self.early_refused.clone()];
                 (quic, Some(early_verdict(accepted, refused)))
             }
-            Err(connecting) => (connecting.await.map_err(|e| handshake_failure(addr, e))?, None),
+            Err(connecting) => (connecting.await.map_err(|e| self.handshake_failure(addr, e))?, None),
         };
         let handshake = Handshake::quic(started.elapsed()).after_lookup(lookup);
         let setting_up = SetUp { quic: Some(quic.clone()), wire: &self.wire };
@@ -349,7 +377,10 @@ impl H3Pool {
             .max_field_section_size(crate::h2client::MAX_HEADER_LIST as u64)
             .build(bounded)
             .await
-            .map_err(|e| ConnectFailure::Other(format!("HTTP/3 set-up with {addr} failed: {e}")))?;
+            .map_err(|e| {
+                let message = format!("HTTP/3 set-up with {addr} failed: {e}");
+                (ConnectFailure::Other(message.clone()), EngineError::Protocol(message))
+            })?;
         setting_up.done();
         // The connection's control streams are read by this task until it closes.
         tokio::spawn(async move { std::future::poll_fn(|cx| driver.poll_close(cx)).await });
@@ -388,12 +419,6 @@ fn early_verdict(
     verdict
 }
 
-fn handshake_failure(addr: SocketAddr, e: quinn::ConnectionError) -> ConnectFailure {
-    match e {
-        quinn::ConnectionError::TimedOut => ConnectFailure::TimedOut,
-        quinn::ConnectionError::ConnectionClosed(c) if c.error_code == quinn::TransportErrorCode::crypto(120) => {
-            ConnectFailure::Handshake(format!("{addr} did not agree to HTTP/3 (ALPN h3)"))
-        }
-        e => ConnectFailure::Handshake(format!("QUIC handshake with {addr} failed: {e}")),
-    }
-}
+/// A connection that did not open: what the pool's tally counts, and the error an uncounted open
+/// gives.
+type Failed = (ConnectFailure, EngineError);

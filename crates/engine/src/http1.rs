@@ -14,6 +14,7 @@ use crate::net::{Endpoint, Stream};
 use crate::record::{ByteCounts, ErrorKind};
 use crate::request::{Expect, HttpRequest};
 use crate::target::{Connected, Reply, Target, WireTotals};
+use crate::EngineError;
 use bytes::{Buf, Bytes, BytesMut};
 use framing::{Fields, Framing};
 use std::pin::Pin;
@@ -85,9 +86,10 @@ impl Http1 {
         data: CallData<HttpRequest>,
         expect: Expect,
         close_each: bool,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, EngineError> {
         let authority = endpoint.authority();
-        let requests = Prepared::new(data, move |request| Ok(serialise(request, &authority, close_each)))?;
+        let requests = Prepared::new(data, move |request| Ok(serialise(request, &authority, close_each)))
+            .map_err(EngineError::Settings)?;
         Ok(Http1 { endpoint, requests, expect })
     }
 

@@ -8,6 +8,7 @@ use crate::net::Endpoint;
 use crate::record::{ByteCounts, ErrorKind};
 use crate::request::{Expect, HttpRequest};
 use crate::target::{Connected, Reply, Target, WireTotals};
+use crate::EngineError;
 use bytes::Bytes;
 use http::{HeaderName, HeaderValue, Method};
 
@@ -30,7 +31,7 @@ impl Http2 {
         fresh_each_call: bool,
         request: &HttpRequest,
         expect: Expect,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, EngineError> {
         Self::with_data(endpoint, connections, fresh_each_call, CallData::One(request.clone()), expect)
     }
 
@@ -41,9 +42,10 @@ impl Http2 {
         fresh_each_call: bool,
         data: CallData<HttpRequest>,
         expect: Expect,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, EngineError> {
         let (authority, tls) = (endpoint.authority(), endpoint.is_tls());
-        let requests = Prepared::new(data, move |request| encode(request, &authority, tls))?;
+        let requests =
+            Prepared::new(data, move |request| encode(request, &authority, tls)).map_err(EngineError::Settings)?;
         Ok(Http2 { pool: H2Pool::new(endpoint, connections, fresh_each_call), requests, expect })
     }
 }
@@ -73,12 +75,14 @@ fn encode(request: &HttpRequest, authority: &str, tls: bool) -> Result<H2Request
     Ok(H2Request { block, body })
 }
 
-pub fn header_name(name: &str) -> Result<HeaderName, String> {
-    HeaderName::from_bytes(name.as_bytes()).map_err(|_| format!("bad header name {name:?}"))
+/// A header's name as HTTP/2 sends it: an error ([`EngineError::Settings`]) if it is not one.
+pub fn header_name(name: &str) -> Result<HeaderName, EngineError> {
+    HeaderName::from_bytes(name.as_bytes()).map_err(|_| EngineError::Settings(format!("bad header name {name:?}")))
 }
 
-pub fn header_value(name: &str, value: &str) -> Result<HeaderValue, String> {
-    HeaderValue::from_str(value).map_err(|_| format!("bad value for header {name}: {value:?}"))
+/// A header's value as HTTP/2 sends it: an error ([`EngineError::Settings`]) if it is not one.
+pub fn header_value(name: &str, value: &str) -> Result<HeaderValue, EngineError> {
+    HeaderValue::from_str(value).map_err(|_| EngineError::Settings(format!("bad value for header {name}: {value:?}")))
 }
 
 /// An answer whose body is kept for a check (at most [`crate::limits::MAX_KEPT_BODY`] bytes).

@@ -8,6 +8,7 @@ use crate::net::failures::ConnectFailures;
 use crate::record::{ByteCounts, ErrorKind};
 use crate::request::{Expect, HttpRequest};
 use crate::target::{Connected, QuicCounts, Reply, Target, WireTotals};
+use crate::EngineError;
 use bytes::{Buf, Bytes};
 
 pub struct Http3 {
@@ -57,7 +58,7 @@ fn encode(request: &HttpRequest, authority: &str) -> Result<H3Request, String> {
 
 impl Http3 {
     /// `authority`: `host:port` as the request's `:authority`, unless the request has a `Host` header.
-    pub fn new(pool: H3Pool, authority: &str, request: &HttpRequest, expect: Expect) -> Result<Self, String> {
+    pub fn new(pool: H3Pool, authority: &str, request: &HttpRequest, expect: Expect) -> Result<Self, EngineError> {
         Self::with_data(pool, authority, CallData::One(request.clone()), expect)
     }
 
@@ -67,9 +68,10 @@ impl Http3 {
         authority: &str,
         data: CallData<HttpRequest>,
         expect: Expect,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, EngineError> {
         let authority = authority.to_string();
-        let requests = Prepared::new(data, move |request| encode(request, &authority))?;
+        let requests =
+            Prepared::new(data, move |request| encode(request, &authority)).map_err(EngineError::Settings)?;
         Ok(Http3 { pool, requests, expect })
     }
 

@@ -4,6 +4,7 @@
 use crate::call_data::Turn;
 use crate::record::{ByteCounts, ErrorKind};
 use crate::target::{Connected, Reply, Target};
+use crate::EngineError;
 use callbench_workloads::{auth, cars, echo, life, students, users};
 use std::path::Path;
 
@@ -132,8 +133,9 @@ pub struct InProc {
 
 impl InProc {
     /// Fails if the workload refuses its own request (a bad request would only measure errors).
-    pub fn new(workload: Workload) -> Result<Self, String> {
-        let (sent, received) = workload.run().map_err(|e| format!("the workload refused the request: {e}"))?;
+    pub fn new(workload: Workload) -> Result<Self, EngineError> {
+        let (sent, received) =
+            workload.run().map_err(|e| EngineError::Settings(format!("the workload refused the request: {e}")))?;
         let bytes = ByteCounts { sent: sent as u64, received: received as u64 };
         Ok(InProc { workload, bytes })
     }

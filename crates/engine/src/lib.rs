@@ -6,12 +6,14 @@
 //! calls, [`run`] gives one [`CallRecord`] per call to each worker's [`Sink`] (such as [`Stats`]),
 //! merged when the run ends. The engine never formats output. Its public modules are the ones
 //! other crates use (each protocol's client, the network layer, statistics); the loop's own parts
-//! are private, their types re-exported here.
+//! are private, their types re-exported here. What cannot be set up or run as asked is an
+//! [`EngineError`], by kind (settings, the machine, the target, its protocol).
 
 pub mod call_data;
 pub mod clock;
 mod cpu;
 mod driver;
+mod error;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod grpc;
@@ -42,6 +44,7 @@ mod stream_stats;
 mod target;
 
 pub use driver::{run, Edge, EdgeHook, Load, RunInfo};
+pub use error::EngineError;
 pub use pacer::{Arrivals, Closed, Next, Open, Pacer};
 pub use rate::{RateShape, Segment};
 pub use record::{ByteCounts, CallRecord, Connect, ErrorKind, Handshake, Outcome, StreamCounts};

@@ -4,6 +4,7 @@
 //! intended at Λ⁻¹(n) for even spacing, or at Λ⁻¹(Sₙ) with Sₙ a sum of unit exponentials for Poisson
 //! arrivals (the time-rescaling theorem), so one inversion serves every shape.
 
+use crate::EngineError;
 use std::time::Duration;
 
 /// `duration` during which the rate goes linearly from `from` to `to` (equal for a step).
@@ -23,25 +24,25 @@ pub struct RateShape {
 
 impl RateShape {
     /// `rate` calls/s for ever.
-    pub fn constant(rate: f64) -> Result<Self, String> {
-        check(rate)?;
+    pub fn constant(rate: f64) -> Result<Self, EngineError> {
+        check(rate).map_err(EngineError::Settings)?;
         Ok(RateShape { segments: Vec::new(), then: Some(rate) })
     }
 
     /// Segments one after the other; the schedule ends after the last.
-    pub fn segments(segments: Vec<Segment>) -> Result<Self, String> {
+    pub fn segments(segments: Vec<Segment>) -> Result<Self, EngineError> {
         for s in &segments {
-            check(s.from)?;
-            check(s.to)?;
+            check(s.from).map_err(EngineError::Settings)?;
+            check(s.to).map_err(EngineError::Settings)?;
         }
         if segments.iter().all(|s| s.from == 0.0 && s.to == 0.0) {
-            return Err("a rate shape needs some segment with a rate above 0".into());
+            return Err(EngineError::Settings("a rate shape needs some segment with a rate above 0".into()));
         }
         Ok(RateShape { segments, then: None })
     }
 
     /// Steps of constant rate: `(duration, rate)`.
-    pub fn steps(steps: &[(Duration, f64)]) -> Result<Self, String> {
+    pub fn steps(steps: &[(Duration, f64)]) -> Result<Self, EngineError> {
         Self::segments(steps.iter().map(|&(duration, r)| Segment { duration, from: r, to: r }).collect())
     }
 

@@ -4,6 +4,7 @@
 //! exactly the one-machine schedule (see [`Shared`]).
 
 use crate::pacer::{Next, Pacer};
+use crate::EngineError;
 use callbench_primitives::rng::Rng;
 use std::time::Duration;
 
@@ -16,7 +17,11 @@ pub struct Fraction {
 
 impl Fraction {
     /// `2/3`, `0.25` or `1` (decimals up to 9 places).
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, EngineError> {
+        Self::parse_text(text).map_err(EngineError::Settings)
+    }
+
+    fn parse_text(text: &str) -> Result<Self, String> {
         let t = text.trim();
         let bad = || format!("{t:?} is not a fraction between 0 and 1 (write 1/3, 0.25, 0 or 1)");
         let (num, den) = match t.split_once('/') {
@@ -91,23 +96,25 @@ impl ExecutionSegment {
     pub const WHOLE: ExecutionSegment =
         ExecutionSegment { from: Fraction { num: 0, den: 1 }, to: Fraction { num: 1, den: 1 }, stripes: 1 };
 
-    pub fn new(from: Fraction, to: Fraction, stripes: Option<u64>) -> Result<Self, String> {
+    pub fn new(from: Fraction, to: Fraction, stripes: Option<u64>) -> Result<Self, EngineError> {
         if from.num as u128 * to.den as u128 >= to.num as u128 * from.den as u128 {
-            return Err(format!("a segment runs from a lower to a higher fraction of the run, not {from}:{to}"));
+            let why = format!("a segment runs from a lower to a higher fraction of the run, not {from}:{to}");
+            return Err(EngineError::Settings(why));
         }
         let own = lcm(from.den, to.den);
         let stripes = stripes.unwrap_or(own);
         if stripes == 0 || !stripes.is_multiple_of(from.den) || !stripes.is_multiple_of(to.den) {
-            return Err(format!("--segment-stripes must be a multiple of {own} (the denominators of {from}:{to})"));
+            let why = format!("--segment-stripes must be a multiple of {own} (the denominators of {from}:{to})");
+            return Err(EngineError::Settings(why));
         }
         Ok(ExecutionSegment { from, to, stripes })
     }
 
     /// `1/3:2/3` (from:to).
-    pub fn parse(text: &str, stripes: Option<u64>) -> Result<Self, String> {
-        let (from, to) = text
-            .split_once(':')
-            .ok_or_else(|| format!("a segment is FROM:TO, fractions of the run (e.g. 1/2:1), not {text:?}"))?;
+    pub fn parse(text: &str, stripes: Option<u64>) -> Result<Self, EngineError> {
+        let (from, to) = text.split_once(':').ok_or_else(|| {
+            EngineError::Settings(format!("a segment is FROM:TO, fractions of the run (e.g. 1/2:1), not {text:?}"))
+        })?;
         Self::new(Fraction::parse(from)?, Fraction::parse(to)?, stripes)
     }
 

@@ -220,7 +220,8 @@ async fn endpoint(
     alpn: &[&[u8]],
 ) -> Result<Endpoint, LoadError> {
     crate::open_files::ensure(connections)?;
-    let addrs = net::resolve(host, port, route_rule(spec.allow_remote)).await.map_err(LoadError::Target)?;
+    let addrs =
+        net::resolve(host, port, route_rule(spec.allow_remote)).await.map_err(|e| LoadError::Target(e.into()))?;
     let config = if tls {
         let options = tls::TlsOptions {
             insecure: spec.insecure,
@@ -229,7 +230,7 @@ async fn endpoint(
             version: spec.tls_version,
             resume: spec.tls_resume,
         };
-        Some(tls::client_config(&options, alpn).map_err(LoadError::Data)?)
+        Some(tls::client_config(&options, alpn).map_err(|e| LoadError::Data(e.into()))?)
     } else {
         if spec.client_cert.is_some() || spec.tls_server_name.is_some() {
             return Err(LoadError::Settings(
@@ -239,16 +240,16 @@ async fn endpoint(
         None
     };
     let mut endpoint = Endpoint::new(host, port, addrs, config)
-        .map_err(LoadError::Target)?
+        .map_err(|e| LoadError::Target(e.into()))?
         .with_connect_timeout(spec.connect_timeout());
     if !spec.resolve_once {
         let allow_remote = spec.allow_remote;
         endpoint = endpoint.with_lookup_per_connection(Arc::new(route_rule(allow_remote)));
     }
     if let Some(name) = &spec.tls_server_name {
-        endpoint = endpoint.with_server_name(name).map_err(LoadError::Settings)?;
+        endpoint = endpoint.with_server_name(name).map_err(|e| LoadError::Settings(e.into()))?;
     }
-    Ok(endpoint.with_io_uring(spec.io.resolve().map_err(LoadError::Machine)?))
+    Ok(endpoint.with_io_uring(spec.io.resolve().map_err(|e| LoadError::Machine(e.into()))?))
 }
 
 async fn build_http(
@@ -287,7 +288,7 @@ async fn build_http(
         (None, check) => check,
     };
     let expect = Expect { status: spec.expect_status.clone(), body: check };
-    let first = data.first().map_err(LoadError::Data)?;
+    let first = data.first().map_err(|e| LoadError::Data(e.into()))?;
     let call = format!("{} {}", first.method, first.path);
     if spec.http3 {
         return build_http3(spec, host, port, data, expect, call, used).await;
@@ -295,10 +296,10 @@ async fn build_http(
     if spec.http2 {
         let (concurrency, connections) = multiplexed(spec)?;
         let endpoint = endpoint(spec, connections, tls, host, port, &[b"h2"]).await?;
-        callbench_engine::h2pool::probe(&endpoint, probe_wait(spec)).await.map_err(LoadError::Target)?;
+        callbench_engine::h2pool::probe(&endpoint, probe_wait(spec)).await.map_err(|e| LoadError::Target(e.into()))?;
         let (io, lookup) = (endpoint.io(), lookup_of(host, endpoint.looks_up_per_connection()));
         let target = Http2::with_data(endpoint, connections, spec.new_connection_per_call, data, expect)
-            .map_err(LoadError::Settings)?;
+            .map_err(|e| LoadError::Settings(e.into()))?;
         Ok(Built {
             target: AnyTarget::Http2(Arc::new(target)),
             protocol: "h2",
@@ -313,10 +314,10 @@ async fn build_http(
     } else {
         let (concurrency, connections) = one_call_per_connection(spec)?;
         let endpoint = endpoint(spec, connections, tls, host, port, &[b"http/1.1"]).await?;
-        drop(endpoint.connect_uncounted().await.map_err(LoadError::Target)?.0);
+        drop(endpoint.connect_uncounted().await.map_err(|e| LoadError::Target(e.into()))?.0);
         let (io, lookup) = (endpoint.io(), lookup_of(host, endpoint.looks_up_per_connection()));
-        let target =
-            Http1::with_data(endpoint, data, expect, spec.new_connection_per_call).map_err(LoadError::Settings)?;
+        let target = Http1::with_data(endpoint, data, expect, spec.new_connection_per_call)
+            .map_err(|e| LoadError::Settings(e.into()))?;
         Ok(Built {
             target: AnyTarget::Http1(Arc::new(target)),
             protocol: "http/1.1",
@@ -353,7 +354,8 @@ async fn build_http3(
     }
     let (concurrency, connections) = multiplexed(spec)?;
     crate::open_files::ensure(1)?;
-    let addrs = net::resolve(host, port, route_rule(spec.allow_remote)).await.map_err(LoadError::Target)?;
+    let addrs =
+        net::resolve(host, port, route_rule(spec.allow_remote)).await.map_err(|e| LoadError::Target(e.into()))?;
     let options = tls::TlsOptions {
         insecure: spec.insecure,
         ca_file: spec.ca_file.clone(),
@@ -362,8 +364,8 @@ async fn build_http3(
         resume: spec.tls_resume,
     };
     let h3 = H3Options { zero_rtt: spec.zero_rtt };
-    let config = tls::client_config(&options, &[b"h3"]).map_err(LoadError::Data)?;
-    let client = QuicClient::new(config, h3).map_err(LoadError::Machine)?;
+    let config = tls::client_config(&options, &[b"h3"]).map_err(|e| LoadError::Data(e.into()))?;
+    let client = QuicClient::new(config, h3).map_err(|e| LoadError::Machine(e.into()))?;
     let allow_remote = spec.allow_remote;
     let new_pool = || {
         let mut pool = H3Pool::new(host, addrs.clone(), client.clone(), connections, spec.new_connection_per_call)
@@ -377,11 +379,11 @@ async fn build_http3(
         }
     };
     // One connection first, on its own endpoint: a server that does not speak HTTP/3 is one clear error.
-    drop(new_pool().open_uncounted().await.map_err(LoadError::Target)?);
+    drop(new_pool().open_uncounted().await.map_err(|e| LoadError::Target(e.into()))?);
     let pool = new_pool().with_connect_timeout(spec.connect_timeout());
     let lookup = lookup_of(host, pool.looks_up_per_connection());
     let authority = if port == 443 { host.to_string() } else { format!("{host}:{port}") };
-    let target = Http3::with_data(pool, &authority, data, expect).map_err(LoadError::Settings)?;
+    let target = Http3::with_data(pool, &authority, data, expect).map_err(|e| LoadError::Settings(e.into()))?;
     Ok(Built {
         target: AnyTarget::Http3(Arc::new(target)),
         protocol: "h3",
@@ -408,7 +410,8 @@ async fn build_grpc(
     }
     let (concurrency, connections) = multiplexed(spec)?;
     let endpoint = endpoint(spec, connections, tls, host, port, &[b"h2"]).await?;
-    let probe = callbench_engine::h2pool::probe(&endpoint, probe_wait(spec)).await.map_err(LoadError::Target)?;
+    let probe =
+        callbench_engine::h2pool::probe(&endpoint, probe_wait(spec)).await.map_err(|e| LoadError::Target(e.into()))?;
     let (descriptor, (messages, used), preset_check) = match (&preset, &method) {
         (Some(_), Some(m)) => {
             return Err(LoadError::Settings(format!("--workload names the method: leave {m} out of the target URL")))
@@ -461,7 +464,8 @@ async fn build_grpc(
         ..GrpcCall::unary(path.clone(), Vec::new())
     };
     let (io, lookup) = (endpoint.io(), lookup_of(host, endpoint.looks_up_per_connection()));
-    let target = Grpc::new(endpoint, connections, spec.new_connection_per_call, call).map_err(LoadError::Settings)?;
+    let target = Grpc::new(endpoint, connections, spec.new_connection_per_call, call)
+        .map_err(|e| LoadError::Settings(e.into()))?;
     Ok(Built {
         target: AnyTarget::Grpc(Arc::new(target)),
         protocol: "grpc",
@@ -525,7 +529,7 @@ async fn resolve_method(
     callbench_dynproto::resolve(&source, name, Some(conn)).await.map_err(|e| {
         LoadError::Target(match source {
             Source::Reflection => format!("{e} (no --proto or --protoset given, so the server's reflection was asked)"),
-            _ => e,
+            _ => e.to_string(),
         })
     })
 }
@@ -569,7 +573,7 @@ async fn build_raw(spec: &LoadSpec, host: &str, port: u16, size: usize) -> Resul
     }
     let (concurrency, connections) = one_call_per_connection(spec)?;
     let endpoint = endpoint(spec, connections, false, host, port, &[]).await?;
-    drop(endpoint.connect_uncounted().await.map_err(LoadError::Target)?.0);
+    drop(endpoint.connect_uncounted().await.map_err(|e| LoadError::Target(e.into()))?.0);
     let (io, lookup) = (endpoint.io(), lookup_of(host, endpoint.looks_up_per_connection()));
     Ok(Built {
         target: AnyTarget::Raw(Arc::new(Raw::new(endpoint, size))),
@@ -606,7 +610,7 @@ fn build_inproc(spec: &LoadSpec, workload: &str) -> Result<Built, LoadError> {
         None => preset::default_users_file()?,
     };
     let work = preset::inproc(workload, &spec.preset, &users)?;
-    let target = InProc::new(work).map_err(LoadError::Settings)?;
+    let target = InProc::new(work).map_err(|e| LoadError::Settings(e.into()))?;
     let concurrency = spec.split(spec.concurrency.unwrap_or(1), "-c")?;
     Ok(Built {
         target: AnyTarget::InProc(Arc::new(target)),

@@ -77,7 +77,7 @@ pub fn rate_shape(text: &str) -> Result<(RateShape, Vec<Segment>), LoadError> {
     if segments.is_empty() {
         return Err(LoadError::Settings("empty rate shape".into()));
     }
-    Ok((RateShape::segments(segments.clone()).map_err(LoadError::Settings)?, segments))
+    Ok((RateShape::segments(segments.clone()).map_err(|e| LoadError::Settings(e.into()))?, segments))
 }
 
 /// A latency objective such as `p99<10ms` or `p99.9<=50ms`: (quantile, limit).

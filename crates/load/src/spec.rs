@@ -202,7 +202,7 @@ impl Default for LoadSpec {
 /// `--io`'s default: epoll, unless CALLBENCH_IO names another (the tests run every load over
 /// io_uring this way, and `callbench run` follows it too).
 fn io_from_env() -> Result<Io, String> {
-    std::env::var("CALLBENCH_IO").map_or(Ok(Io::default()), |v| v.parse())
+    std::env::var("CALLBENCH_IO").map_or(Ok(Io::default()), |v| v.parse::<Io>().map_err(String::from))
 }
 
 /// Default calls when neither `-n` nor `-z` nor a rate shape bounds the run (as hey and ghz).
@@ -312,7 +312,7 @@ impl LoadSpec {
 
     fn segment(&self) -> Result<ExecutionSegment, String> {
         match &self.segment {
-            Some(text) => ExecutionSegment::parse(text, self.segment_stripes),
+            Some(text) => ExecutionSegment::parse(text, self.segment_stripes).map_err(String::from),
             None if self.segment_stripes.is_some() => Err("--segment-stripes goes with --segment".into()),
             None => Ok(ExecutionSegment::WHOLE),
         }

@@ -542,11 +542,11 @@ fn check_clients(suite: &Suite, e: &ExperimentSpec) -> Result<(), String> {
 }
 
 fn check_tls_version(v: &str) -> Result<(), String> {
-    v.parse::<callbench_load::TlsVersion>().map(|_| ())
+    v.parse::<callbench_load::TlsVersion>().map(|_| ()).map_err(String::from)
 }
 
 fn check_io(v: &str) -> Result<(), String> {
-    v.parse::<callbench_load::Io>().map(|_| ())
+    v.parse::<callbench_load::Io>().map(|_| ()).map_err(String::from)
 }
 
 /// toml's messages span lines (with a caret under the error); keep the facts on one line.

@@ -56,11 +56,11 @@ pub fn endpoint(addr: SocketAddr, alpn: &[&[u8]]) -> Result<Endpoint, DialError>
     let config = match is_tls(addr) {
         true => Some(
             tls::client_config(&tls::TlsOptions { insecure: true, ..Default::default() }, alpn)
-                .map_err(DialError::Client)?,
+                .map_err(|e| DialError::Client(e.into()))?,
         ),
         false => None,
     };
-    Endpoint::new(&host, addr.port(), vec![addr], config).map_err(DialError::Client)
+    Endpoint::new(&host, addr.port(), vec![addr], config).map_err(|e| DialError::Client(e.into()))
 }
 
 /// A connection to `addr` (TCP, and TLS when it speaks it), within 5 s.
@@ -78,7 +78,7 @@ pub async fn connect(addr: SocketAddr, alpn: &[&[u8]]) -> anyhow::Result<Stream>
 pub fn server_certificate_pem(addr: SocketAddr, timeout: Duration) -> Result<String, DialError> {
     use base64::Engine;
     let config = tls::client_config(&tls::TlsOptions { insecure: true, ..Default::default() }, &[])
-        .map_err(DialError::Client)?;
+        .map_err(|e| DialError::Client(e.into()))?;
     let name = rustls::pki_types::ServerName::try_from("localhost").map_err(|e| DialError::Client(e.to_string()))?;
     let mut conn =
         rustls::ClientConnection::new(config, name).map_err(|e| DialError::Client(format!("TLS client: {e}")))?;

@@ -19,7 +19,7 @@ pub async fn check_reflection(addr: SocketAddr) -> Vec<Outcome> {
     for service in services {
         let failure = match &conn {
             Ok(conn) => check_service(conn, &service).await.err(),
-            Err(e) => Some(e.clone()),
+            Err(e) => Some(e.to_string()),
         };
         outcomes.push(Outcome { name: format!("reflection-{service}"), class: "ok".into(), failure });
     }

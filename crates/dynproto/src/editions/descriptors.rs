@@ -27,12 +27,12 @@ const DELIMITED: i32 = 2;
 
 /// The file descriptors of a `FileDescriptorSet` (a protoset), each still encoded for
 /// [`decode_file`].
-pub fn decode_set(bytes: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+pub(crate) fn decode_set(bytes: &[u8]) -> Result<Vec<Vec<u8>>, String> {
     Ok(RawSet::decode(bytes).map_err(|e| e.to_string())?.file)
 }
 
 /// A file descriptor from `bytes`, lowered to proto2 when it is an Editions file.
-pub fn decode_file(bytes: &[u8]) -> Result<FileDescriptorProto, String> {
+pub(crate) fn decode_file(bytes: &[u8]) -> Result<FileDescriptorProto, String> {
     let mut file = FileDescriptorProto::decode(bytes).map_err(|e| e.to_string())?;
     if file.syntax.as_deref() == Some("editions") {
         let raw = RawFile::decode(bytes).map_err(|e| e.to_string())?;

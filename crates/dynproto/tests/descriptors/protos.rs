@@ -4,7 +4,8 @@
 use crate::common;
 
 use callbench_dynproto::{
-    decode_response, encode_request, grpc_path, is_server_streaming, load_protos, resolve, to_json, Source,
+    decode_response, encode_request, grpc_path, is_server_streaming, load_protos, resolve, to_json, DynprotoError,
+    Source,
 };
 use common::{contract_protos, scratch};
 use prost_reflect::DynamicMessage;
@@ -79,15 +80,17 @@ async fn json_names_and_proto_names_both_work() {
 async fn bad_json_errors_name_the_problem() {
     let method = resolve(&contract(), "callbench.v1.Auth/Test", None).await.unwrap();
     let unknown = encode_request(&method, r#"{"id": 1, "passwd": "x"}"#).unwrap_err();
+    assert!(matches!(unknown, DynprotoError::Message(_)), "{unknown:?}");
+    let unknown = unknown.to_string();
     assert!(unknown.contains("callbench.v1.AuthRequest") && unknown.contains("passwd"), "{unknown}");
-    let wrong_type = encode_request(&method, r#"{"id": "one"}"#).unwrap_err();
+    let wrong_type = encode_request(&method, r#"{"id": "one"}"#).unwrap_err().to_string();
     assert!(wrong_type.contains("callbench.v1.AuthRequest"), "{wrong_type}");
     for bad in ["{", "[1]", "null", r#"{"id": 1} {"id": 2}"#, "\u{0}"] {
-        let err = encode_request(&method, bad).unwrap_err();
+        let err = encode_request(&method, bad).unwrap_err().to_string();
         assert!(!err.contains('\n'), "{err}");
     }
     let enum_method = resolve(&contract(), "callbench.v1.Echo/Echo", None).await.unwrap();
-    let bad_enum = encode_request(&enum_method, r#"{"records": [{"kind": "KIND_HUGE"}]}"#).unwrap_err();
+    let bad_enum = encode_request(&enum_method, r#"{"records": [{"kind": "KIND_HUGE"}]}"#).unwrap_err().to_string();
     assert!(bad_enum.contains("KIND_HUGE"), "{bad_enum}");
     let good_enum = encode_request(&enum_method, r#"{"records": [{"kind": "KIND_LARGE", "id": "9007199254740993"}]}"#);
     assert!(good_enum.is_ok(), "{good_enum:?}");
@@ -96,22 +99,22 @@ async fn bad_json_errors_name_the_problem() {
 #[tokio::test]
 async fn garbage_responses_are_errors() {
     let method = resolve(&contract(), "callbench.v1.Auth/Test", None).await.unwrap();
-    let err = decode_response(&method, &[0x0a, 0x05, b'a']).unwrap_err();
+    let err = decode_response(&method, &[0x0a, 0x05, b'a']).unwrap_err().to_string();
     assert!(err.contains("callbench.v1.AuthResponse"), "{err}");
     assert!(decode_response(&method, &[0xff; 16]).is_err());
 }
 
 #[tokio::test]
 async fn lookup_errors_list_what_exists() {
-    let err = resolve(&contract(), "callbench.v1.Nope/Test", None).await.unwrap_err();
+    let err = resolve(&contract(), "callbench.v1.Nope/Test", None).await.unwrap_err().to_string();
     assert_eq!(
         err,
         "service callbench.v1.Nope not found (services: callbench.v1.Auth, callbench.v1.Cars, \
          callbench.v1.Echo, callbench.v1.Life, callbench.v1.Records, callbench.v1.Students)"
     );
     let err = resolve(&contract(), "callbench.v1.Life/Jump", None).await.unwrap_err();
-    assert_eq!(err, "method Jump not found in callbench.v1.Life (methods: Setup, Step)");
-    let err = resolve(&contract(), "Life", None).await.unwrap_err();
+    assert_eq!(err, DynprotoError::Method("method Jump not found in callbench.v1.Life (methods: Setup, Step)".into()));
+    let err = resolve(&contract(), "Life", None).await.unwrap_err().to_string();
     assert!(err.contains("expected package.Service/Method"), "{err}");
 }
 
@@ -171,7 +174,7 @@ fn proto_errors_are_one_line_with_a_place() {
     std::fs::write(dir.join("import.proto"), "syntax = \"proto3\";\nimport \"nowhere/missing.proto\";\n").unwrap();
     std::fs::write(dir.join("types.proto"), "syntax = \"proto3\";\nmessage A {\n  Missing m = 1;\n}\n").unwrap();
     std::fs::write(dir.join("binary.proto"), [0xff, 0xfe, 0x00, 0x01]).unwrap();
-    let load = |name: &str| load_protos(&[PathBuf::from(name)], std::slice::from_ref(&dir)).unwrap_err();
+    let load = |name: &str| load_protos(&[PathBuf::from(name)], std::slice::from_ref(&dir)).unwrap_err().to_string();
 
     let err = load("syntax.proto");
     assert!(err.starts_with("syntax.proto:4:1: "), "{err}");
@@ -188,13 +191,13 @@ fn proto_errors_are_one_line_with_a_place() {
     }
 
     let err = load_protos(&[], &[]).unwrap_err();
-    assert_eq!(err, "no .proto file given");
-    let err = load_protos(&[PathBuf::from("x.proto")], &[dir.join("no-such-dir")]).unwrap_err();
+    assert_eq!(err, DynprotoError::Descriptors("no .proto file given".into()));
+    let err = load_protos(&[PathBuf::from("x.proto")], &[dir.join("no-such-dir")]).unwrap_err().to_string();
     assert!(err.starts_with("import path ") && err.ends_with("is not a directory"), "{err}");
     // A real file outside every import path.
     let other = scratch("outside");
     std::fs::write(other.join("o.proto"), "syntax = \"proto3\";\n").unwrap();
-    let err = load_protos(&[other.join("o.proto")], std::slice::from_ref(&dir)).unwrap_err();
+    let err = load_protos(&[other.join("o.proto")], std::slice::from_ref(&dir)).unwrap_err().to_string();
     assert!(err.contains("not in any include path") && err.contains("import paths: "), "{err}");
 }
 
@@ -283,6 +286,6 @@ async fn an_edition_2023_file_loads_and_encodes_as_its_edition_says() {
         "edition = \"2023\";\nmessage M {\n  M child = 1 [features.message_encoding = DELIMITED];\n}\n",
     )
     .unwrap();
-    let err = load_protos(&[dir.join("bad.proto")], std::slice::from_ref(&dir)).unwrap_err();
+    let err = load_protos(&[dir.join("bad.proto")], std::slice::from_ref(&dir)).unwrap_err().to_string();
     assert!(err.contains("bad.proto:3:16") && err.contains("DELIMITED"), "{err}");
 }

@@ -6,7 +6,7 @@ use crate::common;
 
 use bytes::Bytes;
 use callbench_dynproto::{
-    connect_h2c, decode_response, encode_request, grpc_path, reflect, resolve, to_json, ReflectionConn,
+    connect_h2c, decode_response, encode_request, grpc_path, reflect, resolve, to_json, DynprotoError, ReflectionConn,
     ReflectionVersion, Source,
 };
 use common::{unary_call, TonicServer};
@@ -67,8 +67,8 @@ async fn reflection_over_tls_on_the_callers_connection() {
     // Plaintext h2c to the TLS port: an error with a hint, quickly.
     let started = Instant::now();
     let err = match connect_h2c(&server.addr.to_string(), 5 * SECOND).await {
-        Ok(conn) => resolve(&Source::Reflection, "callbench.v1.Auth/Test", Some(conn)).await.unwrap_err(),
-        Err(err) => err,
+        Ok(conn) => resolve(&Source::Reflection, "callbench.v1.Auth/Test", Some(conn)).await.unwrap_err().to_string(),
+        Err(err) => err.to_string(),
     };
     assert!(err.starts_with("reflection: ") || err.contains("TLS or not as expected"), "{err}");
     assert!(started.elapsed() < 5 * SECOND, "{err}");
@@ -89,12 +89,14 @@ async fn v1alpha_alone_works_and_one_connection_serves_several_lookups() {
 async fn unknown_services_and_methods_list_what_exists() {
     let server = TonicServer::start();
     let err = resolve(&Source::Reflection, "callbench.v1.Nope/Test", Some(conn(server.addr).await)).await.unwrap_err();
+    assert!(matches!(err, DynprotoError::Method(_)), "the server's answer, not its reflection failing: {err:?}");
+    let err = err.to_string();
     assert!(err.starts_with("service callbench.v1.Nope not found (services: callbench.v1.Auth, "), "{err}");
     assert!(err.contains("grpc.health.v1.Health"), "{err}");
     let err = resolve(&Source::Reflection, "callbench.v1.Auth/Nope", Some(conn(server.addr).await)).await.unwrap_err();
-    assert_eq!(err, "method Nope not found in callbench.v1.Auth (methods: Test)");
+    assert_eq!(err, DynprotoError::Method("method Nope not found in callbench.v1.Auth (methods: Test)".into()));
     let err = resolve(&Source::Reflection, "callbench.v1.Auth/Test", None).await.unwrap_err();
-    assert_eq!(err, "reflection needs a connection to the server");
+    assert_eq!(err, DynprotoError::Connect("reflection needs a connection to the server".into()));
 }
 
 #[tokio::test]
@@ -132,6 +134,8 @@ async fn nothing_listening_is_a_quick_error() {
     };
     let started = Instant::now();
     let err = connect_h2c(&format!("127.0.0.1:{port}"), 5 * SECOND).await.unwrap_err();
+    assert!(matches!(err, DynprotoError::Connect(_)), "{err:?}");
+    let err = err.to_string();
     assert!(err.starts_with(&format!("cannot connect to 127.0.0.1:{port}: ")), "{err}");
     assert!(started.elapsed() < 2 * SECOND);
 }
@@ -152,7 +156,7 @@ async fn an_http1_server_is_an_error() {
         Ok(conn) => resolve(&Source::Reflection, "a.B/C", Some(conn)).await.map(|_| ()),
         Err(err) => Err(err),
     };
-    let err = result.unwrap_err();
+    let err = result.unwrap_err().to_string();
     assert!(!err.contains('\n'), "{err}");
     assert!(started.elapsed() < 5 * SECOND, "{err}");
 }
@@ -219,10 +223,10 @@ async fn without_reflection_both_versions_are_tried() {
     let err = resolve(&Source::Reflection, "callbench.v1.Auth/Test", Some(conn(addr).await)).await.unwrap_err();
     assert_eq!(
         err,
-        format!(
+        DynprotoError::Reflection(format!(
             "reflection: {addr} does not offer server reflection (grpc.reflection.v1.ServerReflection and \
              grpc.reflection.v1alpha.ServerReflection answered UNIMPLEMENTED)"
-        )
+        ))
     );
     assert_eq!(
         *paths.lock().unwrap(),
@@ -246,6 +250,8 @@ async fn garbage_and_silence_are_errors() {
         conn.timeout = Duration::from_millis(500);
         let started = Instant::now();
         let err = resolve(&Source::Reflection, "a.B/C", Some(conn)).await.unwrap_err();
+        assert!(matches!(err, DynprotoError::Reflection(_)), "{err:?}");
+        let err = err.to_string();
         assert!(err.starts_with(expected), "{err}");
         assert!(started.elapsed() < 2 * SECOND, "{err}");
     }

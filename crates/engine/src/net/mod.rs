@@ -9,6 +9,7 @@ pub mod uring;
 
 use crate::record::{ErrorKind, Handshake};
 use crate::target::WireTotals;
+use crate::EngineError;
 use counted::{Counted, WireCounter};
 use failures::{ConnectFailure, ConnectFailures, FailureTally};
 use rustls::pki_types::ServerName;
@@ -31,24 +32,27 @@ pub fn is_loopback(ip: IpAddr) -> bool {
 
 /// Resolves `host:port` and refuses it if any of its addresses fails `allowed` (the caller's rule:
 /// loopback, a link callbench made, or anything with --allow-remote). Resolving sends nothing to
-/// the target, so this decides before any connection is attempted.
+/// the target, so this decides before any connection is attempted. A name that does not resolve
+/// is an [`EngineError::Target`], an address the rule refuses an [`EngineError::NotAllowed`].
 pub async fn resolve(
     host: &str,
     port: u16,
     allowed: impl Fn(IpAddr) -> Result<(), String>,
-) -> Result<Vec<SocketAddr>, String> {
+) -> Result<Vec<SocketAddr>, EngineError> {
     let bare = host.trim_start_matches('[').trim_end_matches(']');
     let addrs: Vec<SocketAddr> = match bare.parse::<IpAddr>() {
         Ok(ip) => vec![SocketAddr::new(ip, port)],
-        Err(_) => {
-            tokio::net::lookup_host((bare, port)).await.map_err(|e| format!("cannot resolve {host}: {e}"))?.collect()
-        }
+        Err(_) => tokio::net::lookup_host((bare, port))
+            .await
+            .map_err(|e| EngineError::Target(format!("cannot resolve {host}: {e}")))?
+            .collect(),
     };
     if addrs.is_empty() {
-        return Err(format!("{host} resolves to no address"));
+        return Err(EngineError::Target(format!("{host} resolves to no address")));
     }
     for addr in &addrs {
-        allowed(addr.ip()).map_err(|why| format!("refusing to load {host} ({}): {why}", addr.ip()))?;
+        allowed(addr.ip())
+            .map_err(|why| EngineError::NotAllowed(format!("refusing to load {host} ({}): {why}", addr.ip())))?;
     }
     Ok(addrs)
 }
@@ -73,7 +77,7 @@ pub struct Endpoint {
     connect_timeout: Option<Duration>,
     /// Sockets driven through io_uring (one ring for the endpoint's connections), not epoll.
     io_uring: bool,
-    ring: OnceLock<Result<uring::RingOwner, String>>,
+    ring: OnceLock<Result<uring::RingOwner, EngineError>>,
 }
 
 impl Endpoint {
@@ -83,13 +87,13 @@ impl Endpoint {
         port: u16,
         addrs: Vec<SocketAddr>,
         tls: Option<Arc<rustls::ClientConfig>>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, EngineError> {
         let tls = match tls {
             None => None,
             Some(config) => {
                 let bare = host.trim_start_matches('[').trim_end_matches(']');
                 let name = ServerName::try_from(bare.to_string())
-                    .map_err(|e| format!("{host} is not a valid TLS server name: {e}"))?;
+                    .map_err(|e| EngineError::Settings(format!("{host} is not a valid TLS server name: {e}")))?;
                 Some((TlsConnector::from(config), name))
             }
         };
@@ -130,10 +134,10 @@ impl Endpoint {
 
     /// Names the server `name` in the TLS handshake (SNI) and checks its certificate against that
     /// name instead of the target's host; no effect without TLS.
-    pub fn with_server_name(mut self, name: &str) -> Result<Self, String> {
+    pub fn with_server_name(mut self, name: &str) -> Result<Self, EngineError> {
         if let Some((_, server)) = self.tls.as_mut() {
             *server = ServerName::try_from(name.to_string())
-                .map_err(|e| format!("{name} is not a valid TLS server name: {e}"))?;
+                .map_err(|e| EngineError::Settings(format!("{name} is not a valid TLS server name: {e}")))?;
         }
         Ok(self)
     }
@@ -159,7 +163,7 @@ impl Endpoint {
         if !self.io_uring {
             return Ok(Socket::Epoll(tcp));
         }
-        let ring = self.ring.get_or_init(uring::RingOwner::start).as_ref().map_err(Clone::clone)?;
+        let ring = self.ring.get_or_init(uring::RingOwner::start).as_ref().map_err(ToString::to_string)?;
         let handed = tcp.into_std().and_then(|std| ring.stream(std));
         handed.map(Socket::Uring).map_err(|e| format!("cannot hand the socket to io_uring: {e}"))
     }
@@ -203,36 +207,44 @@ impl Endpoint {
         opening.await.map_err(|(failure, _)| self.count_failure(failure))
     }
 
-    /// A connection whose bytes are not counted (probes before a run), with the reason if it fails.
-    pub async fn connect_uncounted(&self) -> Result<(Stream, Handshake), String> {
-        self.open(Arc::default()).await.map_err(|(_, message)| message)
+    /// A connection whose bytes are not counted (probes before a run), with the reason if it fails:
+    /// an [`EngineError::Machine`] when this process has no file descriptor or local port left (or
+    /// io_uring fails it), else what resolving or connecting says.
+    pub async fn connect_uncounted(&self) -> Result<(Stream, Handshake), EngineError> {
+        self.open(Arc::default()).await.map_err(|(_, error)| error)
     }
 
-    async fn open(&self, counter: Arc<WireCounter>) -> Result<(Stream, Handshake), (ConnectFailure, String)> {
+    async fn open(&self, counter: Arc<WireCounter>) -> Result<(Stream, Handshake), (ConnectFailure, EngineError)> {
         let Some(limit) = self.connect_timeout else { return self.open_unbounded(counter).await };
         match tokio::time::timeout(limit, self.open_unbounded(counter)).await {
             Ok(opened) => opened,
             Err(_) => Err((
                 ConnectFailure::TimedOut,
-                format!("no connection to {} within the connect timeout ({limit:?})", self.authority()),
+                EngineError::Target(format!(
+                    "no connection to {} within the connect timeout ({limit:?})",
+                    self.authority()
+                )),
             )),
         }
     }
 
     /// The addresses to try for a new connection, and how long looking them up took (None: found
     /// once, before the run).
-    async fn addresses(&self) -> Result<(Vec<SocketAddr>, Option<Duration>), (ConnectFailure, String)> {
+    async fn addresses(&self) -> Result<(Vec<SocketAddr>, Option<Duration>), (ConnectFailure, EngineError)> {
         let Some(allowed) = &self.lookup else { return Ok((self.addrs.clone(), None)) };
         let started = Instant::now();
         let addrs = resolve(&self.host, self.port, |ip| allowed(ip))
             .await
-            .map_err(|e| (ConnectFailure::Other(e.clone()), e))?;
+            .map_err(|e| (ConnectFailure::Other(e.to_string()), e))?;
         Ok((addrs, Some(started.elapsed())))
     }
 
-    async fn open_unbounded(&self, counter: Arc<WireCounter>) -> Result<(Stream, Handshake), (ConnectFailure, String)> {
+    async fn open_unbounded(
+        &self,
+        counter: Arc<WireCounter>,
+    ) -> Result<(Stream, Handshake), (ConnectFailure, EngineError)> {
         let (addrs, lookup) = self.addresses().await?;
-        let mut last = (ConnectFailure::Other("no address".into()), String::new());
+        let mut last = (ConnectFailure::Other("no address".into()), EngineError::Target(String::new()));
         for addr in &addrs {
             let started = Instant::now();
             match TcpStream::connect(addr).await {
@@ -243,7 +255,7 @@ impl Endpoint {
                     let socket = match self.socket(tcp) {
                         Ok(socket) => socket,
                         Err(e) => {
-                            last = (ConnectFailure::Other(e.clone()), e);
+                            last = (ConnectFailure::Other(e.clone()), EngineError::Machine(e));
                             continue;
                         }
                     };
@@ -260,11 +272,20 @@ impl Endpoint {
                             })
                             .map_err(|e| {
                                 let message = format!("TLS handshake with {addr} failed: {e}");
-                                (ConnectFailure::Handshake(message.clone()), message)
+                                (ConnectFailure::Handshake(message.clone()), EngineError::Target(message))
                             }),
                     };
                 }
-                Err(e) => last = (ConnectFailure::of(&e), format!("cannot connect to {addr}: {e}")),
+                Err(e) => {
+                    let failure = ConnectFailure::of(&e);
+                    let message = format!("cannot connect to {addr}: {e}");
+                    let error = match failure {
+                        // This process's limits, not the target's: more connections than it may open.
+                        ConnectFailure::OpenFiles | ConnectFailure::LocalPorts => EngineError::Machine(message),
+                        _ => EngineError::Target(message),
+                    };
+                    last = (failure, error);
+                }
             }
         }
         Err(last)
@@ -351,7 +372,7 @@ mod tests {
     async fn every_address_passes_the_rule_before_anything_is_sent() {
         let loopback = |ip: IpAddr| if is_loopback(ip) { Ok(()) } else { Err("not loopback".to_string()) };
         let err = resolve("10.1.2.3", 80, loopback).await.unwrap_err();
-        assert_eq!(err, "refusing to load 10.1.2.3 (10.1.2.3): not loopback");
+        assert_eq!(err, EngineError::NotAllowed("refusing to load 10.1.2.3 (10.1.2.3): not loopback".into()));
         assert_eq!(resolve("10.1.2.3", 80, |_| Ok(())).await.unwrap().len(), 1);
         assert!(resolve("localhost", 80, loopback).await.unwrap().iter().all(|a| a.ip().is_loopback()));
         assert!(resolve("[::1]", 80, loopback).await.is_ok());
@@ -376,6 +397,6 @@ mod tests {
         drop(stream);
         let closed = Endpoint::new("127.0.0.1", 1, vec!["127.0.0.1:1".parse().unwrap()], None).unwrap();
         let Err(e) = closed.connect_uncounted().await else { panic!("port 1 accepted") };
-        assert!(e.contains("cannot connect"), "{e}");
+        assert!(matches!(&e, EngineError::Target(m) if m.contains("cannot connect")), "{e:?}");
     }
 }

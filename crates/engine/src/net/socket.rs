@@ -2,6 +2,7 @@
 //! through io_uring (`--io`). What is above (byte counting, TLS, the protocols) cannot tell.
 
 use super::uring::UringStream;
+use crate::EngineError;
 use std::io::IoSlice;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -73,8 +74,9 @@ pub enum Io {
 }
 
 impl Io {
-    /// Whether the sockets go through io_uring, or why the choice cannot be had here.
-    pub fn resolve(self) -> Result<bool, String> {
+    /// Whether the sockets go through io_uring, or why the choice cannot be had here (an
+    /// [`EngineError::Machine`]).
+    pub fn resolve(self) -> Result<bool, EngineError> {
         match self {
             Io::Epoll => Ok(false),
             Io::Uring => super::uring::available().map(|()| true),
@@ -96,13 +98,13 @@ impl Io {
 }
 
 impl std::str::FromStr for Io {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = EngineError;
+    fn from_str(s: &str) -> Result<Self, EngineError> {
         match s {
             "epoll" => Ok(Io::Epoll),
             "uring" | "io_uring" => Ok(Io::Uring),
             "auto" => Ok(Io::Auto),
-            _ => Err(format!("unknown I/O interface {s:?}: epoll, uring or auto")),
+            _ => Err(EngineError::Settings(format!("unknown I/O interface {s:?}: epoll, uring or auto"))),
         }
     }
 }

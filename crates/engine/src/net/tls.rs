@@ -1,6 +1,7 @@
 //! TLS client settings (rustls, ring): web PKI roots plus any `--cacert`, or no verification at all
 //! with `--insecure` (self-signed reference servers). The handshake's signatures are still checked.
 
+use crate::EngineError;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvider};
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
@@ -33,12 +34,12 @@ pub enum TlsVersion {
 }
 
 impl std::str::FromStr for TlsVersion {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = EngineError;
+    fn from_str(s: &str) -> Result<Self, EngineError> {
         match s {
             "1.2" => Ok(TlsVersion::V1_2),
             "1.3" => Ok(TlsVersion::V1_3),
-            _ => Err(format!("unknown TLS version {s:?}: 1.2 or 1.3")),
+            _ => Err(EngineError::Settings(format!("unknown TLS version {s:?}: 1.2 or 1.3"))),
         }
     }
 }
@@ -52,8 +53,13 @@ impl std::fmt::Display for TlsVersion {
     }
 }
 
-/// A client config offering `alpn` (e.g. `h2` or `http/1.1`).
-pub fn client_config(options: &TlsOptions, alpn: &[&[u8]]) -> Result<Arc<ClientConfig>, String> {
+/// A client config offering `alpn` (e.g. `h2` or `http/1.1`); a CA, certificate or key file that
+/// cannot be used is an [`EngineError::Settings`].
+pub fn client_config(options: &TlsOptions, alpn: &[&[u8]]) -> Result<Arc<ClientConfig>, EngineError> {
+    config(options, alpn).map_err(EngineError::Settings)
+}
+
+fn config(options: &TlsOptions, alpn: &[&[u8]]) -> Result<Arc<ClientConfig>, String> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let versions: &[&rustls::SupportedProtocolVersion] = match options.version {
         None => rustls::DEFAULT_VERSIONS,

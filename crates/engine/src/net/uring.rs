@@ -46,6 +46,7 @@ mod wake;
 pub use buffers::BufferShape;
 use buffers::ProvidedBuffers;
 
+use crate::EngineError;
 pub use ring::Completions;
 use ring::{Ring, State, ENTRIES};
 use std::collections::HashSet;
@@ -61,8 +62,9 @@ use wake::Eventfd;
 
 /// Whether this process can use io_uring, and why not: the kernel may lack it, refuse it (the
 /// `kernel.io_uring_disabled` sysctl, a seccomp filter), or stall its completions (the self-check).
-pub fn available() -> Result<(), String> {
-    probe::check().as_ref().map(drop).map_err(ToString::to_string)
+/// Why not is an [`EngineError::Machine`].
+pub fn available() -> Result<(), EngineError> {
+    probe::check().as_ref().map(drop).map_err(|why| EngineError::Machine(why.to_string()))
 }
 
 /// One line on how io_uring runs here and why (the self-check's figures), or why it does not.
@@ -96,16 +98,16 @@ impl Default for Receive {
 
 impl RingOwner {
     /// A ring on the current tokio runtime, or why io_uring cannot be used.
-    pub fn start() -> Result<RingOwner, String> {
+    pub fn start() -> Result<RingOwner, EngineError> {
         Self::start_with(Receive::default())
     }
 
     /// A ring whose streams receive as `receive` says, once the self-check passed. On a
     /// single-threaded runtime it defers completions to this thread's enters where the kernel
     /// can and the self-check found them prompt (every submission must then come from this thread).
-    pub fn start_with(receive: Receive) -> Result<RingOwner, String> {
-        let check = probe::check().as_ref().map_err(ToString::to_string)?;
-        Self::start_as(receive, check.defer())
+    pub fn start_with(receive: Receive) -> Result<RingOwner, EngineError> {
+        let check = probe::check().as_ref().map_err(|why| EngineError::Machine(why.to_string()))?;
+        Self::start_as(receive, check.defer()).map_err(EngineError::Machine)
     }
 
     /// A ring that defers its completions (SINGLE_ISSUER + DEFER_TASKRUN) if `defer`, the

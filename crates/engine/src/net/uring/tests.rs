@@ -409,6 +409,8 @@ async fn eventually(condition: impl Fn() -> bool) -> bool {
 #[test]
 fn available_says_why_not_when_it_is_not() {
     if let Err(e) = available() {
+        assert!(matches!(e, crate::EngineError::Machine(_)), "{e:?}");
+        let e = e.to_string();
         let refused = e.starts_with("io_uring is not available: ");
         assert!(refused || e.starts_with("io_uring stalls on this kernel"), "{e}");
         assert!(!e.contains('\n'), "one line: {e}");
