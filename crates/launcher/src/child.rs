@@ -2,7 +2,7 @@
 //! on Ctrl-C and with callbench), its output captured, its wall time from spawn to exit and its CPU
 //! time and peak RSS from `wait4`. Processing programs and Python callers run this way.
 
-use anyhow::{Context, Result};
+use crate::error::{because, LaunchError};
 use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
@@ -44,7 +44,7 @@ impl Finished {
 
 /// Runs `command` (stdin closed, output captured) pinned to `cpus` until it exits; setting `cancel`
 /// kills its process group. Anything it forked and left behind is killed when it exits.
-pub fn run_pinned(mut command: Command, cpus: &[usize], cancel: &AtomicBool) -> Result<Finished> {
+pub fn run_pinned(mut command: Command, cpus: &[usize], cancel: &AtomicBool) -> Result<Finished, LaunchError> {
     command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     let cpus = cpus.to_vec();
     // SAFETY: only async-signal-safe calls between fork and exec.
@@ -52,7 +52,9 @@ pub fn run_pinned(mut command: Command, cpus: &[usize], cancel: &AtomicBool) -> 
         command.pre_exec(move || crate::process::child_setup(&cpus));
     }
     let started = Instant::now();
-    let mut child = command.spawn().with_context(|| format!("cannot start {:?}", command.get_program()))?;
+    let mut child = command
+        .spawn()
+        .map_err(|e| LaunchError::Start(because(format!("cannot start {:?}", command.get_program()), &e)))?;
     let pid = child.id() as i32;
     crate::process::register_group(pid);
     let reader = |mut from: Box<dyn Read + Send>| {
@@ -134,6 +136,6 @@ mod tests {
     #[test]
     fn a_missing_program_is_an_error() {
         let err = run_pinned(Command::new("/nonexistent/callbench-test"), &[], &AtomicBool::new(false)).unwrap_err();
-        assert!(format!("{err:#}").contains("cannot start"), "{err:#}");
+        assert!(matches!(&err, LaunchError::Start(m) if m.contains("cannot start")), "{err:?}");
     }
 }

@@ -10,3 +10,5 @@ pub mod process;
 pub mod program;
 pub mod repo;
 pub mod versions;
+
+pub use error::LaunchError;

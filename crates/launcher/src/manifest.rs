@@ -1,9 +1,8 @@
 //! `servers/<name>/server.toml`: how to build and start a reference server.
 //! The harness finds servers by listing `servers/`; see servers/_template/.
 
-use crate::error::LaunchError;
+use crate::error::{because, chain, LaunchError};
 use crate::repo::Repo;
-use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -128,13 +127,15 @@ pub struct Placeholders {
 }
 
 impl Manifest {
-    pub fn load(path: &std::path::Path) -> Result<Manifest> {
-        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let mut manifest: Manifest =
-            toml::from_str(&text).with_context(|| format!("{} is not a valid manifest", path.display()))?;
+    pub fn load(path: &std::path::Path) -> Result<Manifest, LaunchError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| LaunchError::BadManifest(because(format!("cannot read {}", path.display()), &e)))?;
+        let mut manifest: Manifest = toml::from_str(&text).map_err(|e| {
+            LaunchError::BadManifest(because(format!("{} is not a valid manifest", path.display()), &e))
+        })?;
         manifest.dir = path.parent().unwrap_or(std::path::Path::new(".")).to_path_buf();
         if manifest.start.command.is_empty() {
-            bail!("{}: start.command is empty", path.display());
+            return Err(LaunchError::BadManifest(format!("{}: start.command is empty", path.display())));
         }
         Ok(manifest)
     }
@@ -191,14 +192,16 @@ pub fn fill_paths(repo: &Repo, dir: &std::path::Path, arg: &str) -> String {
 }
 
 /// Every server under `servers/` (folders starting with `_` are templates), by name.
-pub fn discover(repo: &Repo) -> Result<Vec<Manifest>> {
+pub fn discover(repo: &Repo) -> Result<Vec<Manifest>, LaunchError> {
     let dir = repo.servers_dir();
     let mut manifests = Vec::new();
     if !repo.is_checkout() {
         return Ok(manifests); // an installed callbench: no reference servers
     }
-    for entry in std::fs::read_dir(&dir).with_context(|| format!("cannot list {}", dir.display()))? {
-        let path = entry?.path();
+    let entries =
+        std::fs::read_dir(&dir).map_err(|e| LaunchError::Io(because(format!("cannot list {}", dir.display()), &e)))?;
+    for entry in entries {
+        let path = entry.map_err(|e| LaunchError::Io(chain(&e)))?.path();
         let hidden = path.file_name().and_then(|n| n.to_str()).is_none_or(|n| n.starts_with('_') || n.starts_with('.'));
         if !hidden && path.join("server.toml").is_file() {
             manifests.push(Manifest::load(&path.join("server.toml"))?);
@@ -209,12 +212,12 @@ pub fn discover(repo: &Repo) -> Result<Vec<Manifest>> {
 }
 
 /// The server called `name`, or an error listing the known ones.
-pub fn find(repo: &Repo, name: &str) -> Result<Manifest> {
+pub fn find(repo: &Repo, name: &str) -> Result<Manifest, LaunchError> {
     let all = discover(repo)?;
     let names: Vec<&str> = all.iter().map(|m| m.name.as_str()).collect();
     match all.iter().find(|m| m.name == name) {
         Some(m) => Ok(m.clone()),
-        None => bail!("no server named '{name}' (known: {})", names.join(", ")),
+        None => Err(LaunchError::NoSuchServer(format!("no server named '{name}' (known: {})", names.join(", ")))),
     }
 }
 
@@ -265,6 +268,7 @@ mod tests {
         for name in ["rust-actix", "rust-axum", "rust-tonic"] {
             assert!(names.iter().any(|n| n == name), "{name} missing from {names:?}");
         }
-        assert!(find(&repo, "nope").unwrap_err().to_string().contains("rust-actix"));
+        let unknown = find(&repo, "nope").unwrap_err();
+        assert!(matches!(&unknown, LaunchError::NoSuchServer(m) if m.contains("rust-actix")), "{unknown:?}");
     }
 }

@@ -2,9 +2,9 @@
 //! CPUs), stopped with SIGTERM then SIGKILL when dropped, and all killed by
 //! `kill_all` when callbench itself is interrupted. No server outlives a run.
 
+use crate::error::{because, chain, LaunchError};
 use crate::manifest::{Manifest, Placeholders};
 use crate::repo::Repo;
-use anyhow::{bail, Context, Result};
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::SocketAddr;
@@ -84,9 +84,10 @@ pub struct ServerProcess {
 
 impl ServerProcess {
     /// Spawns the server (does not wait for it to be ready: see `verify::wait_ready`).
-    pub fn start(repo: &Repo, manifest: &Manifest, options: &StartOptions) -> Result<ServerProcess> {
+    pub fn start(repo: &Repo, manifest: &Manifest, options: &StartOptions) -> Result<ServerProcess, LaunchError> {
         if !manifest.supported {
-            bail!("{} is not supported here: {}", manifest.name, manifest.unsupported_reason);
+            let why = format!("{} is not supported here: {}", manifest.name, manifest.unsupported_reason);
+            return Err(LaunchError::NotOffered(why));
         }
         let port = match (options.port, options.netns) {
             (Some(port), _) => port,
@@ -102,7 +103,7 @@ impl ServerProcess {
         };
         let mut argv = manifest.start_argv(repo, &values);
         if options.tls {
-            argv.extend(manifest.tls_args().map_err(|e| anyhow::anyhow!(e))?.iter().cloned());
+            argv.extend(manifest.tls_args()?.iter().cloned());
         }
         let mut command = Command::new(&argv[0]);
         command
@@ -128,7 +129,9 @@ impl ServerProcess {
                 child_setup(cpus.as_deref().unwrap_or(&[]))
             });
         }
-        let mut child = command.spawn().with_context(|| format!("cannot start {} ({})", manifest.name, argv[0]))?;
+        let mut child = command
+            .spawn()
+            .map_err(|e| LaunchError::Start(because(format!("cannot start {} ({})", manifest.name, argv[0]), &e)))?;
         LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner()).push(child.id() as i32);
         let output_tail = Arc::new(Mutex::new(VecDeque::new()));
         if let Some(out) = child.stdout.take() {
@@ -137,7 +140,9 @@ impl ServerProcess {
         if let Some(err) = child.stderr.take() {
             drain(err, output_tail.clone(), options.echo_output, true);
         }
-        let ip = options.host.parse().with_context(|| format!("host '{}' is not an IP address", options.host))?;
+        let ip = options.host.parse().map_err(|e: std::net::AddrParseError| {
+            LaunchError::Start(because(format!("host '{}' is not an IP address", options.host), &e))
+        })?;
         Ok(ServerProcess {
             name: manifest.name.clone(),
             addr: SocketAddr::new(ip, port),
@@ -194,8 +199,8 @@ impl ServerProcess {
     }
 
     /// Waits for the server to end by itself (e.g. in the foreground of `serve`).
-    pub fn wait(&mut self) -> Result<ExitStatus> {
-        Ok(self.child.wait()?)
+    pub fn wait(&mut self) -> Result<ExitStatus, LaunchError> {
+        self.child.wait().map_err(|e| LaunchError::Io(chain(&e)))
     }
 }
 
@@ -236,14 +241,15 @@ pub fn enter_namespace(fd: RawFd) -> std::io::Result<()> {
 }
 
 /// Runs `work` on a thread inside network namespace `fd` (sockets it opens belong there).
-fn in_namespace<T: Send>(fd: RawFd, work: impl FnOnce() -> Result<T> + Send) -> Result<T> {
+fn in_namespace<T: Send>(fd: RawFd, work: impl FnOnce() -> Result<T, LaunchError> + Send) -> Result<T, LaunchError> {
     std::thread::scope(|s| {
         s.spawn(|| {
-            enter_namespace(fd).context("cannot enter the server's network namespace")?;
+            enter_namespace(fd)
+                .map_err(|e| LaunchError::Start(because("cannot enter the server's network namespace", &e)))?;
             work()
         })
         .join()
-        .unwrap_or_else(|_| Err(anyhow::anyhow!("a thread in the server's network namespace panicked")))
+        .unwrap_or_else(|_| Err(LaunchError::Start("a thread in the server's network namespace panicked".into())))
     })
 }
 
@@ -296,9 +302,10 @@ fn signal_group(group: i32, signal: i32) {
 }
 
 /// A port that was free a moment ago on `host`.
-pub fn free_port(host: &str) -> Result<u16> {
-    let listener = std::net::TcpListener::bind((host, 0)).with_context(|| format!("cannot bind {host}:0"))?;
-    Ok(listener.local_addr()?.port())
+pub fn free_port(host: &str) -> Result<u16, LaunchError> {
+    let listener = std::net::TcpListener::bind((host, 0))
+        .map_err(|e| LaunchError::Start(because(format!("cannot bind {host}:0"), &e)))?;
+    Ok(listener.local_addr().map_err(|e| LaunchError::Start(chain(&e)))?.port())
 }
 
 fn drain(stream: impl Read + Send + 'static, tail: Arc<Mutex<VecDeque<String>>>, echo: bool, is_err: bool) {
@@ -322,7 +329,7 @@ fn drain(stream: impl Read + Send + 'static, tail: Arc<Mutex<VecDeque<String>>>,
 /// Builds a server with its manifest's build command (output to stderr). The
 /// build runs in its own process group, registered like a server's, so an
 /// interrupted callbench stops it too.
-pub fn build(repo: &Repo, manifest: &Manifest) -> Result<()> {
+pub fn build(repo: &Repo, manifest: &Manifest) -> Result<(), LaunchError> {
     match manifest.build_argv(repo) {
         Some(argv) => run_build(repo, &manifest.name, &argv),
         None => Ok(()),
@@ -330,19 +337,45 @@ pub fn build(repo: &Repo, manifest: &Manifest) -> Result<()> {
 }
 
 /// Runs the build command `argv` of `name` from the repo root, in its own registered process group.
-pub fn run_build(repo: &Repo, name: &str, argv: &[String]) -> Result<()> {
+pub fn run_build(repo: &Repo, name: &str, argv: &[String]) -> Result<(), LaunchError> {
     let Some((program, args)) = argv.split_first() else { return Ok(()) };
     let mut command = Command::new(program);
     command.args(args).current_dir(&repo.root).stdin(Stdio::null()).stdout(Stdio::inherit()).stderr(Stdio::inherit());
     command.process_group(0);
-    let mut child = command.spawn().with_context(|| format!("cannot run the build of {name} ({})", argv.join(" ")))?;
+    let mut child = command
+        .spawn()
+        .map_err(|e| LaunchError::Build(because(format!("cannot run the build of {name} ({})", argv.join(" ")), &e)))?;
     let group = child.id() as i32;
     LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner()).push(group);
     let status = child.wait();
     LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner()).retain(|g| *g != group);
-    let status = status.with_context(|| format!("waiting for the build of {name}"))?;
+    let status = status.map_err(|e| LaunchError::Build(because(format!("waiting for the build of {name}"), &e)))?;
     if !status.success() {
-        bail!("building {name} failed ({status}): {}", argv.join(" "));
+        return Err(LaunchError::Build(format!("building {name} failed ({status}): {}", argv.join(" "))));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn manifest(extra: &str) -> Manifest {
+        let text = format!(
+            "name='x'\nlanguage='l'\nframework='f'\nprotocol='rest'\n{extra}\n[start]\ncommand=['/nonexistent/x']"
+        );
+        toml::from_str(&text).unwrap()
+    }
+
+    #[test]
+    fn what_stops_a_start_is_told_apart() {
+        // Both fail before anything is written or spawned.
+        let repo = Repo { root: std::env::temp_dir().join("callbench-launcher-test") };
+        let not_here = manifest("supported=false\nunsupported_reason='needs io_uring'");
+        let e = ServerProcess::start(&repo, &not_here, &StartOptions::default()).err().unwrap();
+        assert_eq!(e, LaunchError::NotOffered("x is not supported here: needs io_uring".into()));
+        let bad_host = StartOptions { host: "no such host".into(), ..StartOptions::default() };
+        let e = ServerProcess::start(&repo, &manifest(""), &bad_host).err().unwrap();
+        assert!(matches!(&e, LaunchError::Start(m) if m.starts_with("cannot bind no such host:0: ")), "{e:?}");
+    }
 }

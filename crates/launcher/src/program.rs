@@ -1,9 +1,9 @@
 //! `processing/<name>/processing.toml`: seed 000's work (read users.json, parse, find, SHA-512) as
 //! a program in one language, and one timed run of it as a real process ([`crate::child`]).
 
+use crate::error::{because, chain, LaunchError};
 use crate::manifest::{Command as ManifestCommand, Versions};
 use crate::repo::Repo;
-use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -52,13 +52,15 @@ pub struct ProgramRun {
 }
 
 impl ProgramManifest {
-    pub fn load(path: &Path) -> Result<ProgramManifest> {
-        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let mut m: ProgramManifest =
-            toml::from_str(&text).with_context(|| format!("{} is not a valid processing manifest", path.display()))?;
+    pub fn load(path: &Path) -> Result<ProgramManifest, LaunchError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| LaunchError::BadManifest(because(format!("cannot read {}", path.display()), &e)))?;
+        let mut m: ProgramManifest = toml::from_str(&text).map_err(|e| {
+            LaunchError::BadManifest(because(format!("{} is not a valid processing manifest", path.display()), &e))
+        })?;
         m.dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
         if m.run.command.is_empty() {
-            bail!("{}: run.command is empty", path.display());
+            return Err(LaunchError::BadManifest(format!("{}: run.command is empty", path.display())));
         }
         Ok(m)
     }
@@ -81,7 +83,13 @@ impl ProgramManifest {
     }
 
     /// Runs the program once, pinned to `cpus`; `cancel` kills it.
-    pub fn run_once(&self, repo: &Repo, args: &RunArgs, cpus: &[usize], cancel: &AtomicBool) -> Result<ProgramRun> {
+    pub fn run_once(
+        &self,
+        repo: &Repo,
+        args: &RunArgs,
+        cpus: &[usize],
+        cancel: &AtomicBool,
+    ) -> Result<ProgramRun, LaunchError> {
         let argv: Vec<String> = self.run.command.iter().map(|a| self.fill(repo, a, Some(args))).collect();
         let mut command = Command::new(&argv[0]);
         command.args(&argv[1..]).current_dir(&repo.root);
@@ -89,38 +97,43 @@ impl ProgramManifest {
             command.env(key, self.fill(repo, value, Some(args)));
         }
         let done = crate::child::run_pinned(command, cpus, cancel)
-            .with_context(|| format!("cannot start {} ({})", self.name, argv[0]))?;
+            .map_err(|e| LaunchError::Start(because(format!("cannot start {} ({})", self.name, argv[0]), &e)))?;
         if done.cancelled {
-            bail!("interrupted");
+            return Err(LaunchError::Interrupted("interrupted".into()));
         }
         if !done.succeeded() {
-            bail!("{} failed ({})", self.name, done.failure());
+            return Err(LaunchError::Failed(format!("{} failed ({})", self.name, done.failure())));
         }
-        let mut run =
-            parse_output(&done.stdout).with_context(|| format!("{} printed an unexpected answer", self.name))?;
+        let mut run = parse_output(&done.stdout)
+            .map_err(|e| LaunchError::Failed(format!("{} printed an unexpected answer: {e}", self.name)))?;
         run.wall = done.wall;
         run.cpu = done.cpu;
         run.max_rss_kib = done.max_rss_kib;
         if run.iteration_ns.len() as u64 != args.iterations {
-            bail!("{} timed {} iterations, {} were asked", self.name, run.iteration_ns.len(), args.iterations);
+            return Err(LaunchError::Failed(format!(
+                "{} timed {} iterations, {} were asked",
+                self.name,
+                run.iteration_ns.len(),
+                args.iterations
+            )));
         }
         Ok(run)
     }
 }
 
 /// `hash <hex>` then `ns <n>` per timed iteration.
-fn parse_output(text: &str) -> Result<ProgramRun> {
+fn parse_output(text: &str) -> Result<ProgramRun, String> {
     let mut hash = None;
     let mut iteration_ns = Vec::new();
     for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
         match line.split_once(' ') {
             Some(("hash", h)) => hash = Some(h.trim().to_string()),
-            Some(("ns", n)) => iteration_ns.push(n.trim().parse().with_context(|| format!("bad line '{line}'"))?),
-            _ => bail!("bad line '{line}'"),
+            Some(("ns", n)) => iteration_ns.push(n.trim().parse().map_err(|e| format!("bad line '{line}': {e}"))?),
+            _ => return Err(format!("bad line '{line}'")),
         }
     }
     Ok(ProgramRun {
-        hash: hash.context("no 'hash' line")?,
+        hash: hash.ok_or("no 'hash' line")?,
         iteration_ns,
         wall: Duration::ZERO,
         cpu: Duration::ZERO,
@@ -129,12 +142,12 @@ fn parse_output(text: &str) -> Result<ProgramRun> {
 }
 
 /// Every program under `processing/`, by name.
-pub fn discover(repo: &Repo) -> Result<Vec<ProgramManifest>> {
+pub fn discover(repo: &Repo) -> Result<Vec<ProgramManifest>, LaunchError> {
     let dir = repo.root.join("processing");
     let mut out = Vec::new();
     let Ok(entries) = std::fs::read_dir(&dir) else { return Ok(out) };
     for entry in entries {
-        let path = entry?.path().join("processing.toml");
+        let path = entry.map_err(|e| LaunchError::Io(chain(&e)))?.path().join("processing.toml");
         if path.is_file() {
             out.push(ProgramManifest::load(&path)?);
         }

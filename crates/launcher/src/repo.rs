@@ -1,6 +1,6 @@
 //! Where the callbench checkout is: servers, contract, build output.
 
-use anyhow::{bail, Result};
+use crate::error::LaunchError;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone)]
@@ -11,16 +11,16 @@ pub struct Repo {
 impl Repo {
     /// `$CALLBENCH_ROOT`, else the nearest ancestor of the working directory or
     /// of the callbench executable that holds `servers/` and `contract/proto/callbench/`.
-    pub fn locate() -> Result<Repo> {
+    pub fn locate() -> Result<Repo, LaunchError> {
         if let Some(root) = std::env::var_os("CALLBENCH_ROOT") {
             let root = PathBuf::from(root);
             if is_root(&root) {
                 return Ok(Repo { root });
             }
-            bail!(
+            return Err(LaunchError::NoCheckout(format!(
                 "CALLBENCH_ROOT={} is not a callbench checkout (no servers/ and contract/proto/callbench/)",
                 root.display()
-            );
+            )));
         }
         let starts = [std::env::current_dir().ok(), std::env::current_exe().ok()];
         for start in starts.into_iter().flatten() {
@@ -28,13 +28,16 @@ impl Repo {
                 return Ok(Repo { root: root.to_path_buf() });
             }
         }
-        bail!("cannot find the callbench checkout (its servers/ and suites/): run inside a clone of it or set CALLBENCH_ROOT")
+        Err(LaunchError::NoCheckout(
+            "cannot find the callbench checkout (its servers/ and suites/): run inside a clone of it or set CALLBENCH_ROOT"
+                .into(),
+        ))
     }
 
     /// The checkout, or outside one (a `callbench` installed with `cargo install`) a folder of
     /// callbench's own for what it writes: `$CALLBENCH_HOME`, else `$XDG_DATA_HOME/callbench`, else
     /// `~/.local/share/callbench`. It has no servers, suites or processing programs.
-    pub fn locate_or_standalone() -> Result<Repo> {
+    pub fn locate_or_standalone() -> Result<Repo, LaunchError> {
         if std::env::var_os("CALLBENCH_ROOT").is_some() {
             return Repo::locate();
         }
@@ -46,9 +49,12 @@ impl Repo {
             .or_else(|| var("XDG_DATA_HOME").map(|d| d.join("callbench")))
             .or_else(|| var("HOME").map(|h| h.join(".local/share/callbench")))
             .ok_or_else(|| {
-                anyhow::anyhow!("no checkout and no HOME: set CALLBENCH_HOME to a folder callbench may write")
+                LaunchError::NoCheckout(
+                    "no checkout and no HOME: set CALLBENCH_HOME to a folder callbench may write".into(),
+                )
             })?;
-        std::fs::create_dir_all(&root).map_err(|e| anyhow::anyhow!("cannot create {}: {e}", root.display()))?;
+        std::fs::create_dir_all(&root)
+            .map_err(|e| LaunchError::Io(format!("cannot create {}: {e}", root.display())))?;
         Ok(Repo { root })
     }
 
@@ -70,10 +76,10 @@ impl Repo {
     }
 
     /// The users file every server reads, written on first use (same bytes every time).
-    pub fn users_file(&self) -> Result<PathBuf> {
+    pub fn users_file(&self) -> Result<PathBuf, LaunchError> {
         let path = self.target_dir().join("callbench").join("users.json");
         callbench_workloads::users::write_users_json(&path)
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+            .map_err(|e| LaunchError::Io(format!("cannot write {}: {e}", path.display())))?;
         Ok(path)
     }
 }

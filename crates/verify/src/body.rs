@@ -10,7 +10,7 @@ use prost_reflect::{DescriptorPool, MessageDescriptor, MethodDescriptor};
 use std::sync::OnceLock;
 
 /// The contract's descriptors plus grpc.health.v1 (whose proto is not ours).
-pub fn pool() -> &'static DescriptorPool {
+pub(crate) fn pool() -> &'static DescriptorPool {
     static POOL: OnceLock<DescriptorPool> = OnceLock::new();
     POOL.get_or_init(|| {
         let mut pool = callbench_contract::descriptor_pool().clone();
@@ -26,12 +26,12 @@ pub fn method(name: &str) -> Option<MethodDescriptor> {
     pool().get_service_by_name(service)?.methods().find(|m| m.name() == method)
 }
 
-pub fn message(name: &str) -> Result<MessageDescriptor> {
+pub(crate) fn message(name: &str) -> Result<MessageDescriptor> {
     pool().get_message_by_name(name).ok_or_else(|| anyhow!("the contract has no message {name}"))
 }
 
 /// A REST body: JSON compact, NDJSON as its lines together, the rest raw.
-pub fn rest_bytes(body: &Body) -> Result<Bytes> {
+pub(crate) fn rest_bytes(body: &Body) -> Result<Bytes> {
     match body {
         Body::Json(value) => Ok(Bytes::from(serde_json::to_vec(value)?)),
         Body::Ndjson(_) => Ok(rest_pieces(body)?.concat().into()),
@@ -41,7 +41,7 @@ pub fn rest_bytes(body: &Body) -> Result<Bytes> {
 
 /// A REST body as the pieces a streamed upload sends: an NDJSON body line by line (each compact,
 /// ending in a newline), any other whole.
-pub fn rest_pieces(body: &Body) -> Result<Vec<Bytes>> {
+pub(crate) fn rest_pieces(body: &Body) -> Result<Vec<Bytes>> {
     match body {
         Body::Ndjson(values) => values
             .iter()
@@ -56,7 +56,7 @@ pub fn rest_pieces(body: &Body) -> Result<Vec<Bytes>> {
 }
 
 /// A gRPC message: JSON is proto3 JSON of `input`, encoded; the rest raw.
-pub fn grpc_bytes(body: &Body, input: Option<&MessageDescriptor>) -> Result<Bytes> {
+pub(crate) fn grpc_bytes(body: &Body, input: Option<&MessageDescriptor>) -> Result<Bytes> {
     match body {
         Body::Json(value) => {
             let desc = input.ok_or_else(|| anyhow!("a JSON request needs a method the contract defines"))?;

@@ -22,7 +22,7 @@ pub fn plain(addr: SocketAddr) {
     TLS_PEERS.lock().unwrap_or_else(|p| p.into_inner()).remove(&addr);
 }
 
-pub fn is_tls(addr: SocketAddr) -> bool {
+pub(crate) fn is_tls(addr: SocketAddr) -> bool {
     TLS_PEERS.lock().unwrap_or_else(|p| p.into_inner()).contains(&addr)
 }
 
@@ -48,7 +48,7 @@ impl From<DialError> for String {
 }
 
 /// The engine's endpoint for `addr`, offering `alpn` when it speaks TLS.
-pub fn endpoint(addr: SocketAddr, alpn: &[&[u8]]) -> Result<Endpoint, DialError> {
+pub(crate) fn endpoint(addr: SocketAddr, alpn: &[&[u8]]) -> Result<Endpoint, DialError> {
     let host = match addr {
         SocketAddr::V4(a) => a.ip().to_string(),
         SocketAddr::V6(a) => format!("[{}]", a.ip()),
@@ -64,7 +64,7 @@ pub fn endpoint(addr: SocketAddr, alpn: &[&[u8]]) -> Result<Endpoint, DialError>
 }
 
 /// A connection to `addr` (TCP, and TLS when it speaks it), within 5 s.
-pub async fn connect(addr: SocketAddr, alpn: &[&[u8]]) -> anyhow::Result<Stream> {
+pub(crate) async fn connect(addr: SocketAddr, alpn: &[&[u8]]) -> anyhow::Result<Stream> {
     let endpoint = endpoint(addr, alpn).map_err(|e| anyhow::anyhow!(e))?;
     match tokio::time::timeout(Duration::from_secs(5), endpoint.connect_uncounted()).await {
         Err(_) => anyhow::bail!("cannot connect to {addr}: timed out"),

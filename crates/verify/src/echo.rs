@@ -84,7 +84,7 @@ async fn through_the_engine(addr: SocketAddr) -> Result<()> {
 }
 
 /// The echo's checks, each bounded in time.
-pub async fn check_echo(addr: SocketAddr) -> Vec<Outcome> {
+pub(crate) async fn check_echo(addr: SocketAddr) -> Vec<Outcome> {
     let mut out = Vec::new();
     type Check = std::pin::Pin<Box<dyn std::future::Future<Output = Result<()>> + Send>>;
     let checks: [(&str, Check); 3] = [
@@ -104,7 +104,7 @@ pub async fn check_echo(addr: SocketAddr) -> Vec<Outcome> {
 }
 
 /// Ready: a connection that echoes 8 bytes.
-pub async fn healthy(addr: SocketAddr) -> bool {
+pub(crate) async fn healthy(addr: SocketAddr) -> bool {
     let Ok(Ok(mut s)) = tokio::time::timeout(Duration::from_secs(2), connect(addr)).await else { return false };
     matches!(tokio::time::timeout(Duration::from_secs(2), round_trip(&mut s, 8, 0)).await, Ok(Ok(())))
 }

@@ -59,10 +59,10 @@ async fn call_once<T: Target>(target: &T) -> Result<Outcome> {
     Ok(reply.outcome)
 }
 
-pub async fn check_rest(addr: SocketAddr, case: &RestCase) -> Sent {
+pub(crate) async fn check_rest(addr: SocketAddr, case: &RestCase) -> Sent {
     let (headers, body) = match rest_request(case) {
         Ok(request) => request,
-        Err(e) => return Sent::Judged(Err(e)),
+        Err(e) => return Sent::Judged(Err(e.into())),
     };
     if headers.iter().any(|(_, v)| v.is_empty()) {
         return Sent::NotSendable("a body without a content type (the engine sends application/json)");
@@ -74,7 +74,7 @@ async fn rest(addr: SocketAddr, case: &RestCase, headers: Vec<(String, String)>,
     let why = Why::default();
     let check: BodyCheck = {
         let (case, why) = (case.clone(), why.clone());
-        Box::new(move |body: &[u8]| judge_rest_body(&case, body).map_err(|e| why.set(e)).is_ok())
+        Box::new(move |body: &[u8]| judge_rest_body(&case, body).map_err(|e| why.set(e.into())).is_ok())
     };
     let request = HttpRequest { method: case.method.clone(), path: case.path.clone(), headers, body, gzip: false };
     let expect = Expect { status: vec![case.expect.status], body: Some(check) };
@@ -87,7 +87,7 @@ async fn rest(addr: SocketAddr, case: &RestCase, headers: Vec<(String, String)>,
     }
 }
 
-pub async fn check_grpc(addr: SocketAddr, case: &GrpcCase) -> Sent {
+pub(crate) async fn check_grpc(addr: SocketAddr, case: &GrpcCase) -> Sent {
     if case.content_type.is_some() {
         return Sent::NotSendable("another content type than application/grpc");
     }
@@ -110,8 +110,9 @@ async fn grpc(addr: SocketAddr, case: &GrpcCase) -> Result<()> {
         case.expect.json = Some(first);
         Box::new(move |bytes: &[u8]| {
             let judged = output(&case)
+                .map_err(anyhow::Error::from)
                 .and_then(|d| DynamicMessage::decode(d, bytes).map_err(|e| anyhow!("reply does not decode: {e}")))
-                .and_then(|got| judge_grpc_reply(&case, &got));
+                .and_then(|got| Ok(judge_grpc_reply(&case, &got)?));
             judged.map_err(|e| why.set(e)).is_ok()
         }) as BodyCheck
     });
@@ -129,10 +130,12 @@ async fn grpc(addr: SocketAddr, case: &GrpcCase) -> Result<()> {
         Outcome::Error(ErrorKind::GrpcStatus(code)) => Some(code),
         Outcome::Error(ErrorKind::Validation) => bail!("{}", why.take()),
         Outcome::Error(ErrorKind::HttpStatus(status)) => {
-            return judge_grpc_status(case, None, &format!("HTTP {status}")).map(drop)
+            return Ok(judge_grpc_status(case, None, &format!("HTTP {status}")).map(drop)?)
         }
-        Outcome::Error(kind) => return judge_grpc_status(case, None, &format!("{} error", error_name(kind))).map(drop),
+        Outcome::Error(kind) => {
+            return Ok(judge_grpc_status(case, None, &format!("{} error", error_name(kind))).map(drop)?)
+        }
     };
     // An OK answer's message was judged by the check (when the vector expects one).
-    judge_grpc_status(case, code, "the engine keeps the code, not the message").map(drop)
+    Ok(judge_grpc_status(case, code, "the engine keeps the code, not the message").map(drop)?)
 }

@@ -34,7 +34,12 @@ enum BadRequest {
 pub const RARE_EVERY: usize = 250;
 
 /// Sends `requests` bad requests over `connections` keep-alive connections.
-pub async fn flood(protocol: Protocol, addr: SocketAddr, requests: usize, connections: usize) -> Result<FloodStats> {
+pub(crate) async fn flood(
+    protocol: Protocol,
+    addr: SocketAddr,
+    requests: usize,
+    connections: usize,
+) -> Result<FloodStats> {
     let (small, rare) = bad_requests(protocol)?;
     let small = Arc::new(small);
     let rare = Arc::new(rare);
@@ -109,7 +114,7 @@ impl Conn {
     async fn send(&mut self, request: &BadRequest) -> Result<()> {
         match (self, request) {
             (Conn::Rest(c), BadRequest::Rest { method, path, headers, body }) => {
-                c.send(method, path, headers, body.clone()).await.map(|_| ())
+                c.send(method, path, headers, body.clone()).await.map(|_| ()).map_err(Into::into)
             }
             (Conn::Grpc(c), BadRequest::Grpc { path, content_type, messages }) => {
                 c.call_stream(path, content_type, messages).await.map(|_| ())

@@ -32,12 +32,12 @@ pub struct GrpcReply {
 }
 
 /// `NOT_FOUND`, or `UNKNOWN_CODE` for a code gRPC does not define.
-pub fn code_name(code: i32) -> &'static str {
+pub(crate) fn code_name(code: i32) -> &'static str {
     callbench_contract::grpc_status::name(code.into()).unwrap_or("UNKNOWN_CODE")
 }
 
 impl GrpcConn {
-    pub async fn connect(addr: SocketAddr) -> Result<GrpcConn> {
+    pub(crate) async fn connect(addr: SocketAddr) -> Result<GrpcConn> {
         let stream = crate::dial::connect(addr, &[b"h2"]).await?;
         let (sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
             .max_frame_size(1 << 20)
@@ -52,17 +52,22 @@ impl GrpcConn {
         Ok(GrpcConn { addr, sender })
     }
 
-    pub fn is_open(&self) -> bool {
+    pub(crate) fn is_open(&self) -> bool {
         !self.sender.is_closed()
     }
 
     /// One unary call: `path` is `/package.Service/Method`, `message` the encoded request.
-    pub async fn call(&mut self, path: &str, content_type: &str, message: &[u8]) -> Result<GrpcReply> {
+    pub(crate) async fn call(&mut self, path: &str, content_type: &str, message: &[u8]) -> Result<GrpcReply> {
         self.call_with(path, content_type, message, false, &[]).await
     }
 
     /// One call whose request is `messages` in order (a client or bidi stream), then half-closed.
-    pub async fn call_stream(&mut self, path: &str, content_type: &str, messages: &[Bytes]) -> Result<GrpcReply> {
+    pub(crate) async fn call_stream(
+        &mut self,
+        path: &str,
+        content_type: &str,
+        messages: &[Bytes],
+    ) -> Result<GrpcReply> {
         let mut frames = BytesMut::new();
         for message in messages {
             frames.put_u8(0);
@@ -74,7 +79,7 @@ impl GrpcConn {
 
     /// A unary call whose message is sent with the compressed flag set as given (the bytes as
     /// they are), with extra headers (`grpc-encoding`, `grpc-accept-encoding`...).
-    pub async fn call_with(
+    pub(crate) async fn call_with(
         &mut self,
         path: &str,
         content_type: &str,

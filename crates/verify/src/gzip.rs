@@ -40,7 +40,7 @@ pub async fn check_gzip(protocol: Protocol, addr: SocketAddr) -> Vec<Outcome> {
 }
 
 /// An echo message of about 6 KiB that compresses well.
-pub fn echo_json() -> serde_json::Value {
+fn echo_json() -> serde_json::Value {
     let records: Vec<serde_json::Value> = (0..40)
         .map(|i| {
             serde_json::json!({

@@ -1,7 +1,8 @@
 //! A plain HTTP/1.1 client over one keep-alive connection, with full control
 //! of method, headers and body bytes (bad input included).
 
-use anyhow::{Context, Result};
+use crate::error::{because, chain};
+use crate::VerifyError;
 use bytes::Bytes;
 use callbench_engine::net::Stream;
 use http_body::{Body, Frame, SizeHint};
@@ -24,17 +25,17 @@ pub struct Http1Conn {
 
 /// A request body: one piece sent with its `Content-Length`, or pieces sent as they come with
 /// `Transfer-Encoding: chunked` (a streamed upload), one chunk each.
-pub struct Pieces {
+pub(crate) struct Pieces {
     pieces: VecDeque<Bytes>,
     chunked: bool,
 }
 
 impl Pieces {
-    pub fn whole(body: Bytes) -> Pieces {
+    pub(crate) fn whole(body: Bytes) -> Pieces {
         Pieces { pieces: VecDeque::from([body]), chunked: false }
     }
 
-    pub fn chunked(pieces: Vec<Bytes>) -> Pieces {
+    pub(crate) fn chunked(pieces: Vec<Bytes>) -> Pieces {
         Pieces { pieces: pieces.into_iter().filter(|p| !p.is_empty()).collect(), chunked: true }
     }
 }
@@ -104,9 +105,13 @@ pub struct HttpReply {
 }
 
 impl Http1Conn {
-    pub async fn connect(addr: SocketAddr) -> Result<Http1Conn> {
-        let stream = crate::dial::connect(addr, &[b"http/1.1"]).await?;
-        let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(EarlyAnswers(stream))).await?;
+    /// A connection to `addr`; an error is [`VerifyError::Unreachable`].
+    pub async fn connect(addr: SocketAddr) -> Result<Http1Conn, VerifyError> {
+        let stream =
+            crate::dial::connect(addr, &[b"http/1.1"]).await.map_err(|e| VerifyError::Unreachable(format!("{e:#}")))?;
+        let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(EarlyAnswers(stream)))
+            .await
+            .map_err(|e| VerifyError::Unreachable(chain(&e)))?;
         tokio::spawn(async move {
             let _ = connection.await;
         });
@@ -114,35 +119,37 @@ impl Http1Conn {
     }
 
     /// False once the server has closed the connection.
-    pub fn is_open(&self) -> bool {
+    pub(crate) fn is_open(&self) -> bool {
         !self.sender.is_closed()
     }
 
-    /// Sends one request; `headers` with an empty value are not sent.
+    /// Sends one request; `headers` with an empty value are not sent. A request that cannot be
+    /// built is [`VerifyError::BadInput`], an answer that is not HTTP [`VerifyError::Contract`], a
+    /// connection closed or no answer in 30 s [`VerifyError::Unreachable`].
     pub async fn send(
         &mut self,
         method: &str,
         path: &str,
         headers: &[(String, String)],
         body: Bytes,
-    ) -> Result<HttpReply> {
+    ) -> Result<HttpReply, VerifyError> {
         self.send_body(method, path, headers, Pieces::whole(body)).await
     }
 
     /// Sends one request whose body is `body`, whole or in chunks.
-    pub async fn send_body(
+    pub(crate) async fn send_body(
         &mut self,
         method: &str,
         path: &str,
         headers: &[(String, String)],
         body: Pieces,
-    ) -> Result<HttpReply> {
+    ) -> Result<HttpReply, VerifyError> {
         let mut request = hyper::Request::builder().method(method).uri(path).header("host", self.addr.to_string());
         for (name, value) in headers.iter().filter(|(_, v)| !v.is_empty()) {
             request = request.header(name.as_str(), value.as_str());
         }
-        let request = request.body(body).context("cannot build the request")?;
-        self.sender.ready().await.context("connection closed")?;
+        let request = request.body(body).map_err(|e| VerifyError::BadInput(because("cannot build the request", &e)))?;
+        self.sender.ready().await.map_err(|e| VerifyError::Unreachable(because("connection closed", &e)))?;
         let response = tokio::time::timeout(Duration::from_secs(30), async {
             let response = self.sender.send_request(request).await?;
             let status = response.status().as_u16();
@@ -153,12 +160,16 @@ impl Http1Conn {
             Ok::<_, hyper::Error>(HttpReply { status, content_type, content_encoding, headers, body })
         })
         .await
-        .context("no answer within 30 s")??;
+        .map_err(|e| VerifyError::Unreachable(because("no answer within 30 s", &e)))?
+        .map_err(|e| match e.is_parse() {
+            true => VerifyError::Contract(chain(&e)),
+            false => VerifyError::Unreachable(chain(&e)),
+        })?;
         Ok(response)
     }
 }
 
-pub fn header(headers: &http::HeaderMap, name: &str) -> String {
+pub(crate) fn header(headers: &http::HeaderMap, name: &str) -> String {
     headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or("").to_string()
 }
 
@@ -192,5 +203,33 @@ mod tests {
         let body = Bytes::from(vec![b'x'; 16 << 20]);
         let reply = conn.send("POST", "/echo", &[], body).await.unwrap();
         assert_eq!((reply.status, &reply.body[..]), (413, &b"too large"[..]));
+    }
+
+    /// A server that reads the request's head, writes `answer` and closes.
+    fn answering(answer: &'static [u8]) -> SocketAddr {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        std::thread::spawn(move || {
+            let (mut socket, _) = listener.accept().unwrap();
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") && socket.read(&mut byte).unwrap() == 1 {
+                head.push(byte[0]);
+            }
+            socket.write_all(answer).unwrap();
+        });
+        addr
+    }
+
+    #[tokio::test]
+    async fn an_answer_that_is_not_http_breaks_the_contract_none_is_unreachable() {
+        let mut conn = Http1Conn::connect(answering(b"hello, this is not HTTP\r\n\r\n")).await.unwrap();
+        let e = conn.send("GET", "/health", &[], Bytes::new()).await.err().unwrap();
+        assert!(matches!(e, VerifyError::Contract(_)), "{e:?}");
+        let mut conn = Http1Conn::connect(answering(b"")).await.unwrap();
+        let e = conn.send("GET", "/health", &[], Bytes::new()).await.err().unwrap();
+        assert!(matches!(e, VerifyError::Unreachable(_)), "{e:?}");
+        let e = conn.send("GET", "no path\n", &[], Bytes::new()).await.err().unwrap();
+        assert!(matches!(&e, VerifyError::BadInput(m) if m.starts_with("cannot build the request: ")), "{e:?}");
     }
 }

@@ -16,11 +16,11 @@ use std::time::Duration;
 const CALL_LIMIT: Duration = Duration::from_secs(10);
 
 /// Sends one REST vector to the HTTP/3 server at `addr` (UDP) and judges the answer.
-pub async fn check_rest(addr: SocketAddr, case: &RestCase) -> Result<()> {
+pub(crate) async fn check_rest(addr: SocketAddr, case: &RestCase) -> Result<()> {
     let answer = tokio::time::timeout(CALL_LIMIT, call(addr, case))
         .await
         .map_err(|_| anyhow!("no answer over HTTP/3 in {CALL_LIMIT:?}"))??;
-    judge_rest(case, answer.status, &answer.content_type, &answer.body)
+    Ok(judge_rest(case, answer.status, &answer.content_type, &answer.body)?)
 }
 
 struct Answer {

@@ -61,7 +61,7 @@ pub const CONNECTIONS: usize = 8;
 /// `pairs` times: a bad request, then a good one on the same connection; spread over
 /// `CONNECTIONS` connections, each taking a run of consecutive pairs (so each one sees the mix of
 /// early and late bodies, pauses and bad requests that one connection saw before).
-pub async fn bad_then_good(addr: SocketAddr, pairs: usize) -> Result<KeepAliveStats> {
+pub(crate) async fn bad_then_good(addr: SocketAddr, pairs: usize) -> Result<KeepAliveStats> {
     let (bad, heavy, good) = requests(addr)?;
     let (bad, heavy, good) = (std::sync::Arc::new(bad), std::sync::Arc::new(heavy), std::sync::Arc::new(good));
     let mut lanes = tokio::task::JoinSet::new();

@@ -5,22 +5,23 @@
 pub mod body;
 pub mod check;
 pub mod dial;
-pub mod echo;
-pub mod engine_client;
-pub mod flood;
-pub mod grpc;
+mod echo;
+mod engine_client;
+mod error;
+mod flood;
+mod grpc;
 pub mod gzip;
 pub mod http1;
-pub mod http3;
-pub mod keepalive;
+mod http3;
+mod keepalive;
 pub mod probe;
-pub mod reflection;
-pub mod report;
-pub mod slow_clients;
+mod reflection;
+mod report;
+mod slow_clients;
 
+pub use error::VerifyError;
 pub use report::{Outcome, Report, Step};
 
-use anyhow::{Context, Result};
 use callbench_contract::vectors;
 use callbench_launcher::manifest::{Manifest, Protocol};
 use callbench_launcher::process::{ServerProcess, StartOptions};
@@ -92,7 +93,7 @@ pub async fn run_vectors(protocol: Protocol, addr: SocketAddr, workload: Option<
 }
 
 /// Sends every REST vector to the HTTP/3 server on `addr`'s UDP port (verify's own h3 client).
-pub async fn run_vectors_over_http3(addr: SocketAddr) -> Vec<Outcome> {
+async fn run_vectors_over_http3(addr: SocketAddr) -> Vec<Outcome> {
     let mut outcomes = Vec::new();
     for file in vectors::all() {
         for v in file.vectors.iter().filter(|v| v.rest.is_some()) {
@@ -144,11 +145,15 @@ async fn engine_step(protocol: Protocol, addr: SocketAddr, manifest: Option<&Man
 }
 
 /// Verifies a server that is already running at `addr` (no memory check: its pid is unknown).
-pub async fn verify_address(protocol: Protocol, addr: SocketAddr, options: &VerifyOptions) -> Result<Report> {
+pub async fn verify_address(
+    protocol: Protocol,
+    addr: SocketAddr,
+    options: &VerifyOptions,
+) -> Result<Report, VerifyError> {
     tokio::time::timeout(Duration::from_secs(5), tokio::net::TcpStream::connect(addr))
         .await
-        .map_err(|_| anyhow::anyhow!("cannot connect to {addr}: timed out"))?
-        .with_context(|| format!("cannot connect to {addr}"))?;
+        .map_err(|_| VerifyError::Unreachable(format!("cannot connect to {addr}: timed out")))?
+        .map_err(|e| VerifyError::Unreachable(error::because(format!("cannot connect to {addr}"), &e)))?;
     let mut report = Report::default();
     report.steps.push(Step {
         title: format!("vectors ({protocol} at {addr})"),
@@ -170,7 +175,7 @@ pub async fn verify_address(protocol: Protocol, addr: SocketAddr, options: &Veri
 }
 
 /// Starts the server of `manifest` on a free loopback port in each mode, verifies it, and stops it.
-pub async fn verify_server(repo: &Repo, manifest: &Manifest, options: &VerifyOptions) -> Result<Report> {
+pub async fn verify_server(repo: &Repo, manifest: &Manifest, options: &VerifyOptions) -> Result<Report, VerifyError> {
     let mut report = Report::default();
     for (i, mode) in options.modes.iter().enumerate() {
         let start =
@@ -376,19 +381,21 @@ impl SignalIsTerm for std::process::ExitStatus {
 }
 
 /// Parses `http://host:port` or `grpc://host:port` into a protocol and address.
-pub fn parse_address(target: &str) -> Result<(Protocol, SocketAddr)> {
+pub fn parse_address(target: &str) -> Result<(Protocol, SocketAddr), VerifyError> {
     let schemes = [("http://", Protocol::Rest, false), ("https://", Protocol::Rest, true)];
     let schemes = schemes.into_iter().chain([("grpc://", Protocol::Grpc, false), ("grpcs://", Protocol::Grpc, true)]);
     let Some((rest, protocol, tls)) =
         schemes.into_iter().find_map(|(s, p, tls)| Some((target.strip_prefix(s)?, p, tls)))
     else {
-        anyhow::bail!("'{target}' is neither a server name nor http(s)://host:port or grpc(s)://host:port");
+        return Err(VerifyError::BadInput(format!(
+            "'{target}' is neither a server name nor http(s)://host:port or grpc(s)://host:port"
+        )));
     };
     let hostport = rest.trim_end_matches('/');
     let addr = std::net::ToSocketAddrs::to_socket_addrs(hostport)
-        .with_context(|| format!("cannot resolve '{hostport}'"))?
+        .map_err(|e| VerifyError::BadInput(error::because(format!("cannot resolve '{hostport}'"), &e)))?
         .next()
-        .with_context(|| format!("'{hostport}' resolves to no address"))?;
+        .ok_or_else(|| VerifyError::BadInput(format!("'{hostport}' resolves to no address")))?;
     if tls {
         dial::speaks_tls(addr);
     }
@@ -398,6 +405,30 @@ pub fn parse_address(target: &str) -> Result<(Protocol, SocketAddr)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_target_that_is_no_address_is_bad_input() {
+        for target in ["localhost:80", "ftp://127.0.0.1:21", "http://127.0.0.1"] {
+            let e = parse_address(target).unwrap_err();
+            assert!(matches!(e, VerifyError::BadInput(_)), "{target}: {e:?}");
+        }
+        let e = parse_address("localhost:80").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "'localhost:80' is neither a server name nor http(s)://host:port or grpc(s)://host:port"
+        );
+        assert_eq!(parse_address("grpc://127.0.0.1:9/").unwrap(), (Protocol::Grpc, ([127, 0, 0, 1], 9).into()));
+    }
+
+    #[tokio::test]
+    async fn a_closed_port_is_unreachable() {
+        let addr = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+        let e = verify_address(Protocol::Rest, addr, &VerifyOptions::default()).await.unwrap_err();
+        assert!(
+            matches!(&e, VerifyError::Unreachable(m) if m.starts_with(&format!("cannot connect to {addr}: "))),
+            "{e:?}"
+        );
+    }
 
     fn outcome(name: &str, class: &str, failure: Option<&str>) -> Outcome {
         Outcome { name: name.into(), class: class.into(), failure: failure.map(str::to_string) }

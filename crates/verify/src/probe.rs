@@ -1,7 +1,7 @@
 //! Readiness: a server is ready when its health endpoint says SERVING.
 
 use super::{grpc::GrpcConn, http1::Http1Conn};
-use anyhow::{bail, Result};
+use crate::VerifyError;
 use bytes::Bytes;
 use callbench_launcher::manifest::Protocol;
 use callbench_launcher::process::ServerProcess;
@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 /// One health check: REST `GET /health` → 200, gRPC `grpc.health.v1.Health/Check` → SERVING.
-pub async fn healthy(protocol: Protocol, addr: SocketAddr) -> bool {
+pub(crate) async fn healthy(protocol: Protocol, addr: SocketAddr) -> bool {
     match protocol {
         Protocol::Rest => match Http1Conn::connect(addr).await {
             Ok(mut conn) => conn.send("GET", "/health", &[], Bytes::new()).await.is_ok_and(|r| r.status == 200),
@@ -28,17 +28,21 @@ pub async fn healthy(protocol: Protocol, addr: SocketAddr) -> bool {
 }
 
 /// Polls the health endpoint until it answers, the process dies, or `timeout` passes.
-pub async fn wait_ready(server: &mut ServerProcess, protocol: Protocol, timeout: Duration) -> Result<()> {
+pub async fn wait_ready(server: &mut ServerProcess, protocol: Protocol, timeout: Duration) -> Result<(), VerifyError> {
     let deadline = Instant::now() + timeout;
     loop {
         if let Some(status) = server.exited() {
-            bail!("{} exited during start-up ({status}); its last output:\n{}", server.name, server.output_tail());
+            return Err(exited(server, status));
         }
         if healthy(protocol, server.addr).await {
             return Ok(());
         }
         if Instant::now() >= deadline {
-            bail!("{} was not ready within {:?}; its last output:\n{}", server.name, timeout, server.output_tail());
+            let tail = server.output_tail();
+            return Err(VerifyError::NotReady(format!(
+                "{} was not ready within {:?}; its last output:\n{tail}",
+                server.name, timeout
+            )));
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -46,25 +50,33 @@ pub async fn wait_ready(server: &mut ServerProcess, protocol: Protocol, timeout:
 
 /// Polls until the server accepts a TCP connection (a user's server has no health endpoint of
 /// ours), the process dies, or `timeout` passes.
-pub async fn wait_accepting(server: &mut ServerProcess, timeout: Duration) -> Result<()> {
+pub async fn wait_accepting(server: &mut ServerProcess, timeout: Duration) -> Result<(), VerifyError> {
     let deadline = Instant::now() + timeout;
     loop {
         if let Some(status) = server.exited() {
-            bail!("{} exited during start-up ({status}); its last output:\n{}", server.name, server.output_tail());
+            return Err(exited(server, status));
         }
         let left = deadline.saturating_duration_since(Instant::now()).min(Duration::from_secs(1));
         if let Ok(Ok(_)) = tokio::time::timeout(left, tokio::net::TcpStream::connect(server.addr)).await {
             return Ok(());
         }
         if Instant::now() >= deadline {
-            bail!(
+            return Err(VerifyError::NotReady(format!(
                 "{} did not accept a connection at {} within {:?}; its last output:\n{}",
                 server.name,
                 server.addr,
                 timeout,
                 server.output_tail()
-            );
+            )));
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+fn exited(server: &ServerProcess, status: std::process::ExitStatus) -> VerifyError {
+    VerifyError::NotReady(format!(
+        "{} exited during start-up ({status}); its last output:\n{}",
+        server.name,
+        server.output_tail()
+    ))
 }

@@ -11,7 +11,7 @@ use std::time::Duration;
 const HEALTH: &str = "grpc.health.v1.Health";
 
 /// One outcome per service.
-pub async fn check_reflection(addr: SocketAddr) -> Vec<Outcome> {
+pub(crate) async fn check_reflection(addr: SocketAddr) -> Vec<Outcome> {
     let mut services = callbench_contract::service_names();
     services.push(HEALTH.into());
     let conn = connect_h2c(&addr.to_string(), Duration::from_secs(5)).await;

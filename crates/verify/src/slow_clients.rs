@@ -59,7 +59,7 @@ async fn connect(addr: SocketAddr) -> Option<TcpStream> {
 
 /// Holds the slow clients open against `addr` while `during` runs (and for at least
 /// `LEAST_HOLD`), then closes them all; gives what was held and what `during` gave.
-pub async fn hold<F: Future>(protocol: Protocol, addr: SocketAddr, during: F) -> (Held, F::Output) {
+pub(crate) async fn hold<F: Future>(protocol: Protocol, addr: SocketAddr, during: F) -> (Held, F::Output) {
     let started = Instant::now();
     let mut held = Held::default();
     let mut kept = Vec::new();

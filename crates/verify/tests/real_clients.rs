@@ -158,26 +158,28 @@ fn grpcurl_agrees_with_rust_tonic() {
         }
         checked += 1;
         let (code, stdout, stderr) = grpcurl(&addr, &case, &jsons.join("\n"));
-        let judged = check::judge_grpc_status(&case, code, &stderr).and_then(|judge_reply| {
-            if !judge_reply {
-                return Ok(());
-            }
-            let desc = check::output(&case)?;
-            let got = serde_json::Deserializer::from_str(&stdout)
-                .into_iter::<serde_json::Value>()
-                .map(|reply| {
-                    callbench_contract::rest_json::message_from_proto_json(&desc, &reply?).map_err(anyhow::Error::msg)
-                })
-                .collect::<anyhow::Result<Vec<_>>>()?;
-            if let Some(expected) = &case.expect.messages {
-                check::judge_grpc_stream(&case, expected, &got)?;
-            }
-            match (&case.expect.json, got.first()) {
-                (Some(_), Some(first)) => check::judge_grpc_reply(&case, first),
-                (Some(_), None) => anyhow::bail!("no reply message"),
-                (None, _) => Ok(()),
-            }
-        });
+        let judged =
+            check::judge_grpc_status(&case, code, &stderr).map_err(anyhow::Error::from).and_then(|judge_reply| {
+                if !judge_reply {
+                    return Ok(());
+                }
+                let desc = check::output(&case)?;
+                let got = serde_json::Deserializer::from_str(&stdout)
+                    .into_iter::<serde_json::Value>()
+                    .map(|reply| {
+                        callbench_contract::rest_json::message_from_proto_json(&desc, &reply?)
+                            .map_err(anyhow::Error::msg)
+                    })
+                    .collect::<anyhow::Result<Vec<_>>>()?;
+                if let Some(expected) = &case.expect.messages {
+                    check::judge_grpc_stream(&case, expected, &got)?;
+                }
+                match (&case.expect.json, got.first()) {
+                    (Some(_), Some(first)) => Ok(check::judge_grpc_reply(&case, first)?),
+                    (Some(_), None) => anyhow::bail!("no reply message"),
+                    (None, _) => Ok(()),
+                }
+            });
         if let Err(e) = judged {
             failures.push(format!("{}: {e}", v.name));
         }

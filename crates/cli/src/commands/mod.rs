@@ -47,10 +47,10 @@ fn say_briefly(line: &'static str) {
 
 /// The checkout, or a clear error.
 pub fn repo() -> anyhow::Result<callbench_launcher::repo::Repo> {
-    callbench_launcher::repo::Repo::locate()
+    Ok(callbench_launcher::repo::Repo::locate()?)
 }
 
 /// The checkout, or outside one (an installed callbench) its own folder: for what needs no servers.
 pub fn repo_or_standalone() -> anyhow::Result<callbench_launcher::repo::Repo> {
-    callbench_launcher::repo::Repo::locate_or_standalone()
+    Ok(callbench_launcher::repo::Repo::locate_or_standalone()?)
 }

@@ -1,0 +1,53 @@
+//! Why a server could not be verified, or a check of one could not pass: each kind carries the
+//! one-line message callbench prints.
+
+use callbench_launcher::LaunchError;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum VerifyError {
+    /// What was given is not one: a target that is no address (`'localhost:80' is neither a server
+    /// name nor http(s)://host:port ...`, a host that does not resolve), a request that cannot be
+    /// built, a vector the contract cannot encode (`vector: unknown method x.Y/Z`).
+    #[error("{0}")]
+    BadInput(String),
+    /// No connection to the server, or no answer in time (`cannot connect to 127.0.0.1:9:
+    /// Connection refused`, `no answer within 30 s: deadline has elapsed`).
+    #[error("{0}")]
+    Unreachable(String),
+    /// The server's answer breaks the contract: a check fails (`status 500 (expected 200); body:
+    /// ...`, `reply differs: got ..., expected ...`, an answer that is not HTTP).
+    #[error("{0}")]
+    Contract(String),
+    /// The server process exited during start-up or was not ready in time (`rust-axum exited during
+    /// start-up (exit status: 1); its last output: ...`).
+    #[error("{0}")]
+    NotReady(String),
+    /// The server could not be built or started, as the launcher says why (no such server, not
+    /// supported here, no free port).
+    #[error(transparent)]
+    Launch(#[from] LaunchError),
+}
+
+/// The message, for callers whose own errors are still strings.
+impl From<VerifyError> for String {
+    fn from(e: VerifyError) -> String {
+        e.to_string()
+    }
+}
+
+/// `what: why` followed by each source of `why`: the text callbench printed when these errors were
+/// anyhow's context chains (`{:#}`).
+pub(crate) fn because(what: impl std::fmt::Display, why: &(dyn std::error::Error + 'static)) -> String {
+    format!("{what}: {}", chain(why))
+}
+
+/// `why` followed by each of its sources, as anyhow's `{:#}` printed an error without context.
+pub(crate) fn chain(why: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = why.to_string();
+    let mut source = why.source();
+    while let Some(s) = source {
+        text.push_str(&format!(": {s}"));
+        source = s.source();
+    }
+    text
+}
