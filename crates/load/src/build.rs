@@ -4,13 +4,13 @@
 
 use crate::data::{self, DataUsed};
 use crate::error::LoadError;
+use crate::grpc_method::{expected_message_check, request_messages, resolve_method};
 use crate::parse::{self, TargetUrl};
 use crate::preset::{self, Preset};
 use crate::rest_request::{rest_request, with_flags};
 use crate::sink::{RunResult, RunSink};
 use crate::spec::{LoadSpec, Plan, DEFAULT_CONCURRENCY};
 use crate::watch::{RunView, Watch};
-use callbench_dynproto::{MethodDescriptor, ReflectionConn, Source};
 use callbench_engine::call_data::CallData;
 use callbench_engine::grpc::{Grpc, GrpcCall, Shape};
 use callbench_engine::h3pool::{H3Options, H3Pool, QuicClient};
@@ -220,8 +220,7 @@ async fn endpoint(
     alpn: &[&[u8]],
 ) -> Result<Endpoint, LoadError> {
     crate::open_files::ensure(connections)?;
-    let addrs =
-        net::resolve(host, port, route_rule(spec.allow_remote)).await.map_err(|e| LoadError::Target(e.into()))?;
+    let addrs = net::resolve(host, port, route_rule(spec.allow_remote)).await.map_err(LoadError::reaching)?;
     let config = if tls {
         let options = tls::TlsOptions {
             insecure: spec.insecure,
@@ -296,7 +295,7 @@ async fn build_http(
     if spec.http2 {
         let (concurrency, connections) = multiplexed(spec)?;
         let endpoint = endpoint(spec, connections, tls, host, port, &[b"h2"]).await?;
-        callbench_engine::h2pool::probe(&endpoint, probe_wait(spec)).await.map_err(|e| LoadError::Target(e.into()))?;
+        callbench_engine::h2pool::probe(&endpoint, probe_wait(spec)).await.map_err(LoadError::reaching)?;
         let (io, lookup) = (endpoint.io(), lookup_of(host, endpoint.looks_up_per_connection()));
         let target = Http2::with_data(endpoint, connections, spec.new_connection_per_call, data, expect)
             .map_err(|e| LoadError::Settings(e.into()))?;
@@ -314,7 +313,7 @@ async fn build_http(
     } else {
         let (concurrency, connections) = one_call_per_connection(spec)?;
         let endpoint = endpoint(spec, connections, tls, host, port, &[b"http/1.1"]).await?;
-        drop(endpoint.connect_uncounted().await.map_err(|e| LoadError::Target(e.into()))?.0);
+        drop(endpoint.connect_uncounted().await.map_err(LoadError::reaching)?.0);
         let (io, lookup) = (endpoint.io(), lookup_of(host, endpoint.looks_up_per_connection()));
         let target = Http1::with_data(endpoint, data, expect, spec.new_connection_per_call)
             .map_err(|e| LoadError::Settings(e.into()))?;
@@ -354,8 +353,7 @@ async fn build_http3(
     }
     let (concurrency, connections) = multiplexed(spec)?;
     crate::open_files::ensure(1)?;
-    let addrs =
-        net::resolve(host, port, route_rule(spec.allow_remote)).await.map_err(|e| LoadError::Target(e.into()))?;
+    let addrs = net::resolve(host, port, route_rule(spec.allow_remote)).await.map_err(LoadError::reaching)?;
     let options = tls::TlsOptions {
         insecure: spec.insecure,
         ca_file: spec.ca_file.clone(),
@@ -379,7 +377,7 @@ async fn build_http3(
         }
     };
     // One connection first, on its own endpoint: a server that does not speak HTTP/3 is one clear error.
-    drop(new_pool().open_uncounted().await.map_err(|e| LoadError::Target(e.into()))?);
+    drop(new_pool().open_uncounted().await.map_err(LoadError::reaching)?);
     let pool = new_pool().with_connect_timeout(spec.connect_timeout());
     let lookup = lookup_of(host, pool.looks_up_per_connection());
     let authority = if port == 443 { host.to_string() } else { format!("{host}:{port}") };
@@ -410,8 +408,7 @@ async fn build_grpc(
     }
     let (concurrency, connections) = multiplexed(spec)?;
     let endpoint = endpoint(spec, connections, tls, host, port, &[b"h2"]).await?;
-    let probe =
-        callbench_engine::h2pool::probe(&endpoint, probe_wait(spec)).await.map_err(|e| LoadError::Target(e.into()))?;
+    let probe = callbench_engine::h2pool::probe(&endpoint, probe_wait(spec)).await.map_err(LoadError::reaching)?;
     let (descriptor, (messages, used), preset_check) = match (&preset, &method) {
         (Some(_), Some(m)) => {
             return Err(LoadError::Settings(format!("--workload names the method: leave {m} out of the target URL")))
@@ -479,71 +476,10 @@ async fn build_grpc(
     })
 }
 
-/// The request messages of a call from `-d`: one JSON message (none given: the empty message) for
-/// a unary or server-streaming method; for a client- or bidi-streaming one, the messages of a
-/// stream, as JSON values one after another (newline-delimited JSON, as `-d @FILE` reads a file)
-/// or as one JSON array of them (as ghz takes them).
-fn request_messages(method: &MethodDescriptor, json: &str) -> Result<Vec<Vec<u8>>, String> {
-    if !method.is_client_streaming() {
-        return Ok(vec![callbench_dynproto::encode_request(method, json)?]);
-    }
-    let mut values = Vec::new();
-    for (i, value) in serde_json::Deserializer::from_str(json).into_iter::<serde_json::Value>().enumerate() {
-        let value = value.map_err(|e| format!("request message {} of -d is not JSON: {e}", i + 1))?;
-        match value {
-            serde_json::Value::Array(items) if i == 0 && values.is_empty() => values.extend(items),
-            other => values.push(other),
-        }
-    }
-    values
-        .iter()
-        .enumerate()
-        .map(|(i, v)| {
-            callbench_dynproto::encode_request(method, &v.to_string())
-                .map_err(|e| format!("request message {}: {e}", i + 1))
-        })
-        .collect()
-}
-
 /// How long the probe before a run waits for the server's HTTP/2 SETTINGS: the call timeout, at
 /// most ten seconds.
 fn probe_wait(spec: &LoadSpec) -> Duration {
     spec.timeout().unwrap_or(Duration::MAX).min(Duration::from_secs(10))
-}
-
-async fn resolve_method(
-    spec: &LoadSpec,
-    endpoint: &Endpoint,
-    probe: callbench_engine::h2pool::Connection,
-    name: &str,
-) -> Result<MethodDescriptor, LoadError> {
-    let source = match (&spec.protos[..], &spec.protoset) {
-        ([], None) => Source::Reflection,
-        ([], Some(set)) => Source::Protoset(set.clone()),
-        (files, None) => Source::Protos { files: files.to_vec(), import_paths: spec.import_paths.clone() },
-        (_, Some(_)) => return Err(LoadError::Settings("give --proto or --protoset, not both".into())),
-    };
-    let scheme = if endpoint.is_tls() { "https" } else { "http" };
-    let mut conn = ReflectionConn::new(probe, endpoint.authority(), scheme);
-    conn.timeout = Duration::from_secs(10);
-    callbench_dynproto::resolve(&source, name, Some(conn)).await.map_err(|e| {
-        LoadError::Target(match source {
-            Source::Reflection => format!("{e} (no --proto or --protoset given, so the server's reflection was asked)"),
-            _ => e.to_string(),
-        })
-    })
-}
-
-fn expected_message_check(method: &MethodDescriptor, json: &[u8]) -> Result<BodyCheck, String> {
-    let json = std::str::from_utf8(json).map_err(|_| "--expect-body is not UTF-8 JSON".to_string())?;
-    let output = method.output();
-    let expected =
-        prost_reflect::DynamicMessage::deserialize(output.clone(), &mut serde_json::Deserializer::from_str(json))
-            .map_err(|e| format!("--expect-body is not a {}: {e}", output.full_name()))?;
-    Ok(Box::new(move |bytes: &[u8]| {
-        prost_reflect::DynamicMessage::decode(output.clone(), bytes)
-            .is_ok_and(|m| callbench_contract::rest_json::same_message(&m, &expected))
-    }))
 }
 
 /// How `host` is looked up: `none` for an address, else `per-connection` or `once`.
@@ -573,7 +509,7 @@ async fn build_raw(spec: &LoadSpec, host: &str, port: u16, size: usize) -> Resul
     }
     let (concurrency, connections) = one_call_per_connection(spec)?;
     let endpoint = endpoint(spec, connections, false, host, port, &[]).await?;
-    drop(endpoint.connect_uncounted().await.map_err(|e| LoadError::Target(e.into()))?.0);
+    drop(endpoint.connect_uncounted().await.map_err(LoadError::reaching)?.0);
     let (io, lookup) = (endpoint.io(), lookup_of(host, endpoint.looks_up_per_connection()));
     Ok(Built {
         target: AnyTarget::Raw(Arc::new(Raw::new(endpoint, size))),

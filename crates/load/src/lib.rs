@@ -5,6 +5,7 @@
 pub mod build;
 pub mod data;
 pub mod error;
+mod grpc_method;
 pub mod open_files;
 pub mod parse;
 pub mod preset;
