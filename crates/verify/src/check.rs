@@ -4,7 +4,6 @@ use super::body::{grpc_bytes, message, method, rest_bytes, rest_pieces};
 use super::grpc::{code_name, GrpcConn};
 use super::http1::{Http1Conn, Pieces};
 use crate::VerifyError::{self, BadInput, Contract};
-use anyhow::anyhow;
 use bytes::Bytes;
 use callbench_contract::ndjson::{self, NdjsonError};
 use callbench_contract::rest_json::{message_from_proto_json, message_from_rest, message_to_rest, same_message};
@@ -13,7 +12,7 @@ use prost_reflect::DynamicMessage;
 use std::net::SocketAddr;
 
 /// Ok(()) when the server answered as the vector expects; Err says how it did not.
-pub(crate) async fn check_rest(addr: SocketAddr, case: &RestCase) -> anyhow::Result<()> {
+pub(crate) async fn check_rest(addr: SocketAddr, case: &RestCase) -> Result<(), VerifyError> {
     let mut conn = Http1Conn::connect(addr).await?;
     let (headers, body) = rest_request(case)?;
     let body = match &case.body {
@@ -21,7 +20,7 @@ pub(crate) async fn check_rest(addr: SocketAddr, case: &RestCase) -> anyhow::Res
         _ => Pieces::whole(body),
     };
     let reply = conn.send_body(&case.method, &case.path, &headers, body).await?;
-    Ok(judge_rest(case, reply.status, &reply.content_type, &reply.body)?)
+    judge_rest(case, reply.status, &reply.content_type, &reply.body)
 }
 
 /// Judges a REST answer, however it was obtained (callbench's client, curl...): an answer the
@@ -50,7 +49,7 @@ pub(crate) fn judge_rest_body(case: &RestCase, body: &[u8]) -> Result<(), Verify
         serde_json::from_slice(body).map_err(|e| Contract(format!("body is not JSON ({e}): {}", snippet(body))))?;
     match &case.expect.message {
         Some(name) => {
-            let desc = contract_message(name)?;
+            let desc = message(name)?;
             let want = message_from_rest(&desc, expected).map_err(|e| BadInput(format!("vector: {e}")))?;
             let got_message =
                 message_from_rest(&desc, &got).map_err(|e| Contract(format!("body is not a {name}: {e}")))?;
@@ -63,17 +62,12 @@ pub(crate) fn judge_rest_body(case: &RestCase, body: &[u8]) -> Result<(), Verify
     }
 }
 
-/// The contract's message `name`, or why a vector names one it has not.
-fn contract_message(name: &str) -> Result<prost_reflect::MessageDescriptor, VerifyError> {
-    message(name).map_err(|e| BadInput(format!("{e:#}")))
-}
-
 /// A streamed answer: one JSON value a line, every line ending in a newline, each the expected
 /// line's message (the contract's checker, `callbench_contract::ndjson`).
 fn judge_ndjson(case: &RestCase, expected: &[serde_json::Value], body: &[u8]) -> Result<(), VerifyError> {
     let name =
         case.expect.message.as_deref().ok_or_else(|| BadInput("vector: ndjson without a message type".into()))?;
-    let desc = contract_message(name)?;
+    let desc = message(name)?;
     let want = expected
         .iter()
         .map(|v| message_from_rest(&desc, v).map_err(|e| BadInput(format!("vector: {e}"))))
@@ -108,14 +102,14 @@ pub fn rest_request(case: &RestCase) -> Result<(Vec<(String, String)>, Bytes), V
             if let Some(default_type) = default_type.filter(|_| !headers.iter().any(|(k, _)| k == "content-type")) {
                 headers.push(("content-type".into(), default_type.into()));
             }
-            rest_bytes(body).map_err(|e| BadInput(format!("{e:#}")))?
+            rest_bytes(body)?
         }
         None => Bytes::new(),
     };
     Ok((headers, body))
 }
 
-pub(crate) async fn check_grpc(addr: SocketAddr, case: &GrpcCase) -> anyhow::Result<()> {
+pub(crate) async fn check_grpc(addr: SocketAddr, case: &GrpcCase) -> Result<(), VerifyError> {
     let mut conn = GrpcConn::connect(addr).await?;
     let (path, content_type, messages) = grpc_request(case)?;
     let reply = conn.call_stream(&path, &content_type, &messages).await?;
@@ -129,9 +123,10 @@ pub(crate) async fn check_grpc(addr: SocketAddr, case: &GrpcCase) -> anyhow::Res
     if case.expect.json.is_none() {
         return Ok(());
     }
-    let body = reply.body.ok_or_else(|| anyhow!("OK without a (decodable, uncompressed) reply message"))?;
-    let got = DynamicMessage::decode(output(case)?, body).map_err(|e| anyhow!("reply does not decode: {e}"))?;
-    Ok(judge_grpc_reply(case, &got)?)
+    let body = reply.body.ok_or_else(|| Contract("OK without a (decodable, uncompressed) reply message".into()))?;
+    let got =
+        DynamicMessage::decode(output(case)?, body).map_err(|e| Contract(format!("reply does not decode: {e}")))?;
+    judge_grpc_reply(case, &got)
 }
 
 /// Decodes every message of a streamed answer and judges them against the vector's.
@@ -209,10 +204,11 @@ fn compare(want: &DynamicMessage, got: &DynamicMessage) -> Result<(), VerifyErro
     Ok(())
 }
 
-/// Path, content type and request messages of a gRPC vector.
-pub(crate) fn grpc_request(case: &GrpcCase) -> anyhow::Result<(String, String, Vec<Bytes>)> {
+/// Path, content type and request messages of a gRPC vector (a body it gives badly:
+/// [`VerifyError::BadInput`]).
+pub(crate) fn grpc_request(case: &GrpcCase) -> Result<(String, String, Vec<Bytes>), VerifyError> {
     let input = method(&case.method).map(|m| m.input());
-    let messages = case.bodies().into_iter().map(|b| grpc_bytes(b, input.as_ref())).collect::<anyhow::Result<_>>()?;
+    let messages = case.bodies().into_iter().map(|b| grpc_bytes(b, input.as_ref())).collect::<Result<_, _>>()?;
     let content_type = case.content_type.clone().unwrap_or_else(|| "application/grpc".into());
     Ok((format!("/{}", case.method), content_type, messages))
 }

@@ -4,6 +4,7 @@
 //! The reference servers make a fresh self-signed certificate at every start, so it is not checked
 //! against a CA; the handshake's signatures are (the server holds the certificate's key).
 
+use crate::VerifyError;
 use callbench_engine::net::{tls, Endpoint, Stream};
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
@@ -63,12 +64,13 @@ pub(crate) fn endpoint(addr: SocketAddr, alpn: &[&[u8]]) -> Result<Endpoint, Dia
     Endpoint::new(&host, addr.port(), vec![addr], config).map_err(|e| DialError::Client(e.into()))
 }
 
-/// A connection to `addr` (TCP, and TLS when it speaks it), within 5 s.
-pub(crate) async fn connect(addr: SocketAddr, alpn: &[&[u8]]) -> anyhow::Result<Stream> {
-    let endpoint = endpoint(addr, alpn).map_err(|e| anyhow::anyhow!(e))?;
+/// A connection to `addr` (TCP, and TLS when it speaks it), within 5 s; none is
+/// [`VerifyError::Unreachable`].
+pub(crate) async fn connect(addr: SocketAddr, alpn: &[&[u8]]) -> Result<Stream, VerifyError> {
+    let endpoint = endpoint(addr, alpn).map_err(|e| VerifyError::Unreachable(e.to_string()))?;
     match tokio::time::timeout(Duration::from_secs(5), endpoint.connect_uncounted()).await {
-        Err(_) => anyhow::bail!("cannot connect to {addr}: timed out"),
-        Ok(Err(e)) => anyhow::bail!(e),
+        Err(_) => Err(VerifyError::Unreachable(format!("cannot connect to {addr}: timed out"))),
+        Ok(Err(e)) => Err(VerifyError::Unreachable(e.to_string())),
         Ok(Ok((stream, _))) => Ok(stream),
     }
 }

@@ -2,8 +2,9 @@
 //! connection it came on — small messages, one larger than the socket buffers, several connections
 //! at once — and the same through the load engine's own raw:// target, which measures it.
 
+use crate::error::{because, chain};
 use crate::report::Outcome;
-use anyhow::{bail, Context, Result};
+use crate::VerifyError::{self, BadInput, Contract, Unreachable};
 use callbench_engine::net::Endpoint;
 use callbench_engine::raw::Raw;
 use callbench_engine::{Outcome as CallOutcome, Target};
@@ -21,26 +22,27 @@ fn message(size: usize, seed: u8) -> Vec<u8> {
 
 /// Sends `size` bytes on `s` and reads as many back (writing and reading at once: an echo that is
 /// sent more than its buffers hold can only go on if we read while we write).
-async fn round_trip(s: &mut TcpStream, size: usize, seed: u8) -> Result<()> {
+async fn round_trip(s: &mut TcpStream, size: usize, seed: u8) -> Result<(), VerifyError> {
     let sent = message(size, seed);
     let (mut r, mut w) = s.split();
     let mut back = vec![0u8; size];
     let (wrote, read) = tokio::join!(w.write_all(&sent), r.read_exact(&mut back));
-    wrote.context("send")?;
-    read.context("read the echo")?;
+    wrote.map_err(|e| Unreachable(because("send", &e)))?;
+    read.map_err(|e| Unreachable(because("read the echo", &e)))?;
     if back != sent {
-        bail!("{size} bytes came back different");
+        return Err(Contract(format!("{size} bytes came back different")));
     }
     Ok(())
 }
 
-async fn connect(addr: SocketAddr) -> Result<TcpStream> {
-    let s = TcpStream::connect(addr).await.with_context(|| format!("cannot connect to {addr}"))?;
-    s.set_nodelay(true)?;
+async fn connect(addr: SocketAddr) -> Result<TcpStream, VerifyError> {
+    let s =
+        TcpStream::connect(addr).await.map_err(|e| Unreachable(because(format!("cannot connect to {addr}"), &e)))?;
+    s.set_nodelay(true).map_err(|e| Unreachable(chain(&e)))?;
     Ok(s)
 }
 
-async fn small_then_large(addr: SocketAddr) -> Result<()> {
+async fn small_then_large(addr: SocketAddr) -> Result<(), VerifyError> {
     let mut s = connect(addr).await?;
     for (i, size) in [1, 64, 1000, 1 << 20].into_iter().enumerate() {
         round_trip(&mut s, size, i as u8).await?;
@@ -48,7 +50,7 @@ async fn small_then_large(addr: SocketAddr) -> Result<()> {
     Ok(())
 }
 
-async fn several_connections(addr: SocketAddr) -> Result<()> {
+async fn several_connections(addr: SocketAddr) -> Result<(), VerifyError> {
     let mut conns = Vec::new();
     for _ in 0..8 {
         conns.push(connect(addr).await?);
@@ -64,20 +66,24 @@ async fn several_connections(addr: SocketAddr) -> Result<()> {
             .collect();
         conns = Vec::new();
         for task in tasks {
-            conns.push(task.await.context("a connection's task")??);
+            // A task that panicked or was cancelled: its connection's echo is not had.
+            conns.push(task.await.map_err(|e| Unreachable(because("a connection's task", &e)))??);
         }
     }
     Ok(())
 }
 
-async fn through_the_engine(addr: SocketAddr) -> Result<()> {
-    let endpoint = Endpoint::new(&addr.ip().to_string(), addr.port(), vec![addr], None).map_err(anyhow::Error::msg)?;
+async fn through_the_engine(addr: SocketAddr) -> Result<(), VerifyError> {
+    let endpoint =
+        Endpoint::new(&addr.ip().to_string(), addr.port(), vec![addr], None).map_err(|e| BadInput(e.to_string()))?;
     let raw = Raw::new(endpoint, 64);
-    let Ok(mut conn) = raw.connect(0).await.map(|c| c.conn) else { bail!("the engine could not connect") };
+    let Ok(mut conn) = raw.connect(0).await.map(|c| c.conn) else {
+        return Err(Unreachable("the engine could not connect".into()));
+    };
     for _ in 0..10 {
         let reply = raw.call(&mut conn).await;
         if reply.outcome != CallOutcome::Ok {
-            bail!("the engine's raw:// call failed: {:?}", reply.outcome);
+            return Err(Contract(format!("the engine's raw:// call failed: {:?}", reply.outcome)));
         }
     }
     Ok(())
@@ -86,7 +92,7 @@ async fn through_the_engine(addr: SocketAddr) -> Result<()> {
 /// The echo's checks, each bounded in time.
 pub(crate) async fn check_echo(addr: SocketAddr) -> Vec<Outcome> {
     let mut out = Vec::new();
-    type Check = std::pin::Pin<Box<dyn std::future::Future<Output = Result<()>> + Send>>;
+    type Check = std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), VerifyError>> + Send>>;
     let checks: [(&str, Check); 3] = [
         ("echo-1-byte-to-1-mib", Box::pin(small_then_large(addr))),
         ("echo-8-connections-interleaved", Box::pin(several_connections(addr))),
@@ -95,7 +101,7 @@ pub(crate) async fn check_echo(addr: SocketAddr) -> Vec<Outcome> {
     for (name, check) in checks {
         let failure = match tokio::time::timeout(LIMIT, check).await {
             Ok(Ok(())) => None,
-            Ok(Err(e)) => Some(format!("{e:#}")),
+            Ok(Err(e)) => Some(e.to_string()),
             Err(_) => Some(format!("no whole echo within {LIMIT:?}")),
         };
         out.push(Outcome { name: name.into(), class: "ok".into(), failure });

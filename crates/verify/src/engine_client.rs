@@ -5,7 +5,7 @@
 //! another content type): they are counted as not sent, not judged.
 
 use crate::check::{grpc_request, judge_grpc_reply, judge_grpc_status, judge_rest_body, output, rest_request};
-use anyhow::{anyhow, bail, Result};
+use crate::VerifyError::{self, BadInput, Contract, Unreachable};
 use callbench_contract::vectors::{GrpcCase, RestCase};
 use callbench_engine::call_data::CallData;
 use callbench_engine::grpc::{Grpc, GrpcCall, Pace, Shape};
@@ -24,45 +24,55 @@ const CALL_LIMIT: Duration = Duration::from_secs(10);
 
 /// What the engine's client did with a vector.
 pub enum Sent {
-    Judged(Result<()>),
+    Judged(Result<(), VerifyError>),
     /// The vector asks for a request the engine never makes.
     NotSendable(&'static str),
 }
 
 /// Why the body check failed, kept for the report (the engine only learns "validation").
 #[derive(Clone, Default)]
-struct Why(Arc<Mutex<Option<String>>>);
+struct Why(Arc<Mutex<Option<VerifyError>>>);
 
 impl Why {
-    fn set(&self, e: anyhow::Error) {
-        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(format!("{e:#}"));
+    fn set(&self, e: VerifyError) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
     }
-    fn take(&self) -> String {
-        self.0
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take()
-            .unwrap_or_else(|| "the answer did not decode, or its messages were not as many as expected".into())
+    fn take(&self) -> VerifyError {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).take().unwrap_or_else(|| {
+            Contract("the answer did not decode, or its messages were not as many as expected".into())
+        })
     }
 }
 
-fn endpoint(addr: SocketAddr, alpn: &[u8]) -> Result<Endpoint> {
-    crate::dial::endpoint(addr, &[alpn]).map_err(|e| anyhow!(e))
+fn endpoint(addr: SocketAddr, alpn: &[u8]) -> Result<Endpoint, VerifyError> {
+    crate::dial::endpoint(addr, &[alpn]).map_err(|e| Unreachable(e.to_string()))
 }
 
 /// One call on a fresh connection of `target`.
-async fn call_once<T: Target>(target: &T) -> Result<Outcome> {
-    let mut conn = target.connect(0).await.map_err(|k| anyhow!("cannot connect ({})", error_name(k)))?.conn;
+async fn call_once<T: Target>(target: &T) -> Result<Outcome, VerifyError> {
+    let mut conn =
+        target.connect(0).await.map_err(|k| Unreachable(format!("cannot connect ({})", error_name(k))))?.conn;
     let reply = tokio::time::timeout(CALL_LIMIT, target.call(&mut conn))
         .await
-        .map_err(|_| anyhow!("no answer within {} s", CALL_LIMIT.as_secs()))?;
+        .map_err(|_| Unreachable(format!("no answer within {} s", CALL_LIMIT.as_secs())))?;
     Ok(reply.outcome)
+}
+
+/// `connect error`, `timeout error`...: a call that failed otherwise than by its answer's status or
+/// body. No connection or answer is [`VerifyError::Unreachable`], a reset or broken protocol
+/// breaks the contract.
+fn failed(kind: ErrorKind) -> VerifyError {
+    let message = format!("{} error", error_name(kind));
+    match kind {
+        ErrorKind::Connect | ErrorKind::Timeout | ErrorKind::Io => Unreachable(message),
+        _ => Contract(message),
+    }
 }
 
 pub(crate) async fn check_rest(addr: SocketAddr, case: &RestCase) -> Sent {
     let (headers, body) = match rest_request(case) {
         Ok(request) => request,
-        Err(e) => return Sent::Judged(Err(e.into())),
+        Err(e) => return Sent::Judged(Err(e)),
     };
     if headers.iter().any(|(_, v)| v.is_empty()) {
         return Sent::NotSendable("a body without a content type (the engine sends application/json)");
@@ -70,20 +80,27 @@ pub(crate) async fn check_rest(addr: SocketAddr, case: &RestCase) -> Sent {
     Sent::Judged(rest(addr, case, headers, body).await)
 }
 
-async fn rest(addr: SocketAddr, case: &RestCase, headers: Vec<(String, String)>, body: bytes::Bytes) -> Result<()> {
+async fn rest(
+    addr: SocketAddr,
+    case: &RestCase,
+    headers: Vec<(String, String)>,
+    body: bytes::Bytes,
+) -> Result<(), VerifyError> {
     let why = Why::default();
     let check: BodyCheck = {
         let (case, why) = (case.clone(), why.clone());
-        Box::new(move |body: &[u8]| judge_rest_body(&case, body).map_err(|e| why.set(e.into())).is_ok())
+        Box::new(move |body: &[u8]| judge_rest_body(&case, body).map_err(|e| why.set(e)).is_ok())
     };
     let request = HttpRequest { method: case.method.clone(), path: case.path.clone(), headers, body, gzip: false };
     let expect = Expect { status: vec![case.expect.status], body: Some(check) };
     let target = Http1::new(endpoint(addr, b"http/1.1")?, &request, expect, true);
     match call_once(&target).await? {
         Outcome::Ok => Ok(()),
-        Outcome::Error(ErrorKind::HttpStatus(status)) => bail!("status {status} (expected {})", case.expect.status),
-        Outcome::Error(ErrorKind::Validation) => bail!("{}", why.take()),
-        Outcome::Error(kind) => bail!("{} error", error_name(kind)),
+        Outcome::Error(ErrorKind::HttpStatus(status)) => {
+            Err(Contract(format!("status {status} (expected {})", case.expect.status)))
+        }
+        Outcome::Error(ErrorKind::Validation) => Err(why.take()),
+        Outcome::Error(kind) => Err(failed(kind)),
     }
 }
 
@@ -97,7 +114,7 @@ pub(crate) async fn check_grpc(addr: SocketAddr, case: &GrpcCase) -> Sent {
 /// A streaming vector goes as the engine sends a stream: a bidirectional one in ping-pong, each
 /// message after the answer to the one before, so a server that waits for more input before it
 /// answers fails; the engine checks the first answer message and counts them all.
-async fn grpc(addr: SocketAddr, case: &GrpcCase) -> Result<()> {
+async fn grpc(addr: SocketAddr, case: &GrpcCase) -> Result<(), VerifyError> {
     let (path, _, messages) = grpc_request(case)?;
     // A method the contract does not define (an unknown-route vector) is called as a unary one.
     let shape = crate::body::method(&case.method)
@@ -110,9 +127,10 @@ async fn grpc(addr: SocketAddr, case: &GrpcCase) -> Result<()> {
         case.expect.json = Some(first);
         Box::new(move |bytes: &[u8]| {
             let judged = output(&case)
-                .map_err(anyhow::Error::from)
-                .and_then(|d| DynamicMessage::decode(d, bytes).map_err(|e| anyhow!("reply does not decode: {e}")))
-                .and_then(|got| Ok(judge_grpc_reply(&case, &got)?));
+                .and_then(|d| {
+                    DynamicMessage::decode(d, bytes).map_err(|e| Contract(format!("reply does not decode: {e}")))
+                })
+                .and_then(|got| judge_grpc_reply(&case, &got));
             judged.map_err(|e| why.set(e)).is_ok()
         }) as BodyCheck
     });
@@ -124,18 +142,29 @@ async fn grpc(addr: SocketAddr, case: &GrpcCase) -> Result<()> {
         expect_messages: ok_messages.map(|m| m.len() as u64),
         ..GrpcCall::unary(path, Vec::new())
     };
-    let target = Grpc::new(endpoint(addr, b"h2")?, 1, false, call).map_err(|e| anyhow!(e))?;
+    let target = Grpc::new(endpoint(addr, b"h2")?, 1, false, call).map_err(|e| BadInput(e.to_string()))?;
     let code = match call_once(&target).await? {
         Outcome::Ok => Some(0),
         Outcome::Error(ErrorKind::GrpcStatus(code)) => Some(code),
-        Outcome::Error(ErrorKind::Validation) => bail!("{}", why.take()),
+        Outcome::Error(ErrorKind::Validation) => return Err(why.take()),
         Outcome::Error(ErrorKind::HttpStatus(status)) => {
-            return Ok(judge_grpc_status(case, None, &format!("HTTP {status}")).map(drop)?)
+            return judge_grpc_status(case, None, &format!("HTTP {status}")).map(drop)
         }
-        Outcome::Error(kind) => {
-            return Ok(judge_grpc_status(case, None, &format!("{} error", error_name(kind))).map(drop)?)
-        }
+        Outcome::Error(kind) => return judge_grpc_status(case, None, &format!("{} error", error_name(kind))).map(drop),
     };
     // An OK answer's message was judged by the check (when the vector expects one).
-    Ok(judge_grpc_status(case, code, "the engine keeps the code, not the message").map(drop)?)
+    judge_grpc_status(case, code, "the engine keeps the code, not the message").map(drop)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_connection_or_answer_is_unreachable_a_broken_answer_breaks_the_contract() {
+        assert_eq!(failed(ErrorKind::Timeout), Unreachable("timeout error".into()));
+        assert_eq!(failed(ErrorKind::Connect), Unreachable("connect error".into()));
+        assert_eq!(failed(ErrorKind::Reset(2)), Contract("reset_2 error".into()));
+        assert_eq!(failed(ErrorKind::Protocol), Contract("protocol error".into()));
+    }
 }

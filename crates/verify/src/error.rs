@@ -35,6 +35,21 @@ impl From<VerifyError> for String {
     }
 }
 
+impl VerifyError {
+    /// The same kind, its message `what: message`: what anyhow's `.context(what)` printed.
+    pub(crate) fn within(self, what: impl std::fmt::Display) -> VerifyError {
+        use VerifyError::*;
+        match self {
+            BadInput(m) => BadInput(format!("{what}: {m}")),
+            Unreachable(m) => Unreachable(format!("{what}: {m}")),
+            Contract(m) => Contract(format!("{what}: {m}")),
+            NotReady(m) => NotReady(format!("{what}: {m}")),
+            // Only starting a server fails so, and no check wraps that: the text is kept.
+            Launch(e) => NotReady(format!("{what}: {e}")),
+        }
+    }
+}
+
 /// `what: why` followed by each source of `why`: the text callbench printed when these errors were
 /// anyhow's context chains (`{:#}`).
 pub(crate) fn because(what: impl std::fmt::Display, why: &(dyn std::error::Error + 'static)) -> String {
@@ -50,4 +65,17 @@ pub(crate) fn chain(why: &(dyn std::error::Error + 'static)) -> String {
         source = s.source();
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::VerifyError::*;
+
+    /// As anyhow's `.context(what)` printed it, and the kind kept.
+    #[test]
+    fn within_prefixes_the_message_and_keeps_the_kind() {
+        let e = Unreachable("the connection failed: Connection reset by peer".into()).within("PUT /auth/x: no answer");
+        assert_eq!(e, Unreachable("PUT /auth/x: no answer: the connection failed: Connection reset by peer".into()));
+        assert_eq!(Contract("status 500".into()).within("w"), Contract("w: status 500".into()));
+    }
 }

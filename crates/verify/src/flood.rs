@@ -5,7 +5,8 @@
 use super::check::{grpc_request, rest_request};
 use super::grpc::GrpcConn;
 use super::http1::Http1Conn;
-use anyhow::Result;
+use crate::error::chain;
+use crate::VerifyError::{self, BadInput, Unreachable};
 use bytes::Bytes;
 use callbench_contract::vectors::{self, Body};
 use callbench_launcher::manifest::Protocol;
@@ -39,7 +40,7 @@ pub(crate) async fn flood(
     addr: SocketAddr,
     requests: usize,
     connections: usize,
-) -> Result<FloodStats> {
+) -> Result<FloodStats, VerifyError> {
     let (small, rare) = bad_requests(protocol)?;
     let small = Arc::new(small);
     let rare = Arc::new(rare);
@@ -53,7 +54,8 @@ pub(crate) async fn flood(
     }
     let mut stats = FloodStats::default();
     for task in tasks {
-        let s = task.await??;
+        // A worker that panicked or was cancelled: its connections are not had.
+        let s = task.await.map_err(|e| Unreachable(chain(&e)))??;
         stats.requests += s.requests;
         stats.reconnects += s.reconnects;
         stats.unanswered += s.unanswered;
@@ -69,7 +71,7 @@ async fn worker_loop(
     count: usize,
     small: &[BadRequest],
     rare: &[BadRequest],
-) -> Result<FloodStats> {
+) -> Result<FloodStats, VerifyError> {
     let mut stats = FloodStats::default();
     let mut conn = Conn::open(protocol, addr).await?;
     for i in 0..count {
@@ -96,11 +98,11 @@ enum Conn {
 }
 
 impl Conn {
-    async fn open(protocol: Protocol, addr: SocketAddr) -> Result<Conn> {
+    async fn open(protocol: Protocol, addr: SocketAddr) -> Result<Conn, VerifyError> {
         Ok(match protocol {
             Protocol::Rest => Conn::Rest(Http1Conn::connect(addr).await?),
             Protocol::Grpc => Conn::Grpc(GrpcConn::connect(addr).await?),
-            Protocol::Raw => anyhow::bail!("an echo has no bad input to flood it with"),
+            Protocol::Raw => return Err(BadInput("an echo has no bad input to flood it with".into())),
         })
     }
 
@@ -111,10 +113,10 @@ impl Conn {
         }
     }
 
-    async fn send(&mut self, request: &BadRequest) -> Result<()> {
+    async fn send(&mut self, request: &BadRequest) -> Result<(), VerifyError> {
         match (self, request) {
             (Conn::Rest(c), BadRequest::Rest { method, path, headers, body }) => {
-                c.send(method, path, headers, body.clone()).await.map(|_| ()).map_err(Into::into)
+                c.send(method, path, headers, body.clone()).await.map(|_| ())
             }
             (Conn::Grpc(c), BadRequest::Grpc { path, content_type, messages }) => {
                 c.call_stream(path, content_type, messages).await.map(|_| ())
@@ -125,7 +127,7 @@ impl Conn {
 }
 
 /// The bad-input vectors of `protocol`: (small ones, rare ones: oversized or heavy).
-fn bad_requests(protocol: Protocol) -> Result<(Vec<BadRequest>, Vec<BadRequest>)> {
+fn bad_requests(protocol: Protocol) -> Result<(Vec<BadRequest>, Vec<BadRequest>), VerifyError> {
     let (mut small, mut rare) = (Vec::new(), Vec::new());
     for file in vectors::all() {
         for v in file.vectors.iter().filter(|v| v.class != "ok") {
@@ -150,7 +152,9 @@ fn bad_requests(protocol: Protocol) -> Result<(Vec<BadRequest>, Vec<BadRequest>)
             }
         }
     }
-    anyhow::ensure!(!small.is_empty(), "the vectors hold no bad input for {protocol}");
+    if small.is_empty() {
+        return Err(BadInput(format!("the vectors hold no bad input for {protocol}")));
+    }
     Ok((small, rare))
 }
 

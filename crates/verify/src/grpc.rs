@@ -2,8 +2,9 @@
 //! any bytes as a message under any content type, and reads the status from
 //! trailers or from a trailers-only reply.
 
-use super::http1::header;
-use anyhow::{Context, Result};
+use super::http1::{header, no_answer};
+use crate::error::because;
+use crate::VerifyError::{self, BadInput, Unreachable};
 use bytes::{BufMut, Bytes, BytesMut};
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http2::SendRequest;
@@ -37,7 +38,7 @@ pub(crate) fn code_name(code: i32) -> &'static str {
 }
 
 impl GrpcConn {
-    pub(crate) async fn connect(addr: SocketAddr) -> Result<GrpcConn> {
+    pub(crate) async fn connect(addr: SocketAddr) -> Result<GrpcConn, VerifyError> {
         let stream = crate::dial::connect(addr, &[b"h2"]).await?;
         let (sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
             .max_frame_size(1 << 20)
@@ -45,7 +46,7 @@ impl GrpcConn {
             .initial_connection_window_size(8 << 20)
             .handshake(TokioIo::new(stream))
             .await
-            .context("HTTP/2 handshake failed")?;
+            .map_err(|e| Unreachable(because("HTTP/2 handshake failed", &e)))?;
         tokio::spawn(async move {
             let _ = connection.await;
         });
@@ -57,7 +58,12 @@ impl GrpcConn {
     }
 
     /// One unary call: `path` is `/package.Service/Method`, `message` the encoded request.
-    pub(crate) async fn call(&mut self, path: &str, content_type: &str, message: &[u8]) -> Result<GrpcReply> {
+    pub(crate) async fn call(
+        &mut self,
+        path: &str,
+        content_type: &str,
+        message: &[u8],
+    ) -> Result<GrpcReply, VerifyError> {
         self.call_with(path, content_type, message, false, &[]).await
     }
 
@@ -67,7 +73,7 @@ impl GrpcConn {
         path: &str,
         content_type: &str,
         messages: &[Bytes],
-    ) -> Result<GrpcReply> {
+    ) -> Result<GrpcReply, VerifyError> {
         let mut frames = BytesMut::new();
         for message in messages {
             frames.put_u8(0);
@@ -86,7 +92,7 @@ impl GrpcConn {
         message: &[u8],
         compressed: bool,
         headers: &[(&str, &str)],
-    ) -> Result<GrpcReply> {
+    ) -> Result<GrpcReply, VerifyError> {
         let mut frame = BytesMut::with_capacity(message.len() + 5);
         frame.put_u8(compressed as u8);
         frame.put_u32(message.len() as u32);
@@ -94,14 +100,17 @@ impl GrpcConn {
         self.send(path, content_type, frame.freeze(), headers).await
     }
 
-    /// Sends `frames` (length-prefixed messages) as the request body and reads the whole answer.
+    /// Sends `frames` (length-prefixed messages) as the request body and reads the whole answer: a
+    /// request that cannot be built is [`VerifyError::BadInput`], an answer that is not HTTP/2
+    /// [`VerifyError::Contract`], a connection closed or no answer in 30 s
+    /// [`VerifyError::Unreachable`].
     async fn send(
         &mut self,
         path: &str,
         content_type: &str,
         frames: Bytes,
         headers: &[(&str, &str)],
-    ) -> Result<GrpcReply> {
+    ) -> Result<GrpcReply, VerifyError> {
         let mut request = hyper::Request::builder()
             .method("POST")
             .uri(format!("{}://{}{path}", if crate::dial::is_tls(self.addr) { "https" } else { "http" }, self.addr))
@@ -110,8 +119,8 @@ impl GrpcConn {
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
-        let request = request.body(Full::new(frames)).context("cannot build the request")?;
-        self.sender.ready().await.context("connection closed")?;
+        let request = request.body(Full::new(frames)).map_err(|e| BadInput(because("cannot build the request", &e)))?;
+        self.sender.ready().await.map_err(|e| Unreachable(because("connection closed", &e)))?;
         tokio::time::timeout(Duration::from_secs(30), async {
             let response = self.sender.send_request(request).await?;
             let http_status = response.status().as_u16();
@@ -125,7 +134,7 @@ impl GrpcConn {
                 c if c.is_empty() => (head_code, head_message),
                 c => (c, header(&trailers, "grpc-message")),
             };
-            Ok::<_, anyhow::Error>(GrpcReply {
+            Ok::<_, hyper::Error>(GrpcReply {
                 http_status,
                 code: code.parse().ok(),
                 message,
@@ -136,7 +145,8 @@ impl GrpcConn {
             })
         })
         .await
-        .context("no answer within 30 s")?
+        .map_err(|e| Unreachable(because("no answer within 30 s", &e)))?
+        .map_err(|e| no_answer(&e))
     }
 }
 

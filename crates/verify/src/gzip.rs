@@ -6,7 +6,8 @@ use super::body::{message, method};
 use super::grpc::{code_name, GrpcConn};
 use super::http1::Http1Conn;
 use super::report::Outcome;
-use anyhow::{anyhow, bail, Result};
+use crate::error::chain;
+use crate::VerifyError::{self, BadInput, Contract};
 use bytes::Bytes;
 use callbench_contract::rest_json::{message_from_rest, message_to_rest, same_message};
 use callbench_launcher::manifest::Protocol;
@@ -17,7 +18,7 @@ use std::net::SocketAddr;
 
 /// The gzip checks of `protocol` against `addr`.
 pub async fn check_gzip(protocol: Protocol, addr: SocketAddr) -> Vec<Outcome> {
-    let checks: Vec<(&str, Result<()>)> = match protocol {
+    let checks: Vec<(&str, Result<(), VerifyError>)> = match protocol {
         Protocol::Rest => vec![
             ("gzip-request-inflated", rest(addr, true, false).await),
             ("gzip-reply-when-accepted", rest(addr, false, true).await),
@@ -31,11 +32,7 @@ pub async fn check_gzip(protocol: Protocol, addr: SocketAddr) -> Vec<Outcome> {
     };
     checks
         .into_iter()
-        .map(|(name, r)| Outcome {
-            name: name.into(),
-            class: "gzip".into(),
-            failure: r.err().map(|e| format!("{e:#}")),
-        })
+        .map(|(name, r)| Outcome { name: name.into(), class: "gzip".into(), failure: r.err().map(|e| e.to_string()) })
         .collect()
 }
 
@@ -60,23 +57,27 @@ fn gzip(data: &[u8]) -> Vec<u8> {
     encoder.finish().expect("writing to memory")
 }
 
-fn gunzip(data: &[u8]) -> Result<Vec<u8>> {
+fn gunzip(data: &[u8]) -> Result<Vec<u8>, VerifyError> {
     let mut out = Vec::new();
-    flate2::read::GzDecoder::new(data).take(16 << 20).read_to_end(&mut out).map_err(|e| anyhow!("not gzip: {e}"))?;
+    flate2::read::GzDecoder::new(data)
+        .take(16 << 20)
+        .read_to_end(&mut out)
+        .map_err(|e| Contract(format!("not gzip: {e}")))?;
     Ok(out)
 }
 
-fn expect_echo(got: &DynamicMessage) -> Result<()> {
-    let want = message_from_rest(&message("callbench.v1.EchoMessage")?, &echo_json()).map_err(|e| anyhow!("{e}"))?;
+fn expect_echo(got: &DynamicMessage) -> Result<(), VerifyError> {
+    let want =
+        message_from_rest(&message("callbench.v1.EchoMessage")?, &echo_json()).map_err(|e| BadInput(e.to_string()))?;
     if !same_message(&want, got) {
         let text = message_to_rest(got).to_string();
-        bail!("the echo differs from what was sent: {}", &text[..text.len().min(200)]);
+        return Err(Contract(format!("the echo differs from what was sent: {}", &text[..text.len().min(200)])));
     }
     Ok(())
 }
 
-async fn rest(addr: SocketAddr, compress_request: bool, accept: bool) -> Result<()> {
-    let json = serde_json::to_vec(&echo_json())?;
+async fn rest(addr: SocketAddr, compress_request: bool, accept: bool) -> Result<(), VerifyError> {
+    let json = serde_json::to_vec(&echo_json()).map_err(|e| BadInput(chain(&e)))?;
     let mut headers = vec![("content-type".to_string(), "application/json".to_string())];
     let body = if compress_request {
         headers.push(("content-encoding".into(), "gzip".into()));
@@ -89,23 +90,28 @@ async fn rest(addr: SocketAddr, compress_request: bool, accept: bool) -> Result<
     }
     let reply = Http1Conn::connect(addr).await?.send("POST", "/echo", &headers, body).await?;
     if reply.status != 200 {
-        bail!("POST /echo answered {}", reply.status);
+        return Err(Contract(format!("POST /echo answered {}", reply.status)));
     }
     let gzipped = reply.content_encoding.eq_ignore_ascii_case("gzip");
     match (accept, gzipped) {
-        (true, false) => bail!("the client accepted gzip but the ~6 KiB reply was not compressed"),
-        (false, true) => bail!("the reply was gzip-compressed although the client did not accept it"),
+        (true, false) => {
+            return Err(Contract("the client accepted gzip but the ~6 KiB reply was not compressed".into()))
+        }
+        (false, true) => {
+            return Err(Contract("the reply was gzip-compressed although the client did not accept it".into()))
+        }
         _ => {}
     }
     let body = if gzipped { gunzip(&reply.body)? } else { reply.body.to_vec() };
-    let value: serde_json::Value = serde_json::from_slice(&body).map_err(|e| anyhow!("reply is not JSON: {e}"))?;
-    let got = message_from_rest(&message("callbench.v1.EchoMessage")?, &value).map_err(|e| anyhow!("{e}"))?;
+    let value: serde_json::Value =
+        serde_json::from_slice(&body).map_err(|e| Contract(format!("reply is not JSON: {e}")))?;
+    let got = message_from_rest(&message("callbench.v1.EchoMessage")?, &value).map_err(|e| Contract(e.to_string()))?;
     expect_echo(&got)
 }
 
-async fn grpc(addr: SocketAddr, compress_request: bool, accept: bool) -> Result<()> {
-    let echo = method("callbench.v1.Echo/Echo").ok_or_else(|| anyhow!("no Echo method"))?;
-    let request = message_from_rest(&echo.input(), &echo_json()).map_err(|e| anyhow!("{e}"))?.encode_to_vec();
+async fn grpc(addr: SocketAddr, compress_request: bool, accept: bool) -> Result<(), VerifyError> {
+    let echo = method("callbench.v1.Echo/Echo").ok_or_else(|| BadInput("no Echo method".into()))?;
+    let request = message_from_rest(&echo.input(), &echo_json()).map_err(|e| BadInput(e.to_string()))?.encode_to_vec();
     let mut headers = Vec::new();
     let payload = if compress_request {
         headers.push(("grpc-encoding", "gzip"));
@@ -121,23 +127,27 @@ async fn grpc(addr: SocketAddr, compress_request: bool, accept: bool) -> Result<
         conn.call_with("/callbench.v1.Echo/Echo", "application/grpc", &payload, compress_request, &headers).await?;
     if reply.http_status != 200 || reply.code != Some(0) {
         let code = reply.code.map(code_name).unwrap_or("no grpc-status");
-        bail!("Echo answered HTTP {} {code} {}", reply.http_status, reply.message);
+        return Err(Contract(format!("Echo answered HTTP {} {code} {}", reply.http_status, reply.message)));
     }
-    let (compressed, bytes) = reply.raw_message.ok_or_else(|| anyhow!("OK without a reply message"))?;
+    let (compressed, bytes) = reply.raw_message.ok_or_else(|| Contract("OK without a reply message".into()))?;
     match (accept, compressed) {
-        (true, false) => bail!("the client accepted gzip but the ~6 KiB reply was not compressed"),
-        (false, true) => bail!("the reply was compressed although the client accepted no encoding"),
+        (true, false) => {
+            return Err(Contract("the client accepted gzip but the ~6 KiB reply was not compressed".into()))
+        }
+        (false, true) => {
+            return Err(Contract("the reply was compressed although the client accepted no encoding".into()))
+        }
         _ => {}
     }
     let bytes = if compressed {
         if !reply.encoding.eq_ignore_ascii_case("gzip") {
-            bail!("a compressed reply with grpc-encoding '{}'", reply.encoding);
+            return Err(Contract(format!("a compressed reply with grpc-encoding '{}'", reply.encoding)));
         }
         gunzip(&bytes)?
     } else {
         bytes.to_vec()
     };
-    let got =
-        DynamicMessage::decode(echo.output(), bytes.as_slice()).map_err(|e| anyhow!("reply does not decode: {e}"))?;
+    let got = DynamicMessage::decode(echo.output(), bytes.as_slice())
+        .map_err(|e| Contract(format!("reply does not decode: {e}")))?;
     expect_echo(&got)
 }

@@ -107,8 +107,7 @@ pub struct HttpReply {
 impl Http1Conn {
     /// A connection to `addr`; an error is [`VerifyError::Unreachable`].
     pub async fn connect(addr: SocketAddr) -> Result<Http1Conn, VerifyError> {
-        let stream =
-            crate::dial::connect(addr, &[b"http/1.1"]).await.map_err(|e| VerifyError::Unreachable(format!("{e:#}")))?;
+        let stream = crate::dial::connect(addr, &[b"http/1.1"]).await?;
         let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(EarlyAnswers(stream)))
             .await
             .map_err(|e| VerifyError::Unreachable(chain(&e)))?;
@@ -161,11 +160,17 @@ impl Http1Conn {
         })
         .await
         .map_err(|e| VerifyError::Unreachable(because("no answer within 30 s", &e)))?
-        .map_err(|e| match e.is_parse() {
-            true => VerifyError::Contract(chain(&e)),
-            false => VerifyError::Unreachable(chain(&e)),
-        })?;
+        .map_err(|e| no_answer(&e))?;
         Ok(response)
+    }
+}
+
+/// A call that got no whole answer: one that is not HTTP breaks the contract, a connection that
+/// failed or closed is [`VerifyError::Unreachable`].
+pub(crate) fn no_answer(e: &hyper::Error) -> VerifyError {
+    match e.is_parse() {
+        true => VerifyError::Contract(chain(e)),
+        false => VerifyError::Unreachable(chain(e)),
     }
 }
 

@@ -4,7 +4,8 @@
 
 use crate::body::rest_pieces;
 use crate::check::{judge_rest, rest_request};
-use anyhow::{anyhow, Context, Result};
+use crate::error::{because, chain};
+use crate::VerifyError::{self, BadInput, Unreachable};
 use bytes::{Buf, Bytes};
 use callbench_contract::vectors::{Body, RestCase};
 use callbench_engine::net::tls;
@@ -16,11 +17,11 @@ use std::time::Duration;
 const CALL_LIMIT: Duration = Duration::from_secs(10);
 
 /// Sends one REST vector to the HTTP/3 server at `addr` (UDP) and judges the answer.
-pub(crate) async fn check_rest(addr: SocketAddr, case: &RestCase) -> Result<()> {
+pub(crate) async fn check_rest(addr: SocketAddr, case: &RestCase) -> Result<(), VerifyError> {
     let answer = tokio::time::timeout(CALL_LIMIT, call(addr, case))
         .await
-        .map_err(|_| anyhow!("no answer over HTTP/3 in {CALL_LIMIT:?}"))??;
-    Ok(judge_rest(case, answer.status, &answer.content_type, &answer.body)?)
+        .map_err(|_| Unreachable(format!("no answer over HTTP/3 in {CALL_LIMIT:?}")))??;
+    judge_rest(case, answer.status, &answer.content_type, &answer.body)
 }
 
 struct Answer {
@@ -29,7 +30,9 @@ struct Answer {
     body: Vec<u8>,
 }
 
-async fn call(addr: SocketAddr, case: &RestCase) -> Result<Answer> {
+/// The answer to one call: a vector that cannot be sent is [`VerifyError::BadInput`]; a QUIC client
+/// that cannot be set up, a connection or stream that fails, [`VerifyError::Unreachable`].
+async fn call(addr: SocketAddr, case: &RestCase) -> Result<Answer, VerifyError> {
     let (headers, body) = rest_request(case)?;
     let pieces = match &case.body {
         Some(ndjson @ Body::Ndjson(_)) => rest_pieces(ndjson)?,
@@ -37,14 +40,16 @@ async fn call(addr: SocketAddr, case: &RestCase) -> Result<Answer> {
         _ => vec![body],
     };
     let tls = tls::client_config(&tls::TlsOptions { insecure: true, ..Default::default() }, &[b"h3"])
-        .map_err(|e| anyhow!(e))?;
+        .map_err(|e| Unreachable(e.to_string()))?;
     let crypto = quinn::crypto::rustls::QuicClientConfig::try_from(Arc::unwrap_or_clone(tls))
-        .map_err(|e| anyhow!("QUIC client set-up: {e}"))?;
-    let any: SocketAddr = if addr.is_ipv6() { "[::]:0" } else { "0.0.0.0:0" }.parse()?;
-    let mut endpoint = quinn::Endpoint::client(any).context("a UDP socket for QUIC")?;
+        .map_err(|e| Unreachable(format!("QUIC client set-up: {e}")))?;
+    let any: SocketAddr = if addr.is_ipv6() { "[::]:0" } else { "0.0.0.0:0" }.parse().expect("a socket address");
+    let mut endpoint = quinn::Endpoint::client(any).map_err(|e| Unreachable(because("a UDP socket for QUIC", &e)))?;
     endpoint.set_default_client_config(quinn::ClientConfig::new(Arc::new(crypto)));
-    let quic = endpoint.connect(addr, "localhost")?.await.with_context(|| format!("QUIC handshake with {addr}"))?;
-    let (mut driver, mut send) = h3::client::new(h3_quinn::Connection::new(quic.clone())).await?;
+    let connecting = endpoint.connect(addr, "localhost").map_err(|e| Unreachable(chain(&e)))?;
+    let quic = connecting.await.map_err(|e| Unreachable(because(format!("QUIC handshake with {addr}"), &e)))?;
+    let (mut driver, mut send) =
+        h3::client::new(h3_quinn::Connection::new(quic.clone())).await.map_err(|e| Unreachable(chain(&e)))?;
     let driving = tokio::spawn(async move { std::future::poll_fn(|cx| driver.poll_close(cx)).await });
 
     let mut request = http::Request::builder().method(case.method.as_str()).uri(format!("https://{addr}{}", case.path));
@@ -55,7 +60,8 @@ async fn call(addr: SocketAddr, case: &RestCase) -> Result<Answer> {
         let length: usize = pieces.iter().map(Bytes::len).sum();
         request = request.header("content-length", length);
     }
-    let mut stream = send.send_request(request.body(())?).await?;
+    let request = request.body(()).map_err(|e| BadInput(chain(&e)))?;
+    let mut stream = send.send_request(request).await.map_err(|e| Unreachable(chain(&e)))?;
     let sent = async {
         for piece in pieces {
             stream.send_data(piece).await?;
@@ -66,10 +72,10 @@ async fn call(addr: SocketAddr, case: &RestCase) -> Result<Answer> {
     // H3_NO_ERROR; its answer must still be read (RFC 9114 §4.1).
     if let Err(e) = sent.await {
         if !callbench_engine::http3::stopped_cleanly(&e) {
-            return Err(e.into());
+            return Err(Unreachable(chain(&e)));
         }
     }
-    let response = stream.recv_response().await?;
+    let response = stream.recv_response().await.map_err(|e| Unreachable(chain(&e)))?;
     let content_type = response
         .headers()
         .get(http::header::CONTENT_TYPE)
@@ -77,7 +83,7 @@ async fn call(addr: SocketAddr, case: &RestCase) -> Result<Answer> {
         .unwrap_or_default()
         .to_string();
     let mut body = Vec::new();
-    while let Some(mut chunk) = stream.recv_data().await? {
+    while let Some(mut chunk) = stream.recv_data().await.map_err(|e| Unreachable(chain(&e)))? {
         while chunk.has_remaining() {
             let piece = chunk.chunk();
             body.extend_from_slice(piece);

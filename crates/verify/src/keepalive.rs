@@ -6,8 +6,9 @@
 //! before reading the whole body must read the rest or announce the close (RFC 9112 §9.6).
 
 use crate::check::rest_request;
+use crate::error::{because, chain};
 use crate::flood::RARE_EVERY;
-use anyhow::{bail, Context, Result};
+use crate::VerifyError::{self, BadInput, Contract, Unreachable};
 use callbench_contract::vectors::{self, Body};
 use std::net::SocketAddr;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -25,8 +26,11 @@ pub struct KeepAliveStats {
 /// A bad request: its name, its head and its body as bytes on the wire.
 type Bad = (String, Vec<u8>, Vec<u8>);
 
+/// Bad requests (common ones, heavy ones) and a good request.
+type Requests = (Vec<Bad>, Vec<Bad>, Vec<u8>);
+
 /// The bad requests that carry a body: (common ones, heavy ones); and a good request.
-fn requests(addr: SocketAddr) -> Result<(Vec<Bad>, Vec<Bad>, Vec<u8>)> {
+fn requests(addr: SocketAddr) -> Result<Requests, VerifyError> {
     let (mut bad, mut heavy) = (Vec::new(), Vec::new());
     for file in vectors::all() {
         for v in file.vectors.iter().filter(|v| v.class != "ok") {
@@ -50,7 +54,9 @@ fn requests(addr: SocketAddr) -> Result<(Vec<Bad>, Vec<Bad>, Vec<u8>)> {
             }
         }
     }
-    anyhow::ensure!(!bad.is_empty(), "the vectors hold no bad request with a body");
+    if bad.is_empty() {
+        return Err(BadInput("the vectors hold no bad request with a body".into()));
+    }
     Ok((bad, heavy, format!("GET /students HTTP/1.1\r\nhost: {addr}\r\n\r\n").into_bytes()))
 }
 
@@ -61,7 +67,7 @@ pub const CONNECTIONS: usize = 8;
 /// `pairs` times: a bad request, then a good one on the same connection; spread over
 /// `CONNECTIONS` connections, each taking a run of consecutive pairs (so each one sees the mix of
 /// early and late bodies, pauses and bad requests that one connection saw before).
-pub(crate) async fn bad_then_good(addr: SocketAddr, pairs: usize) -> Result<KeepAliveStats> {
+pub(crate) async fn bad_then_good(addr: SocketAddr, pairs: usize) -> Result<KeepAliveStats, VerifyError> {
     let (bad, heavy, good) = requests(addr)?;
     let (bad, heavy, good) = (std::sync::Arc::new(bad), std::sync::Arc::new(heavy), std::sync::Arc::new(good));
     let mut lanes = tokio::task::JoinSet::new();
@@ -73,7 +79,8 @@ pub(crate) async fn bad_then_good(addr: SocketAddr, pairs: usize) -> Result<Keep
     }
     let mut stats = KeepAliveStats { pairs, ..KeepAliveStats::default() };
     while let Some(done) = lanes.join_next().await {
-        let lane = done.context("a keep-alive connection's task failed")??;
+        // A lane that panicked or was cancelled: its connection is not had.
+        let lane = done.map_err(|e| Unreachable(because("a keep-alive connection's task failed", &e)))??;
         stats.announced += lane.announced;
         stats.silent.extend(lane.silent);
     }
@@ -87,7 +94,7 @@ async fn lane(
     heavy: &[Bad],
     good: &[u8],
     turns: impl Iterator<Item = usize>,
-) -> Result<KeepAliveStats> {
+) -> Result<KeepAliveStats, VerifyError> {
     let mut stats = KeepAliveStats::default();
     let mut conn = Conn::open(addr).await?;
     for i in turns {
@@ -99,7 +106,7 @@ async fn lane(
         } else {
             conn.exchange_late_body(head, body).await
         };
-        let refusal = refusal.with_context(|| format!("{name}: no answer"))?;
+        let refusal = refusal.map_err(|e| e.within(format!("{name}: no answer")))?;
         if refusal.close {
             stats.announced += 1;
             conn = Conn::open(addr).await?;
@@ -117,9 +124,9 @@ async fn lane(
                     conn = Conn::open(addr).await?;
                 }
             }
-            Ok(answer) => bail!("GET /students after {name}: status {}", answer.status),
+            Ok(answer) => return Err(Contract(format!("GET /students after {name}: status {}", answer.status))),
             Err(e) => {
-                stats.silent.push(format!("after {name} (answered {}): {e:#}", refusal.status));
+                stats.silent.push(format!("after {name} (answered {}): {e}", refusal.status));
                 conn = Conn::open(addr).await?;
             }
         }
@@ -149,23 +156,26 @@ struct Conn {
 }
 
 impl Conn {
-    async fn open(addr: SocketAddr) -> Result<Conn> {
-        let tcp = TcpStream::connect(addr).await.with_context(|| format!("connect to {addr}"))?;
-        tcp.set_nodelay(true)?;
+    async fn open(addr: SocketAddr) -> Result<Conn, VerifyError> {
+        let tcp = TcpStream::connect(addr).await.map_err(|e| Unreachable(because(format!("connect to {addr}"), &e)))?;
+        tcp.set_nodelay(true).map_err(|e| Unreachable(chain(&e)))?;
         Ok(Conn { tcp, buf: Vec::new() })
     }
 
     /// Writes `request` and reads its whole answer (Content-Length or chunked).
-    async fn exchange(&mut self, request: &[u8]) -> Result<Answer> {
-        self.tcp.write_all(request).await.context("the request could not be written")?;
+    async fn exchange(&mut self, request: &[u8]) -> Result<Answer, VerifyError> {
+        self.tcp.write_all(request).await.map_err(|e| Unreachable(because("the request could not be written", &e)))?;
         self.answer().await
     }
 
     /// Writes the head and waits a little for an answer before writing the body, as a client
     /// that watches for an early refusal (RFC 9112 §9.6): a server that answered first without
     /// saying `Connection: close` must still read the body that follows, and keep the connection.
-    async fn exchange_late_body(&mut self, head: &[u8], body: &[u8]) -> Result<Answer> {
-        self.tcp.write_all(head).await.context("the request's head could not be written")?;
+    async fn exchange_late_body(&mut self, head: &[u8], body: &[u8]) -> Result<Answer, VerifyError> {
+        self.tcp
+            .write_all(head)
+            .await
+            .map_err(|e| Unreachable(because("the request's head could not be written", &e)))?;
         // Reading is cancel-safe here: what was read stays in `buf` for the next attempt.
         match tokio::time::timeout(std::time::Duration::from_millis(5), self.answer()).await {
             Ok(Ok(early)) if early.close => Ok(early),
@@ -177,7 +187,10 @@ impl Conn {
             }
             Ok(Err(e)) => Err(e),
             Err(_) => {
-                self.tcp.write_all(body).await.context("the request's body could not be written")?;
+                self.tcp
+                    .write_all(body)
+                    .await
+                    .map_err(|e| Unreachable(because("the request's body could not be written", &e)))?;
                 self.answer().await
             }
         }
@@ -185,7 +198,9 @@ impl Conn {
 
     /// Reads one whole answer. Nothing is taken from `buf` until the answer is complete, so a
     /// read cancelled half-way (the wait for an early answer) leaves it whole for the next.
-    async fn answer(&mut self) -> Result<Answer> {
+    /// An answer that is not HTTP breaks the contract; a connection that fails or closes first is
+    /// [`VerifyError::Unreachable`].
+    async fn answer(&mut self) -> Result<Answer, VerifyError> {
         loop {
             if let Some((end, answer)) = complete_answer(&self.buf)? {
                 self.buf.drain(..end);
@@ -195,31 +210,34 @@ impl Conn {
                 // Framed by the close: the body is what came.
                 let mut headers = [httparse::EMPTY_HEADER; 64];
                 let mut response = httparse::Response::new(&mut headers);
-                if let httparse::Status::Complete(_) = response.parse(&self.buf)? {
+                if let httparse::Status::Complete(_) = response.parse(&self.buf).map_err(|e| Contract(chain(&e)))? {
                     let status = response.code.unwrap_or(0);
                     self.buf.clear();
                     return Ok(Answer { status, close: true });
                 }
-                bail!("the server closed the connection");
+                return Err(Unreachable("the server closed the connection".into()));
             }
         }
     }
 
     /// Reads more into `buf`: how many bytes (0 at the end of the stream).
-    async fn fill(&mut self) -> Result<usize> {
+    async fn fill(&mut self) -> Result<usize, VerifyError> {
         let mut chunk = [0u8; 16 * 1024];
-        let n = self.tcp.read(&mut chunk).await.context("the connection failed")?;
+        let n = self.tcp.read(&mut chunk).await.map_err(|e| Unreachable(because("the connection failed", &e)))?;
         self.buf.extend_from_slice(&chunk[..n]);
         Ok(n)
     }
 }
 
 /// The answer at the start of `buf` and where it ends, once it is all there (Content-Length or
-/// chunked; one framed by the close is never complete before the close).
-fn complete_answer(buf: &[u8]) -> Result<Option<(usize, Answer)>> {
+/// chunked; one framed by the close is never complete before the close). One that is not HTTP
+/// breaks the contract.
+fn complete_answer(buf: &[u8]) -> Result<Option<(usize, Answer)>, VerifyError> {
     let mut headers = [httparse::EMPTY_HEADER; 64];
     let mut response = httparse::Response::new(&mut headers);
-    let httparse::Status::Complete(head) = response.parse(buf)? else { return Ok(None) };
+    let httparse::Status::Complete(head) = response.parse(buf).map_err(|e| Contract(chain(&e)))? else {
+        return Ok(None);
+    };
     let value = |name: &str| {
         response
             .headers
@@ -242,12 +260,13 @@ fn complete_answer(buf: &[u8]) -> Result<Option<(usize, Answer)>> {
 }
 
 /// Where a chunked body at the start of `buf` ends, once it is all there.
-fn chunked_end(buf: &[u8]) -> Result<Option<usize>> {
+fn chunked_end(buf: &[u8]) -> Result<Option<usize>, VerifyError> {
     let mut at = 0;
     loop {
         let Some(line) = buf[at..].windows(2).position(|w| w == b"\r\n") else { return Ok(None) };
-        let text = std::str::from_utf8(&buf[at..at + line])?;
-        let size = usize::from_str_radix(text.split(';').next().unwrap_or("").trim(), 16)?;
+        let text = std::str::from_utf8(&buf[at..at + line]).map_err(|e| Contract(chain(&e)))?;
+        let size =
+            usize::from_str_radix(text.split(';').next().unwrap_or("").trim(), 16).map_err(|e| Contract(chain(&e)))?;
         at += line + 2;
         if size == 0 {
             // No trailers from these servers: the empty line ends the body.
@@ -268,7 +287,8 @@ mod tests {
     fn chunked_bodies_end_where_their_last_chunk_does() {
         assert_eq!(chunked_end(b"2\r\nok\r\n0\r\n\r\nNEXT").unwrap(), Some(12));
         assert_eq!(chunked_end(b"2\r\nok\r\n0\r\n").unwrap(), None);
-        assert!(chunked_end(b"zz\r\n").is_err());
+        assert!(matches!(chunked_end(b"zz\r\n"), Err(Contract(_))));
+        assert!(matches!(complete_answer(b"hello, this is not HTTP\r\n\r\n"), Err(Contract(_))));
     }
 
     #[test]

@@ -85,7 +85,7 @@ pub async fn run_vectors(protocol: Protocol, addr: SocketAddr, workload: Option<
                 (Protocol::Grpc, _, Some(case)) => check::check_grpc(addr, case).await,
                 _ => continue,
             };
-            let failure = result.err().map(|e| format!("{e:#}"));
+            let failure = result.err().map(|e| e.to_string());
             outcomes.push(Outcome { name: v.name.clone(), class: v.class.clone(), failure });
         }
     }
@@ -98,7 +98,7 @@ async fn run_vectors_over_http3(addr: SocketAddr) -> Vec<Outcome> {
     for file in vectors::all() {
         for v in file.vectors.iter().filter(|v| v.rest.is_some()) {
             let case = v.rest.as_ref().expect("a REST case");
-            let failure = http3::check_rest(addr, case).await.err().map(|e| format!("over HTTP/3: {e:#}"));
+            let failure = http3::check_rest(addr, case).await.err().map(|e| format!("over HTTP/3: {e}"));
             outcomes.push(Outcome { name: v.name.clone(), class: v.class.clone(), failure });
         }
     }
@@ -121,7 +121,7 @@ pub async fn run_vectors_through_engine(protocol: Protocol, addr: SocketAddr) ->
             };
             match sent {
                 engine_client::Sent::Judged(result) => {
-                    let failure = result.err().map(|e| format!("through the engine's client: {e:#}"));
+                    let failure = result.err().map(|e| format!("through the engine's client: {e}"));
                     outcomes.push(Outcome { name: v.name.clone(), class: v.class.clone(), failure });
                 }
                 engine_client::Sent::NotSendable(why) => not_sent.push(format!("{} ({why})", v.name)),
@@ -257,7 +257,7 @@ async fn flood_step(
         let alive = server.as_mut().is_none_or(|s| s.exited().is_none());
         let failure = match (&result, alive) {
             (_, false) => Some("the server died during the flood".to_string()),
-            (Err(e), _) => Some(format!("{e:#}")),
+            (Err(e), _) => Some(e.to_string()),
             (Ok(_), true) => None,
         };
         let name =
@@ -364,7 +364,7 @@ async fn keepalive_step(addr: SocketAddr) -> Step {
             });
             Outcome { name, class: "flood".into(), failure }
         }
-        Err(e) => Outcome { name: "bad-then-good".into(), class: "flood".into(), failure: Some(format!("{e:#}")) },
+        Err(e) => Outcome { name: "bad-then-good".into(), class: "flood".into(), failure: Some(e.to_string()) },
     };
     Step { title: "keep-alive after a refusal".into(), outcomes: vec![outcome] }
 }
