@@ -1,6 +1,8 @@
 //! Why a server or program cannot be found, built, started or run as asked: each kind carries the
 //! one-line message callbench prints.
 
+pub(crate) use callbench_primitives::error_text::{because, chain};
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LaunchError {
     /// A CPU limit or burst whose text is not one (`--server-cpu-limit 20%`, `20ms`).
@@ -49,21 +51,4 @@ impl From<LaunchError> for String {
     fn from(e: LaunchError) -> String {
         e.to_string()
     }
-}
-
-/// `what: why` followed by each source of `why`: the text callbench printed when these errors were
-/// anyhow's context chains (`{:#}`).
-pub(crate) fn because(what: impl std::fmt::Display, why: &(dyn std::error::Error + 'static)) -> String {
-    format!("{what}: {}", chain(why))
-}
-
-/// `why` followed by each of its sources, as anyhow's `{:#}` printed an error without context.
-pub(crate) fn chain(why: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = why.to_string();
-    let mut source = why.source();
-    while let Some(s) = source {
-        text.push_str(&format!(": {s}"));
-        source = s.source();
-    }
-    text
 }

@@ -2,6 +2,7 @@
 //! one-line message callbench prints.
 
 use callbench_launcher::LaunchError;
+pub(crate) use callbench_primitives::error_text::{because, chain};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum VerifyError {
@@ -48,23 +49,6 @@ impl VerifyError {
             Launch(e) => NotReady(format!("{what}: {e}")),
         }
     }
-}
-
-/// `what: why` followed by each source of `why`: the text callbench printed when these errors were
-/// anyhow's context chains (`{:#}`).
-pub(crate) fn because(what: impl std::fmt::Display, why: &(dyn std::error::Error + 'static)) -> String {
-    format!("{what}: {}", chain(why))
-}
-
-/// `why` followed by each of its sources, as anyhow's `{:#}` printed an error without context.
-pub(crate) fn chain(why: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = why.to_string();
-    let mut source = why.source();
-    while let Some(s) = source {
-        text.push_str(&format!(": {s}"));
-        source = s.source();
-    }
-    text
 }
 
 #[cfg(test)]

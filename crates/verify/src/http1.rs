@@ -186,19 +186,7 @@ mod tests {
     /// A server that answers 413 once it has read the head and closes without reading the body:
     /// the client's writes then fail (the kernel resets a socket closed with unread data).
     fn early_answering_server() -> SocketAddr {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let addr = listener.local_addr().unwrap();
-        std::thread::spawn(move || {
-            let (mut socket, _) = listener.accept().unwrap();
-            let mut head = Vec::new();
-            let mut byte = [0u8; 1];
-            while !head.ends_with(b"\r\n\r\n") && socket.read(&mut byte).unwrap() == 1 {
-                head.push(byte[0]);
-            }
-            let answer = b"HTTP/1.1 413 Payload Too Large\r\ncontent-length: 9\r\nconnection: close\r\n\r\ntoo large";
-            socket.write_all(answer).unwrap();
-        });
-        addr
+        answering(b"HTTP/1.1 413 Payload Too Large\r\ncontent-length: 9\r\nconnection: close\r\n\r\ntoo large")
     }
 
     #[tokio::test]
