@@ -57,6 +57,21 @@ impl Claims {
     }
 }
 
+/// A time as wrk and h2load print it ("185.00us", "34us", "2.43ms", "2.01s", "1.50m"), in
+/// microseconds.
+pub(crate) fn micros(value: &str) -> Option<f64> {
+    let (number, unit) = value.split_at(value.find(|c: char| c.is_ascii_alphabetic())?);
+    let scale = match unit {
+        "us" => 1.0,
+        "ms" => 1e3,
+        "s" => 1e6,
+        "m" => 60e6,
+        "h" => 3600e6,
+        _ => return None,
+    };
+    number.parse::<f64>().ok().filter(|n| n.is_finite()).map(|n| n * scale)
+}
+
 /// The `q`-quantile (0..=1) of sorted samples, none of none: the results' one definition,
 /// [`callbench_results::stats::nearest_rank`].
 pub fn quantile(sorted: &[f64], q: f64) -> Option<f64> {

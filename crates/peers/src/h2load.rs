@@ -4,7 +4,7 @@
 //! a POST with gRPC's headers), but h2load does not read grpc-status. Run without its log (as
 //! bench/engine.py runs it), the mean and max of its report are its latency.
 
-use crate::claims::{latency_of, Claims, Latency};
+use crate::claims::{latency_of, micros, Claims, Latency};
 use crate::error::PeerError;
 use crate::load::{Invocation, Load, Output, Protocol};
 use crate::tool::Tool;
@@ -145,19 +145,6 @@ fn request_times(text: &str) -> Latency {
         latency.insert("mean", mean);
     }
     latency
-}
-
-/// A time as h2load prints it ("34us", "80.10ms", "2.00s"), in microseconds.
-fn micros(value: &str) -> Option<f64> {
-    let (number, unit) = value.split_at(value.find(|c: char| c.is_ascii_alphabetic())?);
-    let scale = match unit {
-        "us" => 1.0,
-        "ms" => 1e3,
-        "s" => 1e6,
-        "m" => 60e6,
-        _ => return None,
-    };
-    number.parse::<f64>().ok().filter(|n| n.is_finite()).map(|n| n * scale)
 }
 
 /// "finished in 2.00s, ..." (h2load prints ms, s or m).

@@ -3,7 +3,7 @@
 //! line (its text report rounds latencies to two decimals of a unit it picks). Without the script
 //! (`wrk -t1 -c8 -d2s URL`, as bench/engine.py runs it) its text report is read.
 
-use crate::claims::{number, Claims, Latency};
+use crate::claims::{micros, number, Claims, Latency};
 use crate::error::PeerError;
 use crate::load::{Invocation, Load, Output, Protocol};
 use crate::tool::Tool;
@@ -157,20 +157,6 @@ fn text_report(text: &str) -> Result<Claims, String> {
     }
     claims.latency = latency;
     Ok(claims)
-}
-
-/// A time as wrk prints it ("185.00us", "2.43ms", "2.01s", "1.50m"), in microseconds.
-fn micros(value: &str) -> Option<f64> {
-    let (number, unit) = value.split_at(value.find(|c: char| c.is_ascii_alphabetic())?);
-    let scale = match unit {
-        "us" => 1.0,
-        "ms" => 1e3,
-        "s" => 1e6,
-        "m" => 60e6,
-        "h" => 3600e6,
-        _ => return None,
-    };
-    number.parse::<f64>().ok().filter(|n| n.is_finite()).map(|n| n * scale)
 }
 
 /// wrk calls `done` once at the end with its summary and latency statistics (microseconds).
