@@ -4,7 +4,8 @@
 use crate::namespace::Namespace;
 use crate::LinkError;
 use futures_util::TryStreamExt;
-use rtnetlink::LinkUnspec;
+use rtnetlink::packet_route::link::{InfoData, InfoKind, InfoVeth};
+use rtnetlink::{LinkMessageBuilder, LinkUnspec, LinkVeth};
 use std::net::{IpAddr, Ipv4Addr};
 use tun_rs::SyncDevice;
 
@@ -80,6 +81,21 @@ pub(crate) async fn add_address(
         .execute()
         .await
         .map_err(|e| LinkError::netlink(&e, format!("cannot give {IFNAME} the address {addr}/{prefix}: {e}")))
+}
+
+/// A veth pair made from the namespace `handle` speaks in: [`IFNAME`] here, its peer `peer_name`
+/// made directly in the namespace of `peer_ns` (as `ip link add … peer netns`).
+pub(crate) async fn add_veth_pair(
+    handle: &rtnetlink::Handle,
+    peer_name: String,
+    peer_ns: std::os::fd::RawFd,
+) -> Result<(), LinkError> {
+    let peer = LinkMessageBuilder::<LinkUnspec>::new().name(peer_name).setns_by_fd(peer_ns).build();
+    let pair = LinkMessageBuilder::<LinkVeth>::new_with_info_kind(InfoKind::Veth)
+        .name(IFNAME.to_string())
+        .set_info_data(InfoData::Veth(InfoVeth::Peer(peer)))
+        .build();
+    handle.link().add(pair).execute().await.map_err(|e| LinkError::netlink(&e, format!("cannot make a veth pair: {e}")))
 }
 
 pub(crate) async fn set_up(handle: &rtnetlink::Handle, index: u32) -> Result<(), LinkError> {

@@ -4,11 +4,10 @@
 //! lab passes the route check ([`crate::route`]) from inside another host of it and nowhere else.
 //! The bridge lives in a namespace of its own: nothing touches the machine's own network.
 
-use crate::device::{add_address, index_of, set_up, with_netlink, IFNAME};
+use crate::device::{add_address, add_veth_pair, index_of, set_up, with_netlink, IFNAME};
 use crate::namespace::Namespace;
 use crate::LinkError;
-use rtnetlink::packet_route::link::{InfoData, InfoKind, InfoVeth};
-use rtnetlink::{LinkBridge, LinkMessageBuilder, LinkUnspec, LinkVeth};
+use rtnetlink::{LinkBridge, LinkUnspec};
 use std::net::Ipv4Addr;
 
 const BRIDGE: &str = "cb-bridge";
@@ -92,17 +91,7 @@ fn join(host: &Namespace, bridge: &Namespace, i: usize, address: Ipv4Addr) -> Re
     let port_name = port.clone();
     host.run(|| {
         with_netlink(|handle| async move {
-            let peer = LinkMessageBuilder::<LinkUnspec>::new().name(port_name).setns_by_fd(bridge_fd).build();
-            let pair = LinkMessageBuilder::<LinkVeth>::new_with_info_kind(InfoKind::Veth)
-                .name(IFNAME.to_string())
-                .set_info_data(InfoData::Veth(InfoVeth::Peer(peer)))
-                .build();
-            handle
-                .link()
-                .add(pair)
-                .execute()
-                .await
-                .map_err(|e| LinkError::netlink(&e, format!("cannot make a veth pair: {e}")))?;
+            add_veth_pair(&handle, port_name, bridge_fd).await?;
             let end = index_of(&handle, IFNAME).await?;
             add_address(&handle, end, address, 24).await?;
             set_up(&handle, index_of(&handle, "lo").await?).await?;

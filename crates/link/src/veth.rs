@@ -2,11 +2,9 @@
 //! emulated link's interface and addressed the same way. No forwarder and no delay: packets cross
 //! in the kernel as they do on loopback, but each namespace counts its own (see [`crate::counters`]).
 
-use crate::device::{add_address, index_of, set_up, with_netlink, IFNAME};
+use crate::device::{add_address, add_veth_pair, index_of, set_up, with_netlink, IFNAME};
 use crate::namespace::Namespace;
 use crate::LinkError;
-use rtnetlink::packet_route::link::{InfoData, InfoKind, InfoVeth};
-use rtnetlink::{LinkMessageBuilder, LinkUnspec, LinkVeth};
 use std::net::Ipv4Addr;
 
 /// Bytes of Ethernet header in each packet a veth device counts.
@@ -24,18 +22,7 @@ pub fn make_pair(
     let server_fd = server.fd();
     client.run(|| {
         with_netlink(|handle| async move {
-            // The peer is made directly in the server namespace (as `ip link add … peer netns`).
-            let peer = LinkMessageBuilder::<LinkUnspec>::new().name(IFNAME.to_string()).setns_by_fd(server_fd).build();
-            let pair = LinkMessageBuilder::<LinkVeth>::new_with_info_kind(InfoKind::Veth)
-                .name(IFNAME.to_string())
-                .set_info_data(InfoData::Veth(InfoVeth::Peer(peer)))
-                .build();
-            handle
-                .link()
-                .add(pair)
-                .execute()
-                .await
-                .map_err(|e| LinkError::netlink(&e, format!("cannot make a veth pair: {e}")))?;
+            add_veth_pair(&handle, IFNAME.to_string(), server_fd).await?;
             address_and_up(&handle, client_addr, prefix).await
         })
     })?;
