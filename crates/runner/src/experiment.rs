@@ -65,10 +65,12 @@ pub(crate) async fn run(
     // An experiment of several clients gets a direct path (a veth pair) when it has no link, so
     // every client's connections and bytes are counted outside it; without root, they are not.
     let link = if plans.iter().any(|p| p.fields.network.is_some()) {
-        match Link::create(&LinkSpec::transparent(), &o.client_cpus).map_err(String::from) {
+        match Link::create(&LinkSpec::transparent(), &o.client_cpus) {
             Ok(link) => Some(link),
-            Err(why) if spec.optional => return crate::network::skip(&spec.id, &why, store, results),
-            Err(why) => return Err(RunError::Machine(why)),
+            Err(why) if spec.optional && crate::network::may_skip(&why) => {
+                return crate::network::skip(&spec.id, &why, store, results)
+            }
+            Err(why) => return Err(RunError::Machine(why.to_string())),
         }
     } else if plans.iter().any(|p| p.client.is_some()) {
         Link::direct()

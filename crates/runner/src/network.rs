@@ -5,7 +5,7 @@
 
 use crate::store::Store;
 use callbench_link::probe::ping_pong;
-use callbench_link::{Link, LinkSpec, LinkStats};
+use callbench_link::{Link, LinkError, LinkSpec, LinkStats};
 use callbench_results::model::{LinkUse, NetworkRecord, Results};
 
 /// Round trips of the link's own measure (at RTT 0 they take microseconds) and of each cell's.
@@ -64,11 +64,22 @@ pub fn use_since(link: &Link, before: &LinkStats) -> LinkUse {
     }
 }
 
+/// Whether an optional experiment goes without its link rather than failing the run: not root, or
+/// a kernel without what the link needs (TUN, namespaces); anything else is an error.
+pub(crate) fn may_skip(why: &LinkError) -> bool {
+    matches!(why, LinkError::NotPermitted(_) | LinkError::Kernel(_))
+}
+
 /// The experiment just recorded (the last one) could not make its link: it is marked not run,
-/// with why and how to include it, and the run goes on.
-pub(crate) fn skip(id: &str, why: &str, store: &Store, results: &mut Results) -> Result<(), crate::RunError> {
-    let why = why.strip_suffix(": run callbench as root").unwrap_or(why);
-    let text = format!("not run: {why}; run callbench as root (sudo) to include it");
+/// with why (and how to include it, when root would), and the run goes on.
+pub(crate) fn skip(id: &str, why: &LinkError, store: &Store, results: &mut Results) -> Result<(), crate::RunError> {
+    let text = match why {
+        LinkError::NotPermitted(m) => {
+            let m = m.strip_suffix(": run callbench as root").unwrap_or(m);
+            format!("not run: {m}; run callbench as root (sudo) to include it")
+        }
+        other => format!("not run: {other}"),
+    };
     eprintln!("callbench: {id}: {text}");
     if let Some(e) = results.experiments.last_mut().filter(|e| e.id == id) {
         e.skipped = Some(text);
@@ -117,13 +128,23 @@ mod tests {
             skipped: None,
             cpus: None,
         });
-        let why =
-            "an emulated network needs root (it makes network namespaces and network devices): run callbench as root";
-        skip("network", why, &store, &mut results).unwrap();
-        let written: Results =
-            serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
-        let text = written.experiments.last().unwrap().skipped.clone().unwrap();
-        assert_eq!(text, "not run: an emulated network needs root (it makes network namespaces and network devices); run callbench as root (sudo) to include it");
+        let why = LinkError::NotPermitted(
+            "an emulated network needs root (it makes network namespaces and network devices): run callbench as root"
+                .into(),
+        );
+        assert!(may_skip(&why));
+        skip("network", &why, &store, &mut results).unwrap();
+        let written = |dir: &std::path::Path| -> String {
+            let r: Results = serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
+            r.experiments.last().unwrap().skipped.clone().unwrap()
+        };
+        assert_eq!(written(&dir), "not run: an emulated network needs root (it makes network namespaces and network devices); run callbench as root (sudo) to include it");
+        // A kernel without TUN: root would not help, and the text does not say it would.
+        let why = LinkError::Kernel("cannot open /dev/net/tun: No such file or directory".into());
+        assert!(may_skip(&why));
+        skip("network", &why, &store, &mut results).unwrap();
+        assert_eq!(written(&dir), "not run: cannot open /dev/net/tun: No such file or directory");
+        assert!(!may_skip(&LinkError::Invalid("rtt: not a duration".into())));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
