@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from engine_procs import PROCS, ROOT, run_client, start_server, which  # noqa: E402
-from engine_report import cpu_model, fmt, git_commit, med, tool_versions  # noqa: E402
+from engine_report import cpu_model, dated_result, fmt, git_commit, med, tool_versions  # noqa: E402
 from engine_tools import parser  # noqa: E402
 
 GNU_TIME = "/usr/bin/time"
@@ -355,7 +355,7 @@ def main(argv=None) -> int:
     if a.markdown:
         print(md)
     else:
-        out = ROOT / "bench" / "results" / f"connections-{dt.date.today().isoformat()}.md"
+        out = dated_result(ROOT / "bench" / "results", "connections")
         out.write_text(md)
         log(f"wrote {out.relative_to(ROOT)}")
         print(md)

@@ -52,6 +52,7 @@ from engine_report import (  # noqa: E402
     OPEN_LOOP_TOLERANCE,
     Row,
     cpu_model,
+    dated_result,
     fmt,
     git_commit,
     markdown_report,
@@ -502,7 +503,7 @@ def main(argv=None) -> int:
         print()
         print(md)
     else:
-        out = ROOT / "bench" / "results" / f"engine-{dt.date.today().isoformat()}.md"
+        out = dated_result(ROOT / "bench" / "results", "engine")
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(md)
         log(f"wrote {out.relative_to(ROOT)}")

@@ -3,6 +3,7 @@ the targets, the terminal table and the Markdown report, and the machine and too
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import shutil
 import statistics
@@ -282,6 +283,13 @@ def tool_versions(tools) -> dict:
         m = re.search(r"mod\s+\S+\s+(v\S+)", cmd(["go", "version", "-m", tools["ghz"]])) if shutil.which("go") else None
         v["ghz"] = m.group(1) if m else cmd([tools["ghz"], "--version"]) or "?"
     return v
+
+
+def dated_result(folder: Path, name: str) -> Path:
+    """folder/NAME-DATE.md, or NAME-DATE-HHMM.md when a run of the same day (perhaps committed) is there already."""
+    now = dt.datetime.now()
+    out = folder / f"{name}-{now.date().isoformat()}.md"
+    return out if not out.exists() else folder / f"{name}-{now.strftime('%Y-%m-%d-%H%M')}.md"
 
 
 def git_commit() -> str:

@@ -20,6 +20,13 @@ pub enum RunError {
     Files(String),
 }
 
+/// Pinning this process to the run's CPUs failed: this machine cannot do what the run asks.
+impl From<callbench_machine::pinning::PinError> for RunError {
+    fn from(e: callbench_machine::pinning::PinError) -> RunError {
+        RunError::Machine(e.to_string())
+    }
+}
+
 /// The message, for callers whose own errors are still strings.
 impl From<RunError> for String {
     fn from(e: RunError) -> String {

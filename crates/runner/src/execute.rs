@@ -40,7 +40,7 @@ pub async fn run(repo: &Repo, suite: &Suite, store: &Store, o: &Options) -> Resu
     results.suite.interval_floor = suite.interval_floor.unwrap_or(steadiness.loop_spread);
     results.steadiness = Some(steadiness);
     store.write_results(&results)?;
-    callbench_machine::pinning::pin_self(&o.client_cpus).map_err(|e| RunError::Machine(e.to_string()))?;
+    callbench_machine::pinning::pin_self(&o.client_cpus)?;
     let mut progress = Progress::new(suite, o.repetitions, o.quiet);
     for spec in &suite.experiments {
         if o.cancel.load(Ordering::Relaxed) {

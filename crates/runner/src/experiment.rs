@@ -47,7 +47,7 @@ pub(crate) async fn run(
     let (o, _back) = match spec.swap_cpus {
         true => {
             swapped = o.swapped();
-            callbench_machine::pinning::pin_self(&swapped.client_cpus).map_err(|e| RunError::Machine(e.to_string()))?;
+            callbench_machine::pinning::pin_self(&swapped.client_cpus)?;
             (&swapped, Some(Repin(o.client_cpus.clone())))
         }
         false => (o, None),
