@@ -23,6 +23,7 @@ use callbench_engine::net::{self, tls, Endpoint};
 use callbench_engine::raw::Raw;
 use callbench_engine::request::{BodyCheck, Expect, HttpRequest};
 use callbench_engine::{Connected, ErrorKind, QuicCounts, Reply, Target, WireTotals};
+use callbench_primitives::boxed::Boxed;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -86,16 +87,20 @@ impl<T: Target> Target for Shared<T> {
 }
 
 impl Built {
-    pub async fn run(&self, plan: Plan, watch: &dyn Watch) -> Result<RunResult, LoadError> {
-        let result = match &self.target {
-            AnyTarget::Http1(t) => drive(Shared(t.clone()), plan, watch).await,
-            AnyTarget::Http2(t) => drive(Shared(t.clone()), plan, watch).await,
-            AnyTarget::Http3(t) => drive(Shared(t.clone()), plan, watch).await,
-            AnyTarget::Grpc(t) => drive(Shared(t.clone()), plan, watch).await,
-            AnyTarget::InProc(t) => drive(Shared(t.clone()), plan, watch).await,
-            AnyTarget::Raw(t) => drive(Shared(t.clone()), plan, watch).await,
-        };
-        result.map_err(LoadError::Run)
+    /// Boxed: the engine's loop for each protocol is compiled here once, not again in each crate
+    /// that awaits it (callbench_primitives::boxed).
+    pub fn run<'a>(&'a self, plan: Plan, watch: &'a dyn Watch) -> Boxed<'a, Result<RunResult, LoadError>> {
+        Box::pin(async move {
+            let result = match &self.target {
+                AnyTarget::Http1(t) => drive(Shared(t.clone()), plan, watch).await,
+                AnyTarget::Http2(t) => drive(Shared(t.clone()), plan, watch).await,
+                AnyTarget::Http3(t) => drive(Shared(t.clone()), plan, watch).await,
+                AnyTarget::Grpc(t) => drive(Shared(t.clone()), plan, watch).await,
+                AnyTarget::InProc(t) => drive(Shared(t.clone()), plan, watch).await,
+                AnyTarget::Raw(t) => drive(Shared(t.clone()), plan, watch).await,
+            };
+            result.map_err(LoadError::Run)
+        })
     }
 }
 
@@ -112,7 +117,12 @@ async fn drive<T: Target>(target: T, plan: Plan, watch: &dyn Watch) -> Result<Ru
     Ok(RunResult { info, stats: sink.all, segments: sink.segments, segment_bounds: plan.segments })
 }
 
-pub async fn build(spec: &LoadSpec) -> Result<Built, LoadError> {
+/// Boxed: compiled here once, not again in each crate that awaits it (callbench_primitives::boxed).
+pub fn build(spec: &LoadSpec) -> Boxed<'_, Result<Built, LoadError>> {
+    Box::pin(build_here(spec))
+}
+
+async fn build_here(spec: &LoadSpec) -> Result<Built, LoadError> {
     spec.validate()?;
     let url = parse::target(&spec.target)?;
     if spec.http2 && !matches!(url, TargetUrl::Http { .. }) {

@@ -27,21 +27,25 @@ pub use sink::RunResult;
 pub use spec::{LoadSpec, PacerKind, Plan, DEFAULT_CALLS, DEFAULT_CONCURRENCY};
 pub use watch::{RunView, Unwatched, Watch};
 
+use callbench_primitives::boxed::Boxed;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 /// Runs the spec (one run, or a search when an objective is given) and reports what was measured.
 /// `cancel` ends it early (Ctrl-C); the report then says `interrupted` and holds what was measured.
-pub async fn execute(
-    spec: &LoadSpec,
+/// Boxed: compiled here once, not again in each crate that awaits it (callbench_primitives::boxed).
+pub fn execute<'a>(
+    spec: &'a LoadSpec,
     cancel: Arc<AtomicBool>,
-    watch: &dyn Watch,
-) -> Result<(LoadReport, RunResult), LoadError> {
-    let built = build::build(spec).await?;
-    if spec.objective.is_some() {
-        return search::search(spec, &built, cancel, watch).await;
-    }
-    let plan = spec.plan(built.concurrency, None, cancel)?;
-    let result = built.run(plan, watch).await?;
-    Ok((LoadReport::new(spec, &built, &result, None), result))
+    watch: &'a dyn Watch,
+) -> Boxed<'a, Result<(LoadReport, RunResult), LoadError>> {
+    Box::pin(async move {
+        let built = build::build(spec).await?;
+        if spec.objective.is_some() {
+            return search::search(spec, &built, cancel, watch).await;
+        }
+        let plan = spec.plan(built.concurrency, None, cancel)?;
+        let result = built.run(plan, watch).await?;
+        Ok((LoadReport::new(spec, &built, &result, None), result))
+    })
 }

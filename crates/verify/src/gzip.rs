@@ -11,13 +11,19 @@ use crate::VerifyError::{self, BadInput, Contract};
 use bytes::Bytes;
 use callbench_contract::rest_json::{message_from_rest, message_to_rest, same_message};
 use callbench_launcher::manifest::Protocol;
+use callbench_primitives::boxed::Boxed;
 use prost::Message;
 use prost_reflect::DynamicMessage;
 use std::io::{Read, Write};
 use std::net::SocketAddr;
 
 /// The gzip checks of `protocol` against `addr`.
-pub async fn check_gzip(protocol: Protocol, addr: SocketAddr) -> Vec<Outcome> {
+/// Boxed: compiled here once, not again in each crate that awaits it (callbench_primitives::boxed).
+pub fn check_gzip(protocol: Protocol, addr: SocketAddr) -> Boxed<'static, Vec<Outcome>> {
+    Box::pin(check_gzip_here(protocol, addr))
+}
+
+async fn check_gzip_here(protocol: Protocol, addr: SocketAddr) -> Vec<Outcome> {
     let checks: Vec<(&str, Result<(), VerifyError>)> = match protocol {
         Protocol::Rest => vec![
             ("gzip-request-inflated", rest(addr, true, false).await),

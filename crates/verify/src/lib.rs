@@ -26,6 +26,7 @@ use callbench_contract::vectors;
 use callbench_launcher::manifest::{Manifest, Protocol};
 use callbench_launcher::process::{ServerProcess, StartOptions};
 use callbench_launcher::repo::Repo;
+use callbench_primitives::boxed::Boxed;
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -72,7 +73,12 @@ pub fn apply_deviations(manifest: &Manifest, outcomes: &mut [Outcome]) {
 }
 
 /// Sends every vector of `protocol` (of one workload, if given) and judges the answers.
-pub async fn run_vectors(protocol: Protocol, addr: SocketAddr, workload: Option<&str>) -> Vec<Outcome> {
+/// Boxed: compiled here once, not again in each crate that awaits it (callbench_primitives::boxed).
+pub fn run_vectors(protocol: Protocol, addr: SocketAddr, workload: Option<&str>) -> Boxed<'_, Vec<Outcome>> {
+    Box::pin(vectors_here(protocol, addr, workload))
+}
+
+async fn vectors_here(protocol: Protocol, addr: SocketAddr, workload: Option<&str>) -> Vec<Outcome> {
     if protocol == Protocol::Raw {
         // The contract's vectors are calls; an echo has its own checks (the engine's raw:// call included).
         return echo::check_echo(addr).await;
@@ -107,7 +113,12 @@ async fn run_vectors_over_http3(addr: SocketAddr) -> Vec<Outcome> {
 
 /// Sends every vector of `protocol` again through the load engine's own client (see
 /// engine_client.rs): the step's outcomes, and the vectors the engine cannot send, with why.
-pub async fn run_vectors_through_engine(protocol: Protocol, addr: SocketAddr) -> (Vec<Outcome>, Vec<String>) {
+/// Boxed: compiled here once, not again in each crate that awaits it (callbench_primitives::boxed).
+pub fn run_vectors_through_engine(protocol: Protocol, addr: SocketAddr) -> Boxed<'static, (Vec<Outcome>, Vec<String>)> {
+    Box::pin(through_engine_here(protocol, addr))
+}
+
+async fn through_engine_here(protocol: Protocol, addr: SocketAddr) -> (Vec<Outcome>, Vec<String>) {
     let (mut outcomes, mut not_sent) = (Vec::new(), Vec::new());
     if protocol == Protocol::Raw {
         return (outcomes, vec!["raw: the echo's checks already call it through the engine".into()]);
@@ -145,7 +156,16 @@ async fn engine_step(protocol: Protocol, addr: SocketAddr, manifest: Option<&Man
 }
 
 /// Verifies a server that is already running at `addr` (no memory check: its pid is unknown).
-pub async fn verify_address(
+/// Boxed: compiled here once, not again in each crate that awaits it (callbench_primitives::boxed).
+pub fn verify_address(
+    protocol: Protocol,
+    addr: SocketAddr,
+    options: &VerifyOptions,
+) -> Boxed<'_, Result<Report, VerifyError>> {
+    Box::pin(verify_address_here(protocol, addr, options))
+}
+
+async fn verify_address_here(
     protocol: Protocol,
     addr: SocketAddr,
     options: &VerifyOptions,
@@ -175,7 +195,16 @@ pub async fn verify_address(
 }
 
 /// Starts the server of `manifest` on a free loopback port in each mode, verifies it, and stops it.
-pub async fn verify_server(repo: &Repo, manifest: &Manifest, options: &VerifyOptions) -> Result<Report, VerifyError> {
+/// Boxed: compiled here once, not again in each crate that awaits it (callbench_primitives::boxed).
+pub fn verify_server<'a>(
+    repo: &'a Repo,
+    manifest: &'a Manifest,
+    options: &'a VerifyOptions,
+) -> Boxed<'a, Result<Report, VerifyError>> {
+    Box::pin(verify_server_here(repo, manifest, options))
+}
+
+async fn verify_server_here(repo: &Repo, manifest: &Manifest, options: &VerifyOptions) -> Result<Report, VerifyError> {
     let mut report = Report::default();
     for (i, mode) in options.modes.iter().enumerate() {
         let start =

@@ -5,6 +5,7 @@ use crate::VerifyError;
 use bytes::Bytes;
 use callbench_launcher::manifest::Protocol;
 use callbench_launcher::process::ServerProcess;
+use callbench_primitives::boxed::Boxed;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
@@ -28,7 +29,16 @@ pub(crate) async fn healthy(protocol: Protocol, addr: SocketAddr) -> bool {
 }
 
 /// Polls the health endpoint until it answers, the process dies, or `timeout` passes.
-pub async fn wait_ready(server: &mut ServerProcess, protocol: Protocol, timeout: Duration) -> Result<(), VerifyError> {
+/// Boxed: compiled here once, not again in each crate that awaits it (callbench_primitives::boxed).
+pub fn wait_ready(
+    server: &mut ServerProcess,
+    protocol: Protocol,
+    timeout: Duration,
+) -> Boxed<'_, Result<(), VerifyError>> {
+    Box::pin(wait_ready_here(server, protocol, timeout))
+}
+
+async fn wait_ready_here(server: &mut ServerProcess, protocol: Protocol, timeout: Duration) -> Result<(), VerifyError> {
     let deadline = Instant::now() + timeout;
     loop {
         if let Some(status) = server.exited() {
@@ -50,7 +60,12 @@ pub async fn wait_ready(server: &mut ServerProcess, protocol: Protocol, timeout:
 
 /// Polls until the server accepts a TCP connection (a user's server has no health endpoint of
 /// ours), the process dies, or `timeout` passes.
-pub async fn wait_accepting(server: &mut ServerProcess, timeout: Duration) -> Result<(), VerifyError> {
+/// Boxed: compiled here once, not again in each crate that awaits it (callbench_primitives::boxed).
+pub fn wait_accepting(server: &mut ServerProcess, timeout: Duration) -> Boxed<'_, Result<(), VerifyError>> {
+    Box::pin(wait_accepting_here(server, timeout))
+}
+
+async fn wait_accepting_here(server: &mut ServerProcess, timeout: Duration) -> Result<(), VerifyError> {
     let deadline = Instant::now() + timeout;
     loop {
         if let Some(status) = server.exited() {
