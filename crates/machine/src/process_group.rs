@@ -1,8 +1,8 @@
 //! The server side's cost, read from /proc: CPU time (user + system) and resident memory of every
 //! process in the server's process group (a server may fork workers: php-fpm, nginx, uvicorn).
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 /// CPU time of a process group at one moment, two ways: the scheduler's nanoseconds per live
@@ -84,26 +84,34 @@ pub fn rss_kib(pids: &[i32]) -> u64 {
         .sum()
 }
 
+/// How often [`RssSampler`] reads the group's resident memory.
+const RSS_EVERY: Duration = Duration::from_millis(50);
+
 /// Samples the group's resident memory every 50 ms on its own thread until dropped; `peak()` is
-/// the highest sum seen.
+/// the highest sum seen. Dropping it wakes the thread at once: a repetition does not wait out the
+/// rest of a sampling interval after its calls.
 pub struct RssSampler {
     peak: Arc<AtomicU64>,
-    stop: Arc<AtomicBool>,
+    /// Dropped to stop the thread: its wait ends with the channel.
+    stop: Option<mpsc::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl RssSampler {
     pub fn start(pids: Vec<i32>) -> RssSampler {
+        RssSampler::every(pids, RSS_EVERY)
+    }
+
+    fn every(pids: Vec<i32>, interval: Duration) -> RssSampler {
         let peak = Arc::new(AtomicU64::new(rss_kib(&pids)));
-        let stop = Arc::new(AtomicBool::new(false));
-        let (p, s) = (peak.clone(), stop.clone());
+        let (stop, stopped) = mpsc::channel::<()>();
+        let p = peak.clone();
         let thread = std::thread::spawn(move || {
-            while !s.load(Ordering::Relaxed) {
-                std::thread::sleep(Duration::from_millis(50));
+            while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(interval) {
                 p.fetch_max(rss_kib(&pids), Ordering::Relaxed);
             }
         });
-        RssSampler { peak, stop, thread: Some(thread) }
+        RssSampler { peak, stop: Some(stop), thread: Some(thread) }
     }
 
     pub fn peak(&self) -> u64 {
@@ -113,7 +121,7 @@ impl RssSampler {
 
 impl Drop for RssSampler {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
+        drop(self.stop.take());
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
@@ -151,6 +159,26 @@ mod tests {
         let cores = std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(1);
         assert!(used >= Duration::from_millis(50) && used <= wall * cores + Duration::from_millis(20), "{used:?} {x}");
         assert!(rss_kib(&[me]) > 0);
+    }
+
+    #[test]
+    fn the_memory_sampler_sees_growth_and_stops_when_dropped() {
+        let me = std::process::id() as i32;
+        // An hour between samples: dropping it must end its wait, or this test hangs.
+        let idle = RssSampler::every(vec![me], Duration::from_secs(3600));
+        assert!(idle.peak() > 0);
+        drop(idle);
+
+        let sampler = RssSampler::every(vec![me], Duration::from_millis(1));
+        let before = sampler.peak();
+        // 64 MiB touched page by page: resident until dropped.
+        let block = vec![1u8; 64 << 20];
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while sampler.peak() < before + (48 << 10) && Instant::now() < deadline {
+            std::thread::yield_now();
+        }
+        assert!(sampler.peak() >= before + (48 << 10), "{} KiB, then {} KiB", before, sampler.peak());
+        drop(std::hint::black_box(block));
     }
 
     #[test]
