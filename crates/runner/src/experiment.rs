@@ -89,7 +89,8 @@ pub(crate) async fn run(
         .behind(link.as_ref())
         .with_env(stall)
         .listening_on(host)
-        .with_user_servers(suite.user_manifests());
+        .with_user_servers(suite.user_manifests())
+        .remembering(&o.verified);
     let results_dir = store.dir.clone();
     let planned: f64 =
         plans.iter().map(|p| crate::progress::planned_seconds(p) * o.repetitions.unwrap_or(p.repetitions) as f64).sum();

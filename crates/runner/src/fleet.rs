@@ -9,10 +9,27 @@ use callbench_launcher::repo::Repo;
 use callbench_link::{Link, SERVER_ADDR};
 use callbench_results::model::{ServerRecord, VerifyRecord};
 use callbench_verify::{probe, run_vectors};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::Duration;
+
+/// The servers a run has verified, each by everything it was started with: a later experiment that
+/// starts the same binary the same way only waits for it to answer. Verification makes the same
+/// calls each time (what it cost a REST server's every start: bench/results/run-overheads-2026-12-07.md),
+/// and the report's counts are those of the distinct starts, not of every experiment.
+#[derive(Default)]
+pub struct Verified(Mutex<BTreeSet<String>>);
+
+impl Verified {
+    fn contains(&self, key: &str) -> bool {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).contains(key)
+    }
+    fn insert(&self, key: String) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).insert(key);
+    }
+}
 
 /// A running, verified server.
 pub struct Running {
@@ -52,6 +69,8 @@ pub struct Fleet<'a> {
     env: Vec<(String, String)>,
     /// A suite's own servers (`[[server]]` with a start command), found before `servers/`.
     user: Vec<Manifest>,
+    /// The run's servers verified so far (None: every start is verified).
+    verified: Option<&'a Verified>,
 }
 
 impl<'a> Fleet<'a> {
@@ -69,7 +88,14 @@ impl<'a> Fleet<'a> {
             refused: BTreeMap::new(),
             env: Vec::new(),
             user: Vec::new(),
+            verified: None,
         }
+    }
+
+    /// A server started as one of `verified` was is not verified again; one verified now joins it.
+    pub fn remembering(mut self, verified: &'a Verified) -> Self {
+        self.verified = Some(verified);
+        self
     }
 
     /// A suite's own servers, started by their commands as built-in ones are.
@@ -190,6 +216,10 @@ impl<'a> Fleet<'a> {
         probe::wait_ready(&mut process, manifest.protocol, Duration::from_secs(60))
             .await
             .map_err(|e| format!("{name} did not start: {}", one_line(&format!("{e:#}"))))?;
+        let started_as = self.started_as(&manifest, &options);
+        if self.verified.is_some_and(|v| v.contains(&started_as)) {
+            return Ok(Running { process, protocol: manifest.protocol, answered_file });
+        }
         let mut outcomes = run_vectors(manifest.protocol, process.addr, None).await;
         // The same vectors through the client that will measure it.
         outcomes.extend(callbench_verify::run_vectors_through_engine(manifest.protocol, process.addr).await.0);
@@ -220,7 +250,30 @@ impl<'a> Fleet<'a> {
         if failed > 0 {
             return Err(format!("{name} failed verify ({failed} vectors) in mode {mode}: not measured"));
         }
+        if let Some(verified) = self.verified {
+            verified.insert(started_as);
+        }
         Ok(Running { process, protocol: manifest.protocol, answered_file })
+    }
+
+    /// Everything a server's answers may depend on: its manifest's command, how it was started
+    /// (mode, TLS, workers, CPUs, address, environment) and whether it sits behind a link. The
+    /// answers-file path, which differs per start, is left out.
+    fn started_as(&self, manifest: &Manifest, options: &StartOptions) -> String {
+        let env: Vec<_> = options.env.iter().filter(|(k, _)| k != callbench_serverkit::answered::ENV).collect();
+        format!(
+            "{:?} {:?} {:?} mode={} tls={} workers={} cpus={:?} host={} link={} cgroup={:?} env={env:?}",
+            manifest.dir,
+            manifest.start,
+            manifest.tls,
+            options.mode,
+            options.tls,
+            options.workers,
+            options.cpus,
+            options.host,
+            self.link.is_some(),
+            options.cgroup,
+        )
     }
 
     /// Checks that (name, mode) is still alive; if not, records the crash and says so.

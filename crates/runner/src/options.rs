@@ -1,4 +1,5 @@
-//! How `callbench run` was asked to run: CPUs for each side, repetitions, cancel, quiet.
+//! How `callbench run` was asked to run: CPUs for each side, repetitions, cancel, quiet; and the
+//! servers it has verified.
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -21,6 +22,8 @@ pub struct Options {
     pub allow_cpu_idle: bool,
     /// Conditions every cell must meet (`--threshold`), besides its experiment's.
     pub thresholds: Vec<callbench_load::threshold::Threshold>,
+    /// The servers the run has verified so far, shared by its experiments (start with the default).
+    pub verified: Arc<crate::fleet::Verified>,
 }
 
 impl Options {

@@ -148,6 +148,7 @@ pub async fn run(args: Args) -> Result<i32> {
         allow_remote: args.allow_remote,
         allow_cpu_idle: args.allow_cpu_idle,
         thresholds: args.thresholds.clone(),
+        verified: Default::default(),
     };
     if !args.quiet {
         eprintln!(

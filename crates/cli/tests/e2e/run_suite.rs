@@ -104,6 +104,10 @@ fn a_suite_runs_and_writes_results_reports_and_histograms() {
         assert!(s["verify"]["passed"].as_u64().unwrap() > 10, "verified before measuring: {s:#}");
         assert!(s["versions"].as_object().unwrap().len() >= 2, "{s:#}");
     }
+    // Verified once a run: rust-actix starts in two experiments and rust-axum in three, the same way
+    // each time, and both pass the REST vectors (with no deviation declared), so the same count.
+    let passed = |name: &str| servers.iter().find(|s| s["name"] == name).unwrap()["verify"]["passed"].clone();
+    assert_eq!(passed("rust-actix"), passed("rust-axum"), "{servers:#?}");
     let cells = results["cells"].as_array().unwrap();
     assert_eq!(cells.len(), 3 + 3 + 2 + 6);
     for c in cells {

@@ -89,6 +89,7 @@ async fn an_in_process_experiment_runs_its_rounds_into_results() {
         repetitions: None,
         cancel: Arc::new(AtomicBool::new(false)),
         quiet: true,
+        verified: Default::default(),
     };
     let environment = crate::environment::record(&repo, vec![], &o.client_cpus, &o.server_cpus);
     let mut results = crate::execute::new_results(&suite, &o, environment);
