@@ -28,6 +28,18 @@ pub(crate) async fn healthy(protocol: Protocol, addr: SocketAddr) -> bool {
     }
 }
 
+/// The pauses between polls double from 2 ms to 50 ms: a compiled server answers within a few
+/// milliseconds of its start, and one that takes seconds (a JVM) is not polled more than 20 times a
+/// second.
+const FIRST_PAUSE: Duration = Duration::from_millis(2);
+const LONGEST_PAUSE: Duration = Duration::from_millis(50);
+
+/// Sleeps `pause`; gives the next one.
+async fn next_pause(pause: Duration) -> Duration {
+    tokio::time::sleep(pause).await;
+    (pause * 2).min(LONGEST_PAUSE)
+}
+
 /// Polls the health endpoint until it answers, the process dies, or `timeout` passes.
 /// Boxed: compiled here once, not again in each crate that awaits it (callbench_primitives::boxed).
 pub fn wait_ready(
@@ -40,6 +52,7 @@ pub fn wait_ready(
 
 async fn wait_ready_here(server: &mut ServerProcess, protocol: Protocol, timeout: Duration) -> Result<(), VerifyError> {
     let deadline = Instant::now() + timeout;
+    let mut pause = FIRST_PAUSE;
     loop {
         if let Some(status) = server.exited() {
             return Err(exited(server, status));
@@ -54,7 +67,7 @@ async fn wait_ready_here(server: &mut ServerProcess, protocol: Protocol, timeout
                 server.name, timeout
             )));
         }
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        pause = next_pause(pause).await;
     }
 }
 
@@ -67,6 +80,7 @@ pub fn wait_accepting(server: &mut ServerProcess, timeout: Duration) -> Boxed<'_
 
 async fn wait_accepting_here(server: &mut ServerProcess, timeout: Duration) -> Result<(), VerifyError> {
     let deadline = Instant::now() + timeout;
+    let mut pause = FIRST_PAUSE;
     loop {
         if let Some(status) = server.exited() {
             return Err(exited(server, status));
@@ -84,7 +98,7 @@ async fn wait_accepting_here(server: &mut ServerProcess, timeout: Duration) -> R
                 server.output_tail()
             )));
         }
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        pause = next_pause(pause).await;
     }
 }
 
