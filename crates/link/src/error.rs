@@ -40,14 +40,6 @@ impl LinkError {
         }
     }
 
-    /// A netlink request's failure: as [`LinkError::os`] for the errno the kernel answered, else the kernel's.
-    pub(crate) fn netlink(e: &rtnetlink::Error, message: String) -> LinkError {
-        match e {
-            rtnetlink::Error::NetlinkError(answer) => LinkError::os(&answer.to_io(), message),
-            _ => LinkError::Kernel(message),
-        }
-    }
-
     /// The same kind with its message rewritten (a path or a hint added).
     pub(crate) fn map_message(self, f: impl FnOnce(String) -> String) -> LinkError {
         match self {
@@ -82,19 +74,6 @@ mod tests {
         assert_eq!(LinkError::os(&enodev, "m".into()), LinkError::Kernel("m".into()));
         let other = io::Error::other("no errno");
         assert_eq!(LinkError::os(&other, "m".into()), LinkError::Kernel("m".into()));
-    }
-
-    #[test]
-    fn a_netlink_answer_of_eperm_is_not_permitted() {
-        use rtnetlink::packet_core::ErrorMessage;
-        let answer = |code: i32| {
-            let mut m = ErrorMessage::default();
-            m.code = std::num::NonZeroI32::new(code);
-            rtnetlink::Error::NetlinkError(m)
-        };
-        assert_eq!(LinkError::netlink(&answer(-libc::EPERM), "m".into()), LinkError::NotPermitted("m".into()));
-        assert_eq!(LinkError::netlink(&answer(-libc::EEXIST), "m".into()), LinkError::Kernel("m".into()));
-        assert_eq!(LinkError::netlink(&rtnetlink::Error::RequestFailed, "m".into()), LinkError::Kernel("m".into()));
     }
 
     #[test]

@@ -4,10 +4,10 @@
 //! lab passes the route check ([`crate::route`]) from inside another host of it and nowhere else.
 //! The bridge lives in a namespace of its own: nothing touches the machine's own network.
 
-use crate::device::{add_address, add_veth_pair, index_of, set_up, with_netlink, IFNAME};
+use crate::device::IFNAME;
 use crate::namespace::Namespace;
+use crate::netlink::Netlink;
 use crate::LinkError;
-use rtnetlink::{LinkBridge, LinkUnspec};
 use std::net::Ipv4Addr;
 
 const BRIDGE: &str = "cb-bridge";
@@ -63,15 +63,9 @@ impl Lab {
         let base = crate::link::run_base("a lab of network namespaces")?;
         let bridge = Namespace::create(&format!("{base}-lab"))?;
         bridge.run(|| {
-            with_netlink(|handle| async move {
-                handle
-                    .link()
-                    .add(LinkBridge::new(BRIDGE).build())
-                    .execute()
-                    .await
-                    .map_err(|e| LinkError::netlink(&e, format!("cannot make a bridge: {e}")))?;
-                set_up(&handle, index_of(&handle, "lo").await?).await
-            })
+            let mut netlink = Netlink::open()?;
+            netlink.add_bridge(BRIDGE)?;
+            netlink.set_up(netlink.index_of("lo")?)
         })?;
         let mut hosts = Vec::new();
         for (i, name) in names.iter().enumerate() {
@@ -88,27 +82,19 @@ impl Lab {
 fn join(host: &Namespace, bridge: &Namespace, i: usize, address: Ipv4Addr) -> Result<(), LinkError> {
     let port = format!("cb-port{i}");
     let bridge_fd = bridge.fd();
-    let port_name = port.clone();
     host.run(|| {
-        with_netlink(|handle| async move {
-            add_veth_pair(&handle, port_name, bridge_fd).await?;
-            let end = index_of(&handle, IFNAME).await?;
-            add_address(&handle, end, address, 24).await?;
-            set_up(&handle, index_of(&handle, "lo").await?).await?;
-            set_up(&handle, end).await
-        })
+        let mut netlink = Netlink::open()?;
+        netlink.add_veth_pair(IFNAME, &port, bridge_fd)?;
+        let end = netlink.index_of(IFNAME)?;
+        netlink.add_address(end, address, 24)?;
+        netlink.set_up(netlink.index_of("lo")?)?;
+        netlink.set_up(end)
     })?;
     bridge.run(|| {
-        with_netlink(|handle| async move {
-            let master = index_of(&handle, BRIDGE).await?;
-            let index = index_of(&handle, &port).await?;
-            handle
-                .link()
-                .set(LinkUnspec::new_with_index(index).controller(master).up().build())
-                .execute()
-                .await
-                .map_err(|e| LinkError::netlink(&e, format!("cannot join {port} to the bridge: {e}")))
-        })
+        let mut netlink = Netlink::open()?;
+        let master = netlink.index_of(BRIDGE)?;
+        let index = netlink.index_of(&port)?;
+        netlink.set_master_and_up(index, master)
     })
 }
 

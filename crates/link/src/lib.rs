@@ -28,6 +28,7 @@ pub mod lab;
 pub mod lane;
 mod link;
 pub mod namespace;
+mod netlink;
 pub mod pcap;
 pub mod phases;
 pub mod probe;

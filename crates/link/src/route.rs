@@ -3,11 +3,9 @@
 //! the calling thread must be in a namespace of a live callbench run, and the kernel's route to the
 //! address must leave through that namespace's link interface — so nothing is sent anywhere else.
 
-use crate::device::{index_of, with_netlink, IFNAME};
+use crate::device::IFNAME;
+use crate::netlink::Netlink;
 use crate::LinkError;
-use futures_util::TryStreamExt;
-use rtnetlink::packet_route::route::RouteAttribute;
-use rtnetlink::RouteMessageBuilder;
 use std::net::{IpAddr, Ipv4Addr};
 
 /// 198.18.0.0/15, the range the links' addresses come from.
@@ -57,12 +55,18 @@ pub fn check_target(ip: IpAddr) -> Result<(), LinkError> {
              client namespace that serve prints)"
         )));
     }
-    // A thread made here shares this thread's namespace, and runs netlink on a runtime of its own.
-    std::thread::scope(|s| {
-        s.spawn(|| with_netlink(|handle| async move { route_leaves_over_link(&handle, v4).await }))
-            .join()
-            .unwrap_or_else(|_| Err(LinkError::Kernel("the route check panicked".into())))
+    route_over_link(v4).map_err(|why| match why {
+        RouteCheck::Refused(why) => LinkError::TargetRefused(why),
+        RouteCheck::Failed(e) => e,
     })
+}
+
+/// Why the route check did not pass.
+enum RouteCheck {
+    /// The route leads elsewhere (or nowhere).
+    Refused(String),
+    /// The check itself could not be made.
+    Failed(LinkError),
 }
 
 /// Whether namespace `inode` is one of /run/netns/callbench-* whose run is still alive.
@@ -75,30 +79,18 @@ fn namespace_is_a_live_link(inode: u64) -> bool {
     })
 }
 
-/// Ok when the route to `ip` leaves through the link's interface; else why not ([`LinkError::TargetRefused`]).
-async fn route_leaves_over_link(handle: &rtnetlink::Handle, ip: Ipv4Addr) -> Result<(), LinkError> {
-    route_over_link(handle, ip).await.map_err(LinkError::TargetRefused)
-}
-
-async fn route_over_link(handle: &rtnetlink::Handle, ip: Ipv4Addr) -> Result<(), String> {
-    let link = index_of(handle, IFNAME).await.map_err(|_| format!("this namespace has no {IFNAME} interface"))?;
-    let query = RouteMessageBuilder::<Ipv4Addr>::new().destination_prefix(ip, 32).build();
-    let mut answers = handle.route().get(query).execute();
-    let route = answers
-        .try_next()
-        .await
-        .map_err(|e| format!("no route to {ip}: {e}"))?
-        .ok_or_else(|| format!("no route to {ip}"))?;
-    let out = route.attributes.iter().find_map(|a| match a {
-        RouteAttribute::Oif(index) => Some(*index),
-        _ => None,
-    });
-    match out {
+/// Ok when the route to `ip` from the calling thread's namespace leaves through the link's interface.
+fn route_over_link(ip: Ipv4Addr) -> Result<(), RouteCheck> {
+    let mut netlink = Netlink::open().map_err(RouteCheck::Failed)?;
+    let link = netlink
+        .index_of(IFNAME)
+        .map_err(|_| RouteCheck::Refused(format!("this namespace has no {IFNAME} interface")))?;
+    match netlink.route_interface(ip).map_err(|e| RouteCheck::Refused(format!("no route to {ip}: {e}")))? {
         Some(index) if index == link => Ok(()),
-        Some(index) => {
-            Err(format!("the route to {ip} leaves through interface {index}, not the link ({IFNAME}): refused"))
-        }
-        None => Err(format!("the route to {ip} names no interface: refused")),
+        Some(index) => Err(RouteCheck::Refused(format!(
+            "the route to {ip} leaves through interface {index}, not the link ({IFNAME}): refused"
+        ))),
+        None => Err(RouteCheck::Refused(format!("the route to {ip} names no interface: refused"))),
     }
 }
 

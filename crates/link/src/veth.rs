@@ -2,8 +2,9 @@
 //! emulated link's interface and addressed the same way. No forwarder and no delay: packets cross
 //! in the kernel as they do on loopback, but each namespace counts its own (see [`crate::counters`]).
 
-use crate::device::{add_address, add_veth_pair, index_of, set_up, with_netlink, IFNAME};
+use crate::device::IFNAME;
 use crate::namespace::Namespace;
+use crate::netlink::Netlink;
 use crate::LinkError;
 use std::net::Ipv4Addr;
 
@@ -21,18 +22,17 @@ pub fn make_pair(
 ) -> Result<(), LinkError> {
     let server_fd = server.fd();
     client.run(|| {
-        with_netlink(|handle| async move {
-            add_veth_pair(&handle, IFNAME.to_string(), server_fd).await?;
-            address_and_up(&handle, client_addr, prefix).await
-        })
+        let mut netlink = Netlink::open()?;
+        netlink.add_veth_pair(IFNAME, IFNAME, server_fd)?;
+        address_and_up(&mut netlink, client_addr, prefix)
     })?;
-    server.run(|| with_netlink(|handle| async move { address_and_up(&handle, server_addr, prefix).await }))
+    server.run(|| address_and_up(&mut Netlink::open()?, server_addr, prefix))
 }
 
 /// In the calling thread's namespace: [`IFNAME`] gets `addr/prefix`; it and `lo` go up.
-async fn address_and_up(handle: &rtnetlink::Handle, addr: Ipv4Addr, prefix: u8) -> Result<(), LinkError> {
-    let end = index_of(handle, IFNAME).await?;
-    add_address(handle, end, addr, prefix).await?;
-    set_up(handle, index_of(handle, "lo").await?).await?;
-    set_up(handle, end).await
+fn address_and_up(netlink: &mut Netlink, addr: Ipv4Addr, prefix: u8) -> Result<(), LinkError> {
+    let end = netlink.index_of(IFNAME)?;
+    netlink.add_address(end, addr, prefix)?;
+    netlink.set_up(netlink.index_of("lo")?)?;
+    netlink.set_up(end)
 }
