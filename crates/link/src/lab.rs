@@ -65,6 +65,7 @@ impl Lab {
         bridge.run(|| {
             let mut netlink = Netlink::open()?;
             netlink.add_bridge(BRIDGE)?;
+            netlink.set_up(netlink.index_of(BRIDGE)?)?;
             netlink.set_up(netlink.index_of("lo")?)
         })?;
         let mut hosts = Vec::new();
