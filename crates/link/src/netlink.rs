@@ -1,9 +1,8 @@
 //! The few rtnetlink requests the links make — a veth pair with its peer in another namespace, a
 //! bridge, an address, an interface up (or joined to a bridge), the route to an address — sent on
 //! a blocking socket of the calling thread's namespace (a socket belongs to the namespace of the
-//! thread that opens it). Written out here rather than taken from the rtnetlink crates, whose
-//! every message type cost more to compile than the whole rest of the link crate
-//! (bench/results/first-build-2026-12-07.md).
+//! thread that opens it). Written out here rather than taken from the rtnetlink crates, which
+//! model every rtnetlink message and were compiled, on every first build, for these five requests.
 
 use crate::LinkError;
 use std::io;
@@ -133,19 +132,8 @@ impl Netlink {
     /// A veth pair: `name` here, its peer `peer_name` made directly in the namespace of `peer_ns`
     /// (as `ip link add NAME type veth peer name PEER netns NS`).
     pub fn add_veth_pair(&mut self, name: &str, peer_name: &str, peer_ns: RawFd) -> Result<(), LinkError> {
-        let mut message = Message::new(RTM_NEWLINK, NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL).link(0, 0, 0);
-        message.attribute(IFLA_IFNAME, &c_string(name));
-        let info = message.nest(IFLA_LINKINFO);
-        message.attribute(IFLA_INFO_KIND, b"veth");
-        let data = message.nest(IFLA_INFO_DATA);
-        let peer = message.nest(VETH_INFO_PEER);
-        message.bytes(&[0; HEADER]);
-        message.attribute(IFLA_IFNAME, &c_string(peer_name));
-        message.attribute(IFLA_NET_NS_FD, &(peer_ns as u32).to_ne_bytes());
-        message.end(peer);
-        message.end(data);
-        message.end(info);
-        self.acknowledged(message).map_err(|e| errno(e, "cannot make a veth pair".into()))
+        self.acknowledged(veth_request(name, peer_name, peer_ns))
+            .map_err(|e| errno(e, "cannot make a veth pair".into()))
     }
 
     /// A bridge named `name`.
@@ -311,6 +299,24 @@ impl Message {
     }
 }
 
+/// RTM_NEWLINK of a veth pair: `name`, its peer `peer_name` (an ifinfomsg and attributes of its
+/// own, nested in the link info's data) in the namespace of `peer_ns`.
+fn veth_request(name: &str, peer_name: &str, peer_ns: RawFd) -> Message {
+    let mut message = Message::new(RTM_NEWLINK, NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL).link(0, 0, 0);
+    message.attribute(IFLA_IFNAME, &c_string(name));
+    let info = message.nest(IFLA_LINKINFO);
+    message.attribute(IFLA_INFO_KIND, b"veth");
+    let data = message.nest(IFLA_INFO_DATA);
+    let peer = message.nest(VETH_INFO_PEER);
+    message.bytes(&[0; HEADER]);
+    message.attribute(IFLA_IFNAME, &c_string(peer_name));
+    message.attribute(IFLA_NET_NS_FD, &(peer_ns as u32).to_ne_bytes());
+    message.end(peer);
+    message.end(data);
+    message.end(info);
+    message
+}
+
 fn c_string(s: &str) -> Vec<u8> {
     let mut bytes = s.as_bytes().to_vec();
     bytes.push(0);
@@ -361,19 +367,7 @@ mod tests {
 
     #[test]
     fn a_veth_request_nests_its_peer_as_the_kernel_reads_it() {
-        let mut nl = Message::new(RTM_NEWLINK, NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL).link(0, 0, 0);
-        nl.attribute(IFLA_IFNAME, &c_string("cb-link"));
-        let info = nl.nest(IFLA_LINKINFO);
-        nl.attribute(IFLA_INFO_KIND, b"veth");
-        let data = nl.nest(IFLA_INFO_DATA);
-        let peer = nl.nest(VETH_INFO_PEER);
-        nl.bytes(&[0; HEADER]);
-        nl.attribute(IFLA_IFNAME, &c_string("cb-port0"));
-        nl.attribute(IFLA_NET_NS_FD, &7u32.to_ne_bytes());
-        nl.end(peer);
-        nl.end(data);
-        nl.end(info);
-        let bytes = nl.finish(9);
+        let bytes = veth_request("cb-link", "cb-port0", 7).finish(9);
         let (kind, sequence, body) = messages(&bytes).next().unwrap();
         assert_eq!((kind, sequence, bytes.len() % 4), (RTM_NEWLINK, 9, 0));
         let flags = u16::from_ne_bytes(bytes[6..8].try_into().unwrap());

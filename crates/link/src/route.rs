@@ -55,18 +55,7 @@ pub fn check_target(ip: IpAddr) -> Result<(), LinkError> {
              client namespace that serve prints)"
         )));
     }
-    route_over_link(v4).map_err(|why| match why {
-        RouteCheck::Refused(why) => LinkError::TargetRefused(why),
-        RouteCheck::Failed(e) => e,
-    })
-}
-
-/// Why the route check did not pass.
-enum RouteCheck {
-    /// The route leads elsewhere (or nowhere).
-    Refused(String),
-    /// The check itself could not be made.
-    Failed(LinkError),
+    route_over_link(v4)
 }
 
 /// Whether namespace `inode` is one of /run/netns/callbench-* whose run is still alive.
@@ -79,18 +68,18 @@ fn namespace_is_a_live_link(inode: u64) -> bool {
     })
 }
 
-/// Ok when the route to `ip` from the calling thread's namespace leaves through the link's interface.
-fn route_over_link(ip: Ipv4Addr) -> Result<(), RouteCheck> {
-    let mut netlink = Netlink::open().map_err(RouteCheck::Failed)?;
-    let link = netlink
-        .index_of(IFNAME)
-        .map_err(|_| RouteCheck::Refused(format!("this namespace has no {IFNAME} interface")))?;
-    match netlink.route_interface(ip).map_err(|e| RouteCheck::Refused(format!("no route to {ip}: {e}")))? {
+/// Ok when the route to `ip` from the calling thread's namespace leaves through the link's
+/// interface; else why not ([`LinkError::TargetRefused`]), or the netlink socket's own error.
+fn route_over_link(ip: Ipv4Addr) -> Result<(), LinkError> {
+    let mut netlink = Netlink::open()?;
+    let refused = LinkError::TargetRefused;
+    let link = netlink.index_of(IFNAME).map_err(|_| refused(format!("this namespace has no {IFNAME} interface")))?;
+    match netlink.route_interface(ip).map_err(|e| refused(format!("no route to {ip}: {e}")))? {
         Some(index) if index == link => Ok(()),
-        Some(index) => Err(RouteCheck::Refused(format!(
+        Some(index) => Err(refused(format!(
             "the route to {ip} leaves through interface {index}, not the link ({IFNAME}): refused"
         ))),
-        None => Err(RouteCheck::Refused(format!("the route to {ip} names no interface: refused"))),
+        None => Err(refused(format!("the route to {ip} names no interface: refused"))),
     }
 }
 

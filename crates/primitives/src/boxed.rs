@@ -5,7 +5,6 @@
 //! compiled the whole load engine, once per protocol, into callbench-runner and into the CLI too.
 //! A plain function that returns its future boxed is compiled once, where it is defined; the
 //! crates above call it (one allocation per call of it, none per call the engine makes).
-//! What it changed in the build: bench/results/release-profile-2026-12-07.md.
 
 use std::future::Future;
 use std::pin::Pin;

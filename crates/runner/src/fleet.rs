@@ -17,8 +17,8 @@ use std::time::Duration;
 
 /// The servers a run has verified, each by everything it was started with: a later experiment that
 /// starts the same binary the same way only waits for it to answer. Verification makes the same
-/// calls each time (what it cost a REST server's every start: bench/results/run-overheads-2026-12-07.md),
-/// and the report's counts are those of the distinct starts, not of every experiment.
+/// calls each time (a REST server's include a 64 MiB upload, sent twice), and the report's counts
+/// are those of the distinct starts, not of every experiment.
 #[derive(Default)]
 pub struct Verified(Mutex<BTreeSet<String>>);
 
