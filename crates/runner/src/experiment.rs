@@ -443,20 +443,25 @@ fn record_outcome(
     }
 }
 
-/// Round 0: every load cell once before the measured rounds, nothing recorded, as JMH's warm-up
-/// iterations: without it an experiment's first round runs slower for every server at once, which
-/// alone made most sequential cells noisy (bench/results/methodology-2026-11.md#the-warm-up-round).
+/// Round 0: every load cell against a server once before the measured rounds, for its warm-up's
+/// length, nothing recorded, as JMH's warm-up iterations: without it an experiment's first round
+/// ran slower for every server at once, which alone made most sequential cells noisy
+/// (bench/results/methodology-2026-11.md#the-warm-up-round); with the warm-up's length the first
+/// round runs as the others do (bench/results/warm-up-round-2026-12-07.md).
 async fn warm_up_round(cx: &mut Context<'_>, cells: &[PlannedCell], results: &mut Results, progress: &mut Progress) {
     let what = format!("{}: warm-up round", cx.spec.id);
     progress.show(&what, true);
     for c in cells {
-        let load = c.plan.kind == CellKind::Load && !c.plan.server.is_inproc();
-        if !load || cx.rig.o.cancel.load(Ordering::Relaxed) || results.cells[c.index].status != CellStatus::Ok {
+        if !c.plan.in_warm_up_round()
+            || cx.rig.o.cancel.load(Ordering::Relaxed)
+            || results.cells[c.index].status != CellStatus::Ok
+        {
             continue;
         }
         let started = Instant::now();
-        let _ = repetition::measure(&mut cx.rig, c, results).await;
-        progress.done(&c.plan.id, started.elapsed());
+        let warm = PlannedCell { plan: c.plan.warm_up_round(), index: c.index, rate: c.rate };
+        let _ = repetition::measure(&mut cx.rig, &warm, results).await;
+        progress.done(&crate::progress::warm_up_round_key(&c.plan.id), started.elapsed());
         progress.show(&what, false);
     }
 }

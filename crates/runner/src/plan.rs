@@ -266,6 +266,22 @@ impl CellPlan {
             && rate.is_some_and(|r| r > 500.0)
     }
 
+    /// Whether the experiment's unrecorded warm-up round runs this cell: load against a server.
+    pub fn in_warm_up_round(&self) -> bool {
+        self.kind == CellKind::Load && !self.server.is_inproc()
+    }
+
+    /// The cell as the warm-up round runs it: a timed cell with a warm-up measures for its
+    /// warm-up's length (the round heats the server and the machine; it measures nothing), any
+    /// other as a repetition.
+    pub fn warm_up_round(&self) -> CellPlan {
+        let mut p = self.clone();
+        if p.fields.calls.is_none() && p.fields.warmup.is_some() {
+            p.fields.duration = p.fields.warmup.clone();
+        }
+        p
+    }
+
     /// The cell's series: its server, after its client when the experiment names clients
     /// (`wrk+rust-actix`, as a Python caller's `requests+rust-axum`).
     pub fn label(&self) -> String {

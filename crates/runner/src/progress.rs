@@ -36,10 +36,11 @@ impl Progress {
         for e in &suite.experiments {
             for p in plan::cells(suite, e).unwrap_or_default() {
                 let reps = repetitions.unwrap_or(p.repetitions);
-                // Load cells against a server also run once, unrecorded, in the warm-up round.
-                let warm = usize::from(p.kind == CellKind::Load && !p.server.is_inproc());
-                cells
-                    .insert(p.id.clone(), CellTime { planned: planned_seconds(&p), left: reps + warm, measured: None });
+                cells.insert(p.id.clone(), CellTime { planned: planned_seconds(&p), left: reps, measured: None });
+                if p.in_warm_up_round() {
+                    let planned = planned_seconds(&p.warm_up_round());
+                    cells.insert(warm_up_round_key(&p.id), CellTime { planned, left: 1, measured: None });
+                }
                 let warmup = e.server_warmup.as_deref().and_then(|w| callbench_load::parse::duration(w).ok());
                 if let (Some(w), CellKind::Load, false) = (warmup, &p.kind, p.server.is_inproc()) {
                     let planned = w.as_secs_f64();
@@ -116,6 +117,12 @@ pub fn server_warmup_key(experiment: &str, server: &str) -> String {
     format!("{experiment}/server-warmup/{server}")
 }
 
+/// The entry of a cell's run in its experiment's warm-up round, for [`Progress::done`]: shorter
+/// than its repetitions, so timed apart from them.
+pub fn warm_up_round_key(cell: &str) -> String {
+    format!("{cell}/warm-up-round")
+}
+
 /// What a repetition of `p` should take: its duration and warm-up, or its calls at a guessed pace.
 /// Across an emulated link every call waits at least one round trip of it (a new connection per
 /// call: the TCP handshake's too), shared by the calls in flight at once.
@@ -165,20 +172,23 @@ workloads = ["students"]
     fn the_plan_counts_every_repetition_and_the_warm_up_round() {
         let suite = Suite::parse(SUITE).unwrap();
         let p = Progress::new(&suite, None, true);
-        // rust-actix: 2 repetitions + 1 warm-up; inproc: 2; 1.5 s each.
-        assert_eq!(p.seconds_left(), 5.0 * 1.5);
-        assert_eq!(Progress::new(&suite, Some(1), true).seconds_left(), 3.0 * 1.5);
+        // rust-actix: 2 repetitions of 1.5 s and the warm-up round's 0.5 + 0.5 s; inproc: 2 of 1.5 s.
+        assert_eq!(p.seconds_left(), 4.0 * 1.5 + 1.0);
+        assert_eq!(Progress::new(&suite, Some(1), true).seconds_left(), 2.0 * 1.5 + 1.0);
     }
 
     #[test]
     fn measured_times_replace_and_scale_the_plan() {
         let suite = Suite::parse(SUITE).unwrap();
         let mut p = Progress::new(&suite, None, true);
-        p.done("a/students/rust-actix", Duration::from_secs(3));
-        // rust-actix: 2 left at its measured 3 s; inproc: 2 at 1.5 s × (3 / 1.5).
+        // The warm-up round's run is timed apart from the repetitions: twice its plan scales theirs.
+        p.done(&warm_up_round_key("a/students/rust-actix"), Duration::from_secs(2));
         assert_eq!(p.seconds_left(), 2.0 * 3.0 + 2.0 * 3.0);
+        p.done("a/students/rust-actix", Duration::from_secs(3));
+        // rust-actix: 1 left at its measured 3 s; inproc: 2 at 1.5 s × (2 + 3) / (1 + 1.5).
+        assert_eq!(p.seconds_left(), 3.0 + 2.0 * 3.0);
         p.done("a/students/inproc", Duration::from_millis(1500));
-        assert_eq!(p.seconds_left(), 2.0 * 3.0 + 1.5);
+        assert_eq!(p.seconds_left(), 3.0 + 1.5);
         // Two repetitions of rust-actix to measure again after the rounds, none of inproc.
         p.expect("a/students/rust-actix", 2);
         p.expect("a/students/inproc", 0);

@@ -238,7 +238,8 @@ pub struct LoadFields {
     pub calls: Option<u64>,
     /// How long each repetition is measured (`"5s"`).
     pub duration: Option<String>,
-    /// How long each repetition runs before it is measured (`"1s"`).
+    /// How long each repetition runs before it is measured (`"1s"`); a timed cell's run in its
+    /// experiment's warm-up round is measured this long too.
     pub warmup: Option<String>,
     /// Calls/s, or `"50% of <experiment>"`: that share of the slowest server's median throughput
     /// measured in an earlier experiment of the suite, for the same workload.

@@ -143,3 +143,22 @@ fn a_swept_network_key_is_recorded_as_written_and_charted_in_milliseconds() {
     assert_eq!(params["rtt"], json!("10ms"));
     assert_eq!(params["calls"], json!(10)); // a load setting keeps its own record
 }
+
+#[test]
+fn the_warm_up_round_runs_a_timed_cell_for_its_warm_up_and_a_counted_one_whole() {
+    let suite = Suite::parse(
+        "name='x'\n[defaults]\nduration='1s'\nwarmup='200ms'\n[[experiment]]\nid='a'\ntitle='t'\n\
+         servers=['rust-actix', 'inproc']\nworkloads=['auth']\n\
+         [[experiment]]\nid='b'\ntitle='t'\nservers=['rust-actix']\nworkloads=['auth']\ncalls=10",
+    )
+    .unwrap();
+    let timed = cells(&suite, &suite.experiments[0]).unwrap();
+    let (actix, inproc) = (&timed[0], &timed[1]);
+    assert!(actix.in_warm_up_round() && !inproc.in_warm_up_round());
+    let spec = actix.warm_up_round().load_spec(None, Protocol::Rest, None).unwrap();
+    let warmup = Duration::from_millis(200);
+    assert_eq!((spec.duration, spec.warmup, spec.calls), (Some(warmup), warmup, None));
+    let counted = &cells(&suite, &suite.experiments[1]).unwrap()[0];
+    let spec = counted.warm_up_round().load_spec(None, Protocol::Rest, None).unwrap();
+    assert_eq!((spec.calls, spec.warmup), (Some(10), warmup));
+}

@@ -100,21 +100,26 @@ struct Plan {
 
 impl Plan {
     fn add(&mut self, p: &CellPlan) {
-        let seconds = |d: &Option<String>| {
-            d.as_deref().and_then(|t| callbench_load::parse::duration(t).ok()).map_or(0.0, |d| d.as_secs_f64())
-        };
-        // Load cells against a server also run once, unrecorded, in the warm-up round.
-        let warm = usize::from(matches!(p.kind, CellKind::Load | CellKind::Peer(_)) && !p.server.is_inproc());
-        let runs = (p.repetitions + warm) as f64;
         if p.kind == CellKind::Processing {
             self.processes += p.repetitions as u64;
             return;
         }
-        self.seconds += runs * seconds(&p.fields.warmup);
+        self.add_runs(p, p.repetitions as u64);
+        // Load cells against a server also run once, unrecorded, in the warm-up round.
+        if p.in_warm_up_round() {
+            self.add_runs(&p.warm_up_round(), 1);
+        }
+    }
+
+    fn add_runs(&mut self, p: &CellPlan, runs: u64) {
+        let seconds = |d: &Option<String>| {
+            d.as_deref().and_then(|t| callbench_load::parse::duration(t).ok()).map_or(0.0, |d| d.as_secs_f64())
+        };
+        self.seconds += runs as f64 * seconds(&p.fields.warmup);
         // A count of calls wins over a duration (one the defaults give, say).
         match p.fields.calls.or(p.fields.iterations) {
-            Some(calls) => self.calls += calls * runs as u64,
-            None => self.seconds += runs * seconds(&p.fields.duration),
+            Some(calls) => self.calls += calls * runs,
+            None => self.seconds += runs as f64 * seconds(&p.fields.duration),
         }
     }
 
@@ -192,6 +197,13 @@ mod tests {
         .unwrap();
         // 3 runs of 1500 calls, each after a second's warm-up, and the server's 10 s.
         assert!(row("suites/c.toml", &counted, &None).unwrap().contains("| 1 | 2 | plan: 13 s + 4,500 calls |"));
+        // The warm-up round runs a timed cell for its warm-up's length: 3 × 1.2 s and 0.2 + 0.2 s.
+        let warmed = Suite::parse(
+            "name='t'\nrepetitions=3\n[[experiment]]\nid='a'\ntitle='a'\nservers=['rust-actix']\nworkloads=['auth']\n\
+             duration='1s'\nwarmup='200ms'",
+        )
+        .unwrap();
+        assert!(row("suites/w.toml", &warmed, &None).unwrap().contains("| 1 | 3 | plan: 4 s |"));
         // A committed run's wall time replaces the plan, labelled as the run's; one without its
         // times keeps the plan and says why.
         let run = row("suites/c.toml", &counted, &Some(Ok(2433.0))).unwrap();
