@@ -276,7 +276,8 @@ impl CellPlan {
     /// other as a repetition.
     pub fn warm_up_round(&self) -> CellPlan {
         let mut p = self.clone();
-        if p.fields.calls.is_none() && p.fields.warmup.is_some() {
+        let warmup = p.fields.warmup.as_deref().and_then(|w| parse::duration(w).ok());
+        if p.fields.calls.is_none() && warmup.is_some_and(|w| !w.is_zero()) {
             p.fields.duration = p.fields.warmup.clone();
         }
         p

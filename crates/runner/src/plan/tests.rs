@@ -158,6 +158,9 @@ fn the_warm_up_round_runs_a_timed_cell_for_its_warm_up_and_a_counted_one_whole()
     let spec = actix.warm_up_round().load_spec(None, Protocol::Rest, None).unwrap();
     let warmup = Duration::from_millis(200);
     assert_eq!((spec.duration, spec.warmup, spec.calls), (Some(warmup), warmup, None));
+    let mut unwarmed = actix.clone();
+    unwarmed.fields.warmup = Some("0s".into());
+    assert_eq!(unwarmed.warm_up_round().fields.duration.as_deref(), Some("1s"));
     let counted = &cells(&suite, &suite.experiments[1]).unwrap()[0];
     let spec = counted.warm_up_round().load_spec(None, Protocol::Rest, None).unwrap();
     assert_eq!((spec.calls, spec.warmup), (Some(10), warmup));
