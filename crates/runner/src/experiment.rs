@@ -446,8 +446,8 @@ fn record_outcome(
 /// Round 0: every load cell against a server once before the measured rounds, for its warm-up's
 /// length, nothing recorded, as JMH's warm-up iterations: without it an experiment's first round
 /// ran slower for every server at once, which alone made most sequential cells noisy
-/// (bench/results/methodology-2026-11.md#the-warm-up-round); with the warm-up's length the first
-/// round runs as the others do (bench/results/warm-up-round-2026-12-07.md).
+/// (bench/results/methodology-2026-11.md#the-warm-up-round). The warm-up's length is enough: what
+/// is left to warm since the run holds idle CPUs awake is each server's first calls.
 async fn warm_up_round(cx: &mut Context<'_>, cells: &[PlannedCell], results: &mut Results, progress: &mut Progress) {
     let what = format!("{}: warm-up round", cx.spec.id);
     progress.show(&what, true);

@@ -4,7 +4,7 @@
 //! its planned time (duration + warm-up, or calls at the pace measured so far) scaled by how far
 //! the measured repetitions ran over their plans (server start-up, verify, reruns).
 
-use crate::plan::{self, CellKind, CellPlan};
+use crate::plan::{self, CellPlan};
 use crate::suite::Suite;
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -42,7 +42,7 @@ impl Progress {
                     cells.insert(warm_up_round_key(&p.id), CellTime { planned, left: 1, measured: None });
                 }
                 let warmup = e.server_warmup.as_deref().and_then(|w| callbench_load::parse::duration(w).ok());
-                if let (Some(w), CellKind::Load, false) = (warmup, &p.kind, p.server.is_inproc()) {
+                if let (Some(w), true) = (warmup, p.in_warm_up_round()) {
                     let planned = w.as_secs_f64();
                     cells.insert(
                         server_warmup_key(&e.id, &p.server.label()),
