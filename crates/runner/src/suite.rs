@@ -334,6 +334,11 @@ impl LoadFields {
         let int = || value.as_integer().filter(|v| *v >= 0).ok_or(format!("sweep {param}: {value} is not a count"));
         let boolean = || value.as_bool().ok_or(format!("sweep {param}: {value} is not true/false"));
         let text = || value.as_str().map(str::to_string).ok_or(format!("sweep {param}: {value} is not a string"));
+        let a_duration = || {
+            let t = text()?;
+            callbench_load::parse::duration(&t).map_err(|e| format!("sweep {param}: {e}"))?;
+            Ok::<_, String>(t)
+        };
         match param {
             "concurrency" => self.concurrency = Some(int()? as usize),
             "calls" => self.calls = Some(int()? as u64),
@@ -359,7 +364,8 @@ impl LoadFields {
                 self.io = Some(v);
             }
             "mode" => self.mode = Some(text()?),
-            "duration" => self.duration = Some(text()?),
+            "duration" => self.duration = Some(a_duration()?),
+            "warmup" => self.warmup = Some(a_duration()?),
             "iterations" => self.iterations = Some(int()? as u64),
             "start" => self.start = Some(text()?),
             other => return Err(format!("cannot sweep '{other}'")),
@@ -446,6 +452,12 @@ impl Suite {
             for s in start.into_iter().chain(starts) {
                 if s != "warm" && s != "cold" {
                     return Err(format!("experiment '{}': start '{s}' must be warm or cold", e.id));
+                }
+            }
+            let load = e.load.over(&self.defaults);
+            for (key, value) in [("duration", &load.duration), ("warmup", &load.warmup), ("timeout", &load.timeout)] {
+                if let Some(v) = value {
+                    callbench_load::parse::duration(v).map_err(|m| format!("experiment '{}': {key}: {m}", e.id))?;
                 }
             }
             if let Some(v) = e.load.tls_version.as_deref().or(self.defaults.tls_version.as_deref()) {

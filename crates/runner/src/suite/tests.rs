@@ -167,3 +167,26 @@ fn experiment_fields_override_defaults() {
     assert_eq!(merged.concurrency, Some(50));
     assert_eq!(merged.duration.as_deref(), Some("2s"));
 }
+
+#[test]
+fn durations_are_checked_when_the_suite_is_read_and_the_warm_up_can_be_swept() {
+    let suite = |extra: &str| {
+        format!("name='x'\n[defaults]\nwarmup='100ms'\n[[experiment]]\nid='a'\ntitle='t'\nservers=['rust-actix']\nworkloads=['auth']\n{extra}")
+    };
+    let swept = Suite::parse(&suite("sweep={param='warmup',values=['50ms','150ms']}")).unwrap();
+    let cells = crate::plan::cells(&swept, &swept.experiments[0]).unwrap();
+    let warm_ups: Vec<_> = cells.iter().map(|c| c.fields.warmup.as_deref()).collect();
+    assert_eq!(warm_ups, [Some("50ms"), Some("150ms")]);
+    for (extra, expected) in [
+        ("duration='soon'", "experiment 'a': duration: "),
+        ("warmup='abc'", "experiment 'a': warmup: "),
+        ("timeout='never'", "experiment 'a': timeout: "),
+        ("sweep={param='warmup',values=['50ms','abc']}", "experiment 'a': sweep warmup: "),
+        ("sweep={param='duration',values=['1x']}", "experiment 'a': sweep duration: "),
+    ] {
+        let e = Suite::parse(&suite(extra)).unwrap_err().to_string();
+        assert!(e.contains(expected) && !e.contains('\n'), "{extra}: {e}");
+    }
+    let e = Suite::parse(&suite("").replace("'100ms'", "'forever'")).unwrap_err().to_string();
+    assert!(e.contains("experiment 'a': warmup: "), "{e}");
+}
