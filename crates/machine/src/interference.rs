@@ -1,10 +1,14 @@
 //! What else used the CPUs the client and the server were pinned to during a measured window:
-//! /proc/stat's per-CPU busy time minus the CPU time of callbench and of the server themselves,
-//! the hypervisor's steal, the clock where cpufreq is readable, and the server's context switches.
-//! A repetition measured while others took a meaningful share of its cores is `disturbed`.
+//! every other process's CPU time by the CPU it ran on ([`other_processes`]; where /proc does not show
+//! the whole machine, /proc/stat's per-CPU busy time minus the CPU time of callbench and of the
+//! server themselves), the hypervisor's steal, the clock where cpufreq is readable, and the
+//! server's context switches. A repetition measured while others took a meaningful share of its
+//! cores is `disturbed`.
 
+use crate::other_processes::{self, OtherProcesses};
 use crate::process_group::{self, CpuReading};
 use callbench_results::model::Interference;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Another process using more than this share of a side's pinned CPUs disturbs the measurement:
@@ -66,10 +70,22 @@ pub struct Snapshot {
     /// (voluntary, involuntary) context switches of the server's threads.
     switches: Option<(u64, u64)>,
     mhz: Option<f64>,
+    /// Every other process's CPU time, read at its own moment (see [`Snapshot::with_others_of`]).
+    others: Option<Arc<OtherProcesses>>,
 }
 
-/// Reads the machine now: every CPU's counters, this process's CPU, the server's (`server_pids`).
+/// Reads the machine now: every CPU's counters, this process's CPU, the server's (`server_pids`),
+/// and every other process's. Reading every process takes about a millisecond: not for the edge
+/// of a window calls are measured in (see [`snapshot_without_others`]).
 pub fn snapshot(server_pids: &[i32]) -> Snapshot {
+    let mut ours = vec![std::process::id() as i32];
+    ours.extend_from_slice(server_pids);
+    let others = other_processes::read(&ours).map(Arc::new);
+    Snapshot { others, ..snapshot_without_others(server_pids) }
+}
+
+/// [`snapshot`] without the other processes: quick enough for the instant a measured window opens.
+pub fn snapshot_without_others(server_pids: &[i32]) -> Snapshot {
     Snapshot {
         at: Some(Instant::now()),
         stat: read_stat(),
@@ -78,6 +94,7 @@ pub fn snapshot(server_pids: &[i32]) -> Snapshot {
         server: process_group::read_cpu(server_pids),
         switches: (!server_pids.is_empty()).then(|| context_switches(server_pids)),
         mhz: mean_mhz(),
+        others: None,
     }
 }
 
@@ -85,6 +102,13 @@ impl Snapshot {
     /// The server's CPU time as read at this snapshot.
     pub fn server_cpu(&self) -> CpuReading {
         self.server
+    }
+
+    /// This snapshot with the other processes as `earlier` read them: a window then judges other
+    /// processes from `earlier` on (the run's start, before its warm-up) while the rest of its
+    /// figures start with the window.
+    pub fn with_others_of(self, earlier: Option<&Snapshot>) -> Snapshot {
+        Snapshot { others: earlier.and_then(|e| e.others.clone()), ..self }
     }
 }
 
@@ -119,7 +143,7 @@ pub fn between(a: &Snapshot, b: &Snapshot, sides: &Sides, calls: u64) -> Option<
     if span < tick * MIN_WINDOW_TICKS || a.stat.is_empty() {
         return None;
     }
-    let other = |cpus: &[usize], own: Duration| -> f64 {
+    let stat_other = |cpus: &[usize], own: Duration| -> f64 {
         if cpus.is_empty() {
             return 0.0;
         }
@@ -130,6 +154,21 @@ pub fn between(a: &Snapshot, b: &Snapshot, sides: &Sides, calls: u64) -> Option<
     };
     let client_own = process_group::cpu_between(&a.client, &b.client) + b.children.saturating_sub(a.children);
     let server_own = process_group::cpu_between(&a.server, &b.server);
+    // Other processes' own CPU time where every process is visible, over the span they were read in.
+    let processes = match (&a.others, &b.others) {
+        (Some(x), Some(y)) => x.at.zip(y.at).and_then(|(ax, by)| Some((x, y, by.checked_duration_since(ax)?))),
+        _ => None,
+    };
+    let other = |cpus: &[usize], own: Duration| -> f64 {
+        match processes {
+            Some(_) if cpus.is_empty() => 0.0,
+            Some((x, y, span)) => {
+                let capacity = span.as_secs_f64() * cpus.len() as f64;
+                (other_processes::used_between(x, y, cpus).as_secs_f64() / capacity).clamp(0.0, 1.0)
+            }
+            None => stat_other(cpus, own),
+        }
+    };
     let pinned: Vec<usize> = sides.client.iter().chain(sides.server).copied().collect();
     let (ta, tb) = (ticks_of(&a.stat, &pinned), ticks_of(&b.stat, &pinned));
     let total = tb.total.saturating_sub(ta.total);
@@ -405,7 +444,8 @@ mod tests {
         let _turn = CPU0.lock().unwrap_or_else(|p| p.into_inner());
         std::thread::spawn(|| {
             pin_this_thread(0);
-            let a = snapshot(&[]);
+            // /proc/stat's way (where /proc does not show every process).
+            let a = snapshot_without_others(&[]);
             // Spin until this thread has had 300 ms of CPU 0, however many others share it: a
             // wall-clock spin gets a fraction of the core on a busy machine.
             let (mine, deadline) = (thread_cpu(), Instant::now() + Duration::from_secs(60));
@@ -414,7 +454,7 @@ mod tests {
                 assert!(Instant::now() < deadline, "300 ms of CPU 0 not had in 60 s");
                 x = x.wrapping_add(std::hint::black_box(1));
             }
-            let b = snapshot(&[]);
+            let b = snapshot_without_others(&[]);
             let i = between(&a, &b, &Sides { client: &[0], server: &[] }, 1).unwrap();
             let span = b.at.unwrap().duration_since(a.at.unwrap()).as_secs_f64();
             let tick = 1.0 / process_group::ticks_per_second() as f64;
@@ -455,9 +495,10 @@ mod tests {
                 assert!(Instant::now() < deadline, "the busy child never ran");
                 std::thread::yield_now();
             }
-            let (a, child_a) = (snapshot(&[]), process_group::read_cpu(&[pid]));
+            // /proc/stat's way (where /proc does not show every process).
+            let (a, child_a) = (snapshot_without_others(&[]), process_group::read_cpu(&[pid]));
             std::thread::sleep(Duration::from_millis(400)); // the window measured, not a wait for a state
-            let (mut b, child_b) = (snapshot(&[]), process_group::read_cpu(&[pid]));
+            let (mut b, child_b) = (snapshot_without_others(&[]), process_group::read_cpu(&[pid]));
             drop(busy);
             // Subtracting this process's CPU time from CPU 0's assumes the process is pinned to the client
             // CPUs, as `callbench run` pins itself; here other tests of this binary run beside this one
@@ -473,6 +514,67 @@ mod tests {
             assert!(child > 0.05, "the busy child hardly ran: {child}");
             assert!(i.client_cpus_other >= child - 0.05, "{i:?}, the child alone used {child}");
             if child > OTHER_LIMIT + 0.05 {
+                assert!(disturbed(&i).is_some(), "{i:?}");
+            }
+        })
+        .join()
+        .unwrap();
+    }
+
+    /// A busy process that is not callbench's (its parent gone, as a stray job's), killed when dropped.
+    struct Stray(i32);
+
+    impl Drop for Stray {
+        fn drop(&mut self) {
+            // SAFETY: kill has no memory effects; the pid is the stray's, which nothing else reaps.
+            unsafe { libc::kill(self.0, libc::SIGKILL) };
+        }
+    }
+
+    #[test]
+    fn another_process_on_a_pinned_cpu_is_other_by_its_own_cpu_time() {
+        if other_processes::read(&[]).is_none() {
+            eprintln!("this /proc does not show the whole machine: /proc/stat's way is tested above");
+            return;
+        }
+        let _turn = CPU0.lock().unwrap_or_else(|p| p.into_inner());
+        std::thread::spawn(|| {
+            // The stray inherits the affinity. setsid -f forks and leaves: the busy shell is
+            // nobody's child of ours. It says its pid.
+            pin_this_thread(0);
+            let mut setsid = std::process::Command::new("setsid")
+                .args(["-f", "sh", "-c", "echo $$; exec >/dev/null; while :; do :; done"])
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            let mut line = String::new();
+            let said = std::io::BufReader::new(setsid.stdout.take().unwrap());
+            std::io::BufRead::read_line(&mut { said }, &mut line).unwrap();
+            setsid.wait().unwrap();
+            let stray = Stray(line.trim().parse().unwrap());
+            let started = process_group::read_cpu(&[stray.0]);
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while process_group::cpu_between(&started, &process_group::read_cpu(&[stray.0])) < Duration::from_millis(20)
+            {
+                assert!(Instant::now() < deadline, "the stray never ran");
+                std::thread::yield_now();
+            }
+            let (a, stray_a) = (snapshot(&[]), process_group::read_cpu(&[stray.0]));
+            std::thread::sleep(Duration::from_millis(400)); // the window measured, not a wait for a state
+            let (stray_b, b) = (process_group::read_cpu(&[stray.0]), snapshot(&[]));
+            let i = between(&a, &b, &Sides { client: &[0], server: &[1] }, 1).unwrap();
+            // All the stray ran between the two readings is other on CPU 0, within a clock tick at
+            // each end (its utime + stime are counted in ticks).
+            let (x, y) = (a.others.as_ref().unwrap(), b.others.as_ref().unwrap());
+            let ran = process_group::cpu_between(&stray_a, &stray_b);
+            let ticks = Duration::from_nanos(2_000_000_000 / process_group::ticks_per_second());
+            assert!(other_processes::used_between(x, y, &[0]) + ticks >= ran, "{ran:?}");
+            let span = y.at.unwrap().duration_since(x.at.unwrap()).as_secs_f64();
+            let share = ran.as_secs_f64() / span;
+            assert!(share > 0.05, "the stray hardly ran: {share}");
+            let slack = ticks.as_secs_f64() / span;
+            assert!(i.client_cpus_other + slack >= share, "{i:?}, the stray alone used {share}");
+            if share > OTHER_LIMIT {
                 assert!(disturbed(&i).is_some(), "{i:?}");
             }
         })

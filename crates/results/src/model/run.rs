@@ -190,8 +190,10 @@ pub struct QuicUse {
     pub congestion_events: u64,
 }
 
-/// What else used the CPUs the client and the server were pinned to during one measured window,
-/// from /proc/stat per CPU minus the client's and the server's own CPU time.
+/// What else used the CPUs the client and the server were pinned to during one measured window:
+/// every other process's CPU time by the CPU it ran on, read from the run's start (before its
+/// warm-up) to its end; where /proc does not show the whole machine (a container), /proc/stat per
+/// CPU minus the client's and the server's own CPU time.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Interference {
     /// Share (0–1) of the client CPUs' time used by anything but callbench and the server.
