@@ -105,8 +105,8 @@ impl Snapshot {
     }
 
     /// This snapshot with the other processes as `earlier` read them: a window then judges other
-    /// processes from `earlier` on (the run's start, before its warm-up) while the rest of its
-    /// figures start with the window.
+    /// processes from `earlier` on (before the run started) while the rest of its figures start
+    /// with the window.
     pub fn with_others_of(self, earlier: Option<&Snapshot>) -> Snapshot {
         Snapshot { others: earlier.and_then(|e| e.others.clone()), ..self }
     }

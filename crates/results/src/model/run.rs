@@ -191,7 +191,7 @@ pub struct QuicUse {
 }
 
 /// What else used the CPUs the client and the server were pinned to during one measured window:
-/// every other process's CPU time by the CPU it ran on, read from the run's start (before its
+/// every other process's CPU time by the CPU it ran on, read from before the run (and its
 /// warm-up) to its end; where /proc does not show the whole machine (a container), /proc/stat per
 /// CPU minus the client's and the server's own CPU time.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]

@@ -41,12 +41,16 @@ pub(crate) async fn run_with_pids(
     let edges: SharedEdges = Arc::new(Mutex::new(EdgeReadings::default()));
     if !pids.is_empty() || sides.is_some() || counters.is_some() {
         let (edges, pids, machine) = (edges.clone(), pids.clone(), sides.is_some());
+        // Every other process is read before the engine's clock starts and after its last call, not at
+        // an edge calls are due at: reading them all takes about a millisecond.
+        let before_run = machine.then(|| interference::snapshot(&pids));
         plan.load.edges = Some(EdgeHook(Arc::new(move |edge| {
             let reading = (!pids.is_empty()).then(|| process_group::read_cpu(&pids));
-            // Every other process is read outside the window only: it takes about a millisecond.
             let snapshot = machine.then(|| match edge {
-                Edge::WindowStart => interference::snapshot_without_others(&pids),
-                Edge::RunStart | Edge::End => interference::snapshot(&pids),
+                Edge::RunStart | Edge::WindowStart => {
+                    interference::snapshot_without_others(&pids).with_others_of(before_run.as_ref())
+                }
+                Edge::End => interference::snapshot(&pids),
             });
             let net = counters.as_ref().and_then(|c| c.read().ok());
             let mut e = edges.lock().unwrap_or_else(|p| p.into_inner());
@@ -55,10 +59,7 @@ pub(crate) async fn run_with_pids(
                 Edge::RunStart => {
                     (e.run_start, e.machine_at_window, e.net_at_run, e.net_at_window) = (reading, snapshot, net, net)
                 }
-                Edge::WindowStart => {
-                    let snapshot = snapshot.map(|s| s.with_others_of(e.machine_at_window.as_ref()));
-                    (e.window_start, e.machine_at_window, e.net_at_window) = (reading, snapshot, net)
-                }
+                Edge::WindowStart => (e.window_start, e.machine_at_window, e.net_at_window) = (reading, snapshot, net),
                 Edge::End => (e.end, e.machine_at_end, e.net_at_end) = (reading, snapshot, net),
             }
         })));
