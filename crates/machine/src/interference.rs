@@ -156,17 +156,17 @@ pub fn between(a: &Snapshot, b: &Snapshot, sides: &Sides, calls: u64) -> Option<
     let server_own = process_group::cpu_between(&a.server, &b.server);
     // Other processes' own CPU time where every process is visible, over the span they were read in.
     let processes = match (&a.others, &b.others) {
-        (Some(x), Some(y)) => x.at.zip(y.at).and_then(|(ax, by)| Some((x, y, by.checked_duration_since(ax)?))),
+        (Some(x), Some(y)) => y.at.checked_duration_since(x.at).map(|span| (x, y, span)),
         _ => None,
     };
     let other = |cpus: &[usize], own: Duration| -> f64 {
         match processes {
-            Some(_) if cpus.is_empty() => 0.0,
-            Some((x, y, span)) => {
+            Some((x, y, span)) if !cpus.is_empty() => {
                 let capacity = span.as_secs_f64() * cpus.len() as f64;
                 (other_processes::used_between(x, y, cpus).as_secs_f64() / capacity).clamp(0.0, 1.0)
             }
-            None => stat_other(cpus, own),
+            // No CPUs on a side: stat_other says 0.
+            _ => stat_other(cpus, own),
         }
     };
     let pinned: Vec<usize> = sides.client.iter().chain(sides.server).copied().collect();
@@ -569,7 +569,7 @@ mod tests {
             let ran = process_group::cpu_between(&stray_a, &stray_b);
             let ticks = Duration::from_nanos(2_000_000_000 / process_group::ticks_per_second());
             assert!(other_processes::used_between(x, y, &[0]) + ticks >= ran, "{ran:?}");
-            let span = y.at.unwrap().duration_since(x.at.unwrap()).as_secs_f64();
+            let span = y.at.duration_since(x.at).as_secs_f64();
             let share = ran.as_secs_f64() / span;
             assert!(share > 0.05, "the stray hardly ran: {share}");
             let slack = ticks.as_secs_f64() / span;

@@ -3,7 +3,7 @@
 //! is its own utime + stime (/proc/PID/stat: the scheduler's count of what it ran, in ticks), not
 //! /proc/stat's per-CPU ticks: on a tickless kernel a CPU that idles between short bursts of work
 //! stops its tick while idle, so its ticks fall mostly in the bursts and its busy ticks can read
-//! several times the time anything ran (bench/results/other-processes-2026-12-07.md). A process
+//! several times the time anything ran (bench/results/other-processes-*.md). A process
 //! that starts and ends between two readings is not seen; one whose threads run on several CPUs
 //! counts where its main thread last ran.
 
@@ -14,9 +14,9 @@ use std::time::{Duration, Instant};
 type Ran = (u64, usize);
 
 /// Every other process's CPU time at one moment.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct OtherProcesses {
-    pub at: Option<Instant>,
+    pub at: Instant,
     processes: HashMap<i32, Ran>,
 }
 
@@ -38,7 +38,7 @@ pub fn read(ours: &[i32]) -> Option<OtherProcesses> {
         }
     }
     ran.retain(|&pid, _| !descends_from(pid, ours, &parents));
-    Some(OtherProcesses { at: Some(Instant::now()), processes: ran })
+    Some(OtherProcesses { at: Instant::now(), processes: ran })
 }
 
 /// The CPU time the processes took on `cpus` between `a` and `b`: a process seen in both counts
@@ -71,8 +71,7 @@ fn descends_from(pid: i32, ours: &[i32], parents: &HashMap<i32, i32>) -> bool {
 
 /// A process's parent, and its utime + stime (ticks) with the CPU its main thread last ran on.
 fn process(pid: i32) -> Option<(i32, Ran)> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let fields: Vec<&str> = text.get(text.rfind(')')? + 2..)?.split_whitespace().collect();
+    let fields = crate::process_group::stat_fields(pid)?;
     let field = |i: usize| fields.get(i).and_then(|v| v.parse::<u64>().ok());
     // Fields 4 (ppid), 14 and 15 (utime, stime) and 39 (processor): indexes 1, 11, 12 and 36 after the name.
     let parent = fields.get(1)?.parse().ok()?;
@@ -98,7 +97,7 @@ mod tests {
     #[test]
     fn a_process_counts_what_it_ran_in_between_on_the_cpus_asked() {
         let at = |processes: &[(i32, Ran)]| OtherProcesses {
-            at: Some(Instant::now()),
+            at: Instant::now(),
             processes: processes.iter().copied().collect(),
         };
         let a = at(&[(1, (10, 0)), (2, (50, 1))]);

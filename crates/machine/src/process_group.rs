@@ -26,7 +26,7 @@ pub fn group_pids(group: i32) -> Vec<i32> {
 }
 
 /// The fields of /proc/PID/stat after the command name: state, ppid, pgrp, ...
-fn stat_fields(pid: i32) -> Option<Vec<String>> {
+pub(crate) fn stat_fields(pid: i32) -> Option<Vec<String>> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let after = &text[text.rfind(')')? + 2..];
     Some(after.split_whitespace().map(str::to_string).collect())
