@@ -8,6 +8,7 @@ mod machine;
 pub mod references;
 mod reproducibility;
 mod round_trips;
+mod tail;
 mod tools;
 
 use crate::names;
@@ -44,6 +45,7 @@ pub fn report(r: &Results) -> Vec<Block> {
     blocks.push(Block::Paragraph(overview(r)));
     for exp in &r.experiments {
         blocks.extend(cells::experiment(r, exp));
+        blocks.extend(tail::section(r, exp));
         blocks.extend(tools::section(r, exp));
         blocks.extend(round_trips::section(r, exp));
     }
@@ -109,7 +111,7 @@ fn overview(r: &Results) -> String {
     }
     if noisy > 0 {
         text.push_str(&format!(
-            " {} marked noisy: repetitions reaching more than {:.0}% from the median cannot be ranked against close neighbours.",
+            " {} marked noisy: a 95% interval reaching more than {:.0}% from its median cannot be ranked against close neighbours.",
             cells(noisy, "is", "are"),
             callbench_results::stats::NOISY_SPREAD * 100.0
         ));

@@ -126,7 +126,7 @@ fn trust(r: &Results) -> Vec<String> {
     let disturbed: Vec<&Cell> = r.cells.iter().filter(|c| c.disturbed.is_some()).collect();
     if !noisy.is_empty() {
         out.push(format!(
-            "{} of {} {} noisy (repetitions more than {:.0}% from their median): {}.",
+            "{} of {} {} noisy (a 95% interval reaching more than {:.0}% from the median): {}.",
             noisy.len(),
             r.cells.len(),
             if noisy.len() == 1 { "cells is" } else { "cells are" },

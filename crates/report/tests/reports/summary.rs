@@ -126,7 +126,7 @@ fn the_summary_names_disturbed_and_noisy_cells_and_the_probe_warnings() {
         "{all}"
     );
     assert!(
-        all.contains("1 of 48 cells is noisy (repetitions more than 10% from their median)")
+        all.contains("1 of 48 cells is noisy (a 95% interval reaching more than 10% from the median)")
             && all.contains("sequential/students/rust-axum"),
         "{all}"
     );
