@@ -77,24 +77,30 @@ fn main() {
         Ok(runtime) => runtime,
         Err(e) => exit_with(format!("cannot start the async runtime: {e}")),
     };
-    let result = runtime.block_on(async {
-        if !matches!(cli.command, Command::Load(_) | Command::Run(_)) {
-            commands::stop_servers_on_signals();
-        }
-        match cli.command {
-            Command::Load(args) => commands::load::run(*args).await,
-            Command::Run(args) => commands::run::run(*args).await,
-            Command::Report(args) => commands::report::run(args),
-            Command::Compare(args) => commands::compare::run(args),
-            Command::Verify(args) => commands::verify::run(args).await,
-            Command::Serve(args) => commands::serve::run(args).await,
-            Command::Lab(args) => commands::lab::run(args).await,
-            Command::Servers(args) => commands::servers::run(args),
-            Command::GenUsers(args) => commands::gen_users::run(args),
-            Command::Phases(args) => commands::phases::run(args),
-            Command::Claims(args) => commands::claims::run(args),
-        }
-    });
+    // Driven by the engine's crate, so that the scheduler running the calls' tasks is compiled
+    // there (crates/engine/src/main_loop.rs), not with this crate's optimisation.
+    let result = callbench_engine::main_loop::block_on(
+        &runtime,
+        Box::pin(async {
+            if !matches!(cli.command, Command::Load(_) | Command::Run(_)) {
+                commands::stop_servers_on_signals();
+            }
+            let result = match cli.command {
+                Command::Load(args) => commands::load::run(*args).await,
+                Command::Run(args) => commands::run::run(*args).await,
+                Command::Report(args) => commands::report::run(args),
+                Command::Compare(args) => commands::compare::run(args),
+                Command::Verify(args) => commands::verify::run(args).await,
+                Command::Serve(args) => commands::serve::run(args).await,
+                Command::Lab(args) => commands::lab::run(args).await,
+                Command::Servers(args) => commands::servers::run(args),
+                Command::GenUsers(args) => commands::gen_users::run(args),
+                Command::Phases(args) => commands::phases::run(args),
+                Command::Claims(args) => commands::claims::run(args),
+            };
+            result.map_err(|e| format!("{e:#}"))
+        }),
+    );
     callbench_launcher::process::kill_all();
     callbench_link::cleanup::remove_all();
     // A signal's handler exits with the signal's code; if the main flow got here first
@@ -104,7 +110,7 @@ fn main() {
     }
     match result {
         Ok(code) => std::process::exit(code),
-        Err(e) => exit_with(format!("{e:#}")),
+        Err(e) => exit_with(e),
     }
 }
 

@@ -29,6 +29,7 @@ pub mod http2;
 pub mod http3;
 pub mod inproc;
 mod limits;
+pub mod main_loop;
 mod memory;
 pub mod net;
 mod pacer;
