@@ -1,7 +1,8 @@
 //! A program's main future driven on the runtime the engine's tasks run on. tokio's scheduler
 //! loop is compiled where `Runtime::block_on` is called, with that crate's optimisation: called
-//! here, it is compiled with the engine's, whichever level the caller is built at (a CLI at
-//! opt-level 0 calling it itself cost the calls 1–4% more client CPU, bench/results/first-build-*.md).
+//! here, it is compiled with the engine's, whichever level the caller is built at (with a CLI at
+//! opt-level 0 calling it itself, HTTP/1.1 calls at 50 in flight took a quarter more client CPU:
+//! bench/results/first-build-*.md).
 
 use std::future::Future;
 use std::pin::Pin;
