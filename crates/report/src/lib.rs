@@ -10,4 +10,6 @@ pub mod names;
 pub mod round_trips;
 pub mod summary;
 pub mod svg;
+#[cfg(test)]
+mod test_cell;
 pub mod write;

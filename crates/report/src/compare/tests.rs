@@ -1,5 +1,5 @@
 use super::*;
-use callbench_results::model::{CellStatus, RunMetrics};
+use callbench_results::model::RunMetrics;
 use callbench_results::stats;
 
 fn e(median: f64, lo: f64, hi: f64) -> Estimate {
@@ -78,28 +78,7 @@ fn results(p50s: &[(&str, &[f64])]) -> Results {
                     ..Default::default()
                 })
                 .collect();
-            let mut cell = Cell {
-                id: id.to_string(),
-                experiment: "sequential".into(),
-                server: "s".into(),
-                workload: "auth".into(),
-                transport: "rest-h1".into(),
-                params: Default::default(),
-                x: None,
-                status: CellStatus::Ok,
-                error: None,
-                runs,
-                summary: Default::default(),
-                spectrum: vec![],
-                pooled: vec![],
-                bottleneck: String::new(),
-                noisy: false,
-                disturbed: None,
-                reruns: 0,
-                hdr_file: None,
-                network: None,
-                thresholds: Vec::new(),
-            };
+            let mut cell = crate::test_cell::cell(id, "sequential", runs);
             callbench_results::analysis::summarise(&mut cell, "latency_p50_us", 0.0, 1, 1);
             cell
         })

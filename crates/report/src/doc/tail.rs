@@ -74,7 +74,7 @@ fn tail_percentile(metric: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use callbench_results::model::{CellStatus, Estimate, Latency, RunMetrics};
+    use callbench_results::model::{Estimate, Latency, RunMetrics};
 
     fn fixed_rate_cell(noisy: bool, pooled: bool) -> (Experiment, Cell) {
         let exp = Experiment {
@@ -98,26 +98,11 @@ mod tests {
             .collect();
         let merged = Estimate { median: 123.0, lo: 62.0, hi: 300.0, n: 4 };
         let cell = Cell {
-            id: "fixed-rate/students/rust-actix".into(),
-            experiment: "fixed-rate".into(),
-            server: "rust-actix".into(),
-            workload: "students".into(),
-            transport: "rest-h1".into(),
-            params: Default::default(),
-            x: None,
-            status: CellStatus::Ok,
-            error: None,
-            runs,
             summary: [("latency_p99_us".to_string(), merged)].into(),
             spectrum: vec![(50.0, 18.0), (95.0, 23.0), (99.0, 123.0), (99.5, 878.0), (99.9, 2859.0)],
             pooled: if pooled { vec!["latency_p99_us".into()] } else { vec![] },
-            bottleneck: "neither".into(),
             noisy,
-            disturbed: None,
-            reruns: 0,
-            hdr_file: None,
-            network: None,
-            thresholds: Vec::new(),
+            ..crate::test_cell::cell("fixed-rate/students/rust-actix", "fixed-rate", runs)
         };
         (exp, cell)
     }

@@ -192,9 +192,7 @@ fn median(c: &Cell, metric: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use callbench_results::model::{
-        CellStatus, Latency, LinkUse, NetworkRecord, OutsideCounts, QuicUse, RunMetrics, SuiteRecord,
-    };
+    use callbench_results::model::{Latency, LinkUse, NetworkRecord, OutsideCounts, QuicUse, RunMetrics, SuiteRecord};
 
     /// A cell of three equal runs across a 40 ms link losing `loss`, from the runs' own records.
     fn cell(server: &str, loss: f64, p99_us: f64, throughput: f64) -> Cell {
@@ -218,31 +216,17 @@ mod tests {
             ..Default::default()
         };
         let mut c = Cell {
-            id: format!("{server}-{loss}"),
-            experiment: "fifty".into(),
             server: server.into(),
             workload: "students".into(),
             transport: server.into(),
-            params: Default::default(),
             x: Some(loss),
-            status: CellStatus::Ok,
-            error: None,
-            runs: vec![run.clone(), run.clone(), run],
-            summary: Default::default(),
-            spectrum: vec![],
-            pooled: vec![],
-            bottleneck: String::new(),
-            noisy: false,
-            disturbed: None,
-            reruns: 0,
-            hdr_file: None,
             network: Some(NetworkRecord {
                 spec: format!("rtt=40ms,loss={loss}"),
                 rtt_us: 40_000.0,
                 measured_rtt_us: 40_000.0,
                 own_rtt_us: 50.0,
             }),
-            thresholds: Vec::new(),
+            ..crate::test_cell::cell(&format!("{server}-{loss}"), "fifty", vec![run.clone(), run.clone(), run])
         };
         callbench_results::analysis::summarise(&mut c, "latency_p99_us", 0.0, 1, 1);
         c

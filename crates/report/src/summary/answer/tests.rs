@@ -1,5 +1,5 @@
 use super::*;
-use callbench_results::model::{CellStatus, Estimate, Latency, RunMetrics, SuiteRecord, SCHEMA};
+use callbench_results::model::{Estimate, Latency, RunMetrics, SuiteRecord, SCHEMA};
 
 fn cell(experiment: &str, server: &str, transport: &str, p50s: &[f64]) -> Cell {
     let runs = p50s
@@ -12,26 +12,9 @@ fn cell(experiment: &str, server: &str, transport: &str, p50s: &[f64]) -> Cell {
         })
         .collect();
     let mut c = Cell {
-        id: format!("{experiment}/auth/{server}"),
-        experiment: experiment.into(),
         server: server.into(),
-        workload: "auth".into(),
         transport: transport.into(),
-        params: Default::default(),
-        x: None,
-        status: CellStatus::Ok,
-        error: None,
-        runs,
-        summary: Default::default(),
-        spectrum: vec![],
-        pooled: vec![],
-        bottleneck: String::new(),
-        noisy: false,
-        disturbed: None,
-        reruns: 0,
-        hdr_file: None,
-        network: None,
-        thresholds: Vec::new(),
+        ..crate::test_cell::cell(&format!("{experiment}/auth/{server}"), experiment, runs)
     };
     callbench_results::analysis::summarise(&mut c, "latency_p50_us", 0.0, 1, 1);
     c
