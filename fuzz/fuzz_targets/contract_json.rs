@@ -23,19 +23,19 @@ fuzz_target!(|data: &[u8]| {
     if select & 0x80 == 0 {
         // A request in JSON: what encodes decodes, prints, and encodes again to the same bytes.
         let Ok(json) = std::str::from_utf8(rest) else { return };
-        if let Ok(bytes) = callbench_dynproto::encode_request(method, json) {
+        if let Ok(bytes) = callbench_transcode::encode_request(method, json) {
             let message = DynamicMessage::decode(method.input(), bytes.as_slice()).expect("our own encoding decodes");
-            let printed = callbench_dynproto::to_json(&message);
+            let printed = callbench_transcode::to_json(&message);
             let again =
-                callbench_dynproto::encode_request(method, &printed).unwrap_or_else(|e| panic!("{printed}: {e}"));
+                callbench_transcode::encode_request(method, &printed).unwrap_or_else(|e| panic!("{printed}: {e}"));
             assert_eq!(bytes, again, "{json:?} printed as {printed}");
         }
-    } else if let Ok(message) = callbench_dynproto::decode_response(method, rest) {
+    } else if let Ok(message) = callbench_transcode::decode_response(method, rest) {
         // An answer's bytes: what decodes prints as JSON that reads back to the same JSON.
-        let printed = callbench_dynproto::to_json(&message);
+        let printed = callbench_transcode::to_json(&message);
         let mut reader = serde_json::Deserializer::from_str(&printed);
         let back =
             DynamicMessage::deserialize(method.output(), &mut reader).unwrap_or_else(|e| panic!("{printed}: {e}"));
-        assert_eq!(callbench_dynproto::to_json(&back), printed);
+        assert_eq!(callbench_transcode::to_json(&back), printed);
     }
 });

@@ -3,18 +3,16 @@
 //! The load engine names a method (`package.Service/Method`) and where its
 //! schema comes from ([`Source`]): `.proto` files compiled at run time, a
 //! protoset file, or the server's own reflection service. [`resolve`] gives
-//! back its [`MethodDescriptor`]; [`encode_request`] turns grpcurl-style JSON
-//! into the protobuf bytes to send, [`decode_response`] and [`to_json`] read
-//! the answer. Every error is a [`DynprotoError`]: its kind, and one line of text for the CLI to
+//! back its [`MethodDescriptor`]; callbench-transcode makes its messages from JSON and reads its
+//! answers. Every error is a [`DynprotoError`]: its kind, and one line of text for the CLI to
 //! print.
 
 mod editions;
 mod error;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
+mod google_api;
 mod h2c;
-mod http_rule;
-mod json;
 mod lookup;
 mod pool;
 mod protos;
@@ -29,8 +27,6 @@ use std::path::PathBuf;
 
 pub use error::DynprotoError;
 pub use h2c::connect_h2c;
-pub use http_rule::{rest_twin, RestCall};
-pub use json::{decode_response, encode_request, to_json};
 pub use lookup::{find_method, grpc_path, is_server_streaming, split_method_name};
 pub use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor, MethodDescriptor};
 pub use protos::load_protos;

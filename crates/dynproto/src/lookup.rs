@@ -2,6 +2,7 @@
 //! server and bidi streaming) is the engine's to drive.
 
 use crate::DynprotoError;
+use callbench_primitives::error_text::one_line;
 use prost_reflect::{DescriptorPool, MethodDescriptor};
 
 /// Splits `package.Service/Method` or `package.Service.Method` (a leading `/`,
@@ -30,7 +31,7 @@ fn split(name: &str) -> Result<(&str, &str), String> {
 /// The method `name` in `pool`.
 pub fn find_method(pool: &DescriptorPool, name: &str) -> Result<MethodDescriptor, DynprotoError> {
     // Names come from the user and from the descriptors: keep the message one line.
-    find(pool, name).map_err(|e| DynprotoError::Method(crate::pool::one_line(&e)))
+    find(pool, name).map_err(|e| DynprotoError::Method(one_line(&e)))
 }
 
 fn find(pool: &DescriptorPool, name: &str) -> Result<MethodDescriptor, String> {

@@ -3,6 +3,7 @@
 //! protosets built without `--include_imports` and servers that do not serve
 //! `google/protobuf/*.proto` are common.
 
+use callbench_primitives::error_text::one_line;
 use prost_reflect::prost_types::FileDescriptorProto;
 use prost_reflect::DescriptorPool;
 use std::collections::{BTreeMap, HashSet};
@@ -95,33 +96,4 @@ fn well_known(name: &str) -> Option<FileDescriptorProto> {
         return None;
     }
     DescriptorPool::global().get_file_by_name(name).map(|f| f.file_descriptor_proto().clone())
-}
-
-/// Error texts from libraries can span lines and quote names from the input
-/// (a server's, a file's): the CLI prints one line, without control characters.
-pub(crate) fn one_line(text: &str) -> String {
-    let mut line = String::with_capacity(text.len());
-    for word in text.split_whitespace() {
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        for c in word.chars() {
-            match c.is_control() {
-                true => line.extend(c.escape_default()),
-                false => line.push(c),
-            }
-        }
-    }
-    line
-}
-
-#[cfg(test)]
-mod tests {
-    use super::one_line;
-
-    #[test]
-    fn one_line_folds_whitespace_and_escapes_controls() {
-        assert_eq!(one_line(" a\n\tb  c\r\n"), "a b c");
-        assert_eq!(one_line("x\u{1b}[31my\0"), "x\\u{1b}[31my\\u{0}");
-    }
 }

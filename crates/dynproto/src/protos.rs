@@ -4,6 +4,7 @@
 
 use crate::editions::{self, Lowered};
 use crate::DynprotoError;
+use callbench_primitives::error_text::one_line;
 use miette::Diagnostic;
 use prost_reflect::DescriptorPool;
 use protox::file::{File, FileResolver, GoogleFileResolver, IncludeFileResolver};
@@ -104,7 +105,7 @@ impl FileResolver for Includes {
         }
         // The transcoding annotations (`google/api/annotations.proto`, `http.proto`) are known without
         // -I, as the well-known types are, unless the user's import paths have their own.
-        if let Some(source) = crate::http_rule::embedded(name) {
+        if let Some(source) = crate::google_api::embedded(name) {
             return File::from_source(name, source);
         }
         self.google.open_file(name)
@@ -137,7 +138,7 @@ fn describe(err: &protox::Error, includes: &[PathBuf]) -> String {
     if line.contains("is not in any include path") {
         line.push_str(&format!(" (import paths: {})", show(includes)));
     }
-    crate::pool::one_line(&line)
+    one_line(&line)
 }
 
 /// `name:line:column` of the first labelled span, if the error has source code.

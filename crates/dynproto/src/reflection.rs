@@ -13,6 +13,7 @@ use crate::reflection_pb::{
 use crate::wire::{status_name, Call, CallError, UNIMPLEMENTED};
 use crate::DynprotoError;
 use callbench_engine::h2pool::Connection;
+use callbench_primitives::error_text::one_line;
 use prost::Message;
 use prost_reflect::prost_types::FileDescriptorProto;
 use prost_reflect::DescriptorPool;
@@ -108,7 +109,7 @@ pub async fn reflect(conn: ReflectionConn, service: &str) -> Result<DescriptorPo
     let limit = conn.timeout;
     match tokio::time::timeout(limit, reflect_any_version(&conn, service)).await {
         // Messages quote what the server sent: keep them on one line.
-        Ok(result) => result.map_err(|e| e.map(|message| crate::pool::one_line(&message))),
+        Ok(result) => result.map_err(|e| e.map(|message| one_line(&message))),
         Err(_) => Err(DynprotoError::Reflection(format!(
             "reflection: no complete answer from {} within {limit:?}",
             conn.authority
@@ -329,7 +330,7 @@ fn server_error(what: &str, error: &ErrorResponse) -> Failure {
     let code = u32::try_from(error.error_code).map(status_name).unwrap_or_else(|_| error.error_code.to_string());
     let detail = match error.error_message.is_empty() {
         true => String::new(),
-        false => format!(": {}", crate::pool::one_line(&error.error_message)),
+        false => format!(": {}", one_line(&error.error_message)),
     };
     Failure::Error(format!("reflection: the server cannot give {what}: {code}{detail}"))
 }

@@ -14,7 +14,7 @@ use std::time::Duration;
 /// or as one JSON array of them (as ghz takes them).
 pub(crate) fn request_messages(method: &MethodDescriptor, json: &str) -> Result<Vec<Vec<u8>>, String> {
     if !method.is_client_streaming() {
-        return Ok(vec![callbench_dynproto::encode_request(method, json)?]);
+        return Ok(vec![callbench_transcode::encode_request(method, json)?]);
     }
     let mut values = Vec::new();
     for (i, value) in serde_json::Deserializer::from_str(json).into_iter::<serde_json::Value>().enumerate() {
@@ -28,7 +28,7 @@ pub(crate) fn request_messages(method: &MethodDescriptor, json: &str) -> Result<
         .iter()
         .enumerate()
         .map(|(i, v)| {
-            callbench_dynproto::encode_request(method, &v.to_string())
+            callbench_transcode::encode_request(method, &v.to_string())
                 .map_err(|e| format!("request message {}: {e}", i + 1))
         })
         .collect()

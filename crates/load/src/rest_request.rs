@@ -45,7 +45,7 @@ pub(crate) fn rest_request(
             }
             Some(method) => {
                 let json = std::str::from_utf8(text).map_err(|_| "the message JSON is not UTF-8".to_string())?;
-                let twin = callbench_dynproto::rest_twin(method, json)?;
+                let twin = callbench_transcode::rest_twin(method, json)?;
                 let mut r = HttpRequest::get(&format!("{prefix}{}", twin.path));
                 r.method = twin.method;
                 if let Some(body) = twin.body {

@@ -1,5 +1,6 @@
 //! An error's text with its causes, one line: what callbench printed when errors were anyhow's
-//! context chains (`{:#}`), kept now that the library crates' errors are enums of their own.
+//! context chains (`{:#}`), kept now that the library crates' errors are enums of their own; and
+//! any text made one line for the CLI to print.
 
 use std::error::Error;
 use std::fmt::Display;
@@ -20,9 +21,33 @@ pub fn chain(why: &(dyn Error + 'static)) -> String {
     text
 }
 
+/// Error texts from libraries can span lines and quote names from the input (a server's, a
+/// file's): the CLI prints one line, without control characters.
+pub fn one_line(text: &str) -> String {
+    let mut line = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        for c in word.chars() {
+            match c.is_control() {
+                true => line.extend(c.escape_default()),
+                false => line.push(c),
+            }
+        }
+    }
+    line
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{because, chain};
+    use super::{because, chain, one_line};
+
+    #[test]
+    fn one_line_folds_whitespace_and_escapes_controls() {
+        assert_eq!(one_line(" a\n\tb  c\r\n"), "a b c");
+        assert_eq!(one_line("x\u{1b}[31my\0"), "x\\u{1b}[31my\\u{0}");
+    }
 
     #[derive(Debug)]
     struct Outer(std::io::Error);

@@ -214,7 +214,7 @@ fn twin(flags: &CallFlags, allow_remote: bool) -> Result<Vec<Endpoint>, String> 
     let data = flags.data.first().map(|d| parse::bytes(d, "-d")).transpose()?;
     let message = String::from_utf8(data.unwrap_or_default()).map_err(|_| "-d: the message is not UTF-8 JSON")?;
     if flags.data_lines.is_empty() && !flags.template {
-        callbench_dynproto::rest_twin(&descriptor, &message)?; // a method without a rule, a message it cannot map
+        callbench_transcode::rest_twin(&descriptor, &message)?; // a method without a rule, a message it cannot map
     }
     let grpc_base = grpc.trim_end_matches('/');
     if !(grpc_base.starts_with("grpc://") || grpc_base.starts_with("grpcs://")) || grpc_base.matches('/').count() > 2 {

@@ -3,10 +3,8 @@
 
 use crate::common;
 
-use callbench_dynproto::{
-    decode_response, encode_request, grpc_path, is_server_streaming, load_protos, resolve, to_json, DynprotoError,
-    Source,
-};
+use callbench_dynproto::{grpc_path, is_server_streaming, load_protos, resolve, DynprotoError, Source};
+use callbench_transcode::{decode_response, encode_request, to_json, TranscodeError};
 use common::{contract_protos, scratch};
 use prost_reflect::DynamicMessage;
 use std::path::PathBuf;
@@ -80,7 +78,7 @@ async fn json_names_and_proto_names_both_work() {
 async fn bad_json_errors_name_the_problem() {
     let method = resolve(&contract(), "callbench.v1.Auth/Test", None).await.unwrap();
     let unknown = encode_request(&method, r#"{"id": 1, "passwd": "x"}"#).unwrap_err();
-    assert!(matches!(unknown, DynprotoError::Message(_)), "{unknown:?}");
+    assert!(matches!(unknown, TranscodeError::Message(_)), "{unknown:?}");
     let unknown = unknown.to_string();
     assert!(unknown.contains("callbench.v1.AuthRequest") && unknown.contains("passwd"), "{unknown}");
     let wrong_type = encode_request(&method, r#"{"id": "one"}"#).unwrap_err().to_string();

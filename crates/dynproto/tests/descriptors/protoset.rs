@@ -3,7 +3,8 @@
 
 use crate::common;
 
-use callbench_dynproto::{decode_protoset, encode_request, load_protoset, resolve, Source};
+use callbench_dynproto::{decode_protoset, load_protoset, resolve, Source};
+use callbench_transcode::encode_request;
 use common::{contract_protos, scratch};
 use prost::Message;
 use prost_reflect::prost_types::FileDescriptorSet;

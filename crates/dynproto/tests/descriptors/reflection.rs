@@ -6,9 +6,9 @@ use crate::common;
 
 use bytes::Bytes;
 use callbench_dynproto::{
-    connect_h2c, decode_response, encode_request, grpc_path, reflect, resolve, to_json, DynprotoError, ReflectionConn,
-    ReflectionVersion, Source,
+    connect_h2c, grpc_path, reflect, resolve, DynprotoError, ReflectionConn, ReflectionVersion, Source,
 };
+use callbench_transcode::{decode_response, encode_request, to_json};
 use common::{unary_call, TonicServer};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};

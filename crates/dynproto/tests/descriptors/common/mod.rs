@@ -25,9 +25,12 @@ pub fn contract_protos() -> (Vec<PathBuf>, Vec<PathBuf>) {
     (files, vec![repo_root().join("contract/proto")])
 }
 
-/// A fresh, empty directory for one test.
+/// A fresh, empty directory of its own for each call: tests running side by side in one process
+/// (`cargo test`) start servers with the same `name`.
 pub fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("dynproto-{name}-{}", std::process::id()));
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("dynproto-{name}-{}-{call}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch dir is created");
     dir

@@ -5,7 +5,8 @@
 //! bound neither to the path nor to the body goes into the query (`a.b=1&tags=x&tags=y`), as
 //! grpc-gateway, Envoy and Cloud Endpoints map them.
 
-use crate::DynprotoError;
+use crate::TranscodeError;
+use callbench_primitives::error_text::one_line;
 use prost_reflect::{DynamicMessage, ExtensionDescriptor, MessageDescriptor, MethodDescriptor, SerializeOptions};
 use serde_json::{Map, Value};
 
@@ -21,22 +22,13 @@ pub struct RestCall {
     pub response_body: Option<String>,
 }
 
-/// The transcoding files a user's .proto imports, known without `-I` (see `google_api/`).
-pub(crate) fn embedded(name: &str) -> Option<&'static str> {
-    match name {
-        "google/api/http.proto" => Some(include_str!("google_api/http.proto")),
-        "google/api/annotations.proto" => Some(include_str!("google_api/annotations.proto")),
-        _ => None,
-    }
-}
-
 /// The REST twin of a call to `method` with `request` (JSON); the error is one line: a method
-/// without a rule is a [`DynprotoError::Method`], a rule that cannot be used
-/// [`DynprotoError::Descriptors`], a request it cannot map [`DynprotoError::Message`].
-pub fn rest_twin(method: &MethodDescriptor, request: &str) -> Result<RestCall, DynprotoError> {
+/// without a rule is a [`TranscodeError::Method`], a rule that cannot be used
+/// [`TranscodeError::Rule`], a request it cannot map [`TranscodeError::Message`].
+pub fn rest_twin(method: &MethodDescriptor, request: &str) -> Result<RestCall, TranscodeError> {
     let name = method.full_name();
     let rule = rule(method).ok_or_else(|| {
-        DynprotoError::Method(format!("{name} has no google.api.http rule: its .proto says no REST twin (option (google.api.http) = {{ get: \"/…\" }})"))
+        TranscodeError::Method(format!("{name} has no google.api.http rule: its .proto says no REST twin (option (google.api.http) = {{ get: \"/…\" }})"))
     })?;
     let text =
         |field: &str| rule.get_field_by_name(field).and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
@@ -52,23 +44,21 @@ pub fn rest_twin(method: &MethodDescriptor, request: &str) -> Result<RestCall, D
             Some((field("kind").to_uppercase(), field("path")))
         })
         .filter(|(verb, template)| !verb.is_empty() && template.starts_with('/'))
-        .ok_or_else(|| {
-            DynprotoError::Descriptors(format!("{name}: its google.api.http rule names no method and path"))
-        })?;
+        .ok_or_else(|| TranscodeError::Rule(format!("{name}: its google.api.http rule names no method and path")))?;
     let input = method.input();
-    let given = parse_request(&input, request).map_err(DynprotoError::Message)?;
+    let given = parse_request(&input, request).map_err(TranscodeError::Message)?;
     // Canonical proto3 JSON by proto field names: what the path and the query are filled from.
     let options = SerializeOptions::new().use_proto_field_name(true).stringify_64_bit_integers(false);
     let canonical = given
         .serialize_with_options(serde_json::value::Serializer, &options)
-        .map_err(|e| DynprotoError::Message(format!("{name}: cannot read the request: {e}")))?;
+        .map_err(|e| TranscodeError::Message(format!("{name}: cannot read the request: {e}")))?;
     let (mut path, bound) =
         fill_template(&template, &canonical).map_err(|e| e.map(|e| format!("{name} ({verb} {template}): {e}")))?;
     let body_rule = text("body");
     let user: Value = if request.trim().is_empty() {
         Value::Object(Map::new())
     } else {
-        serde_json::from_str(request).map_err(|e| DynprotoError::Message(e.to_string()))?
+        serde_json::from_str(request).map_err(|e| TranscodeError::Message(e.to_string()))?
     };
     let body = match body_rule.as_str() {
         "" => None,
@@ -118,15 +108,14 @@ fn parse_request(input: &MessageDescriptor, request: &str) -> Result<DynamicMess
     let mut reader = serde_json::Deserializer::from_str(text);
     DynamicMessage::deserialize(input.clone(), &mut reader)
         .and_then(|message| reader.end().map(|()| message))
-        .map_err(|e| crate::pool::one_line(&format!("request JSON for {}: {e}", input.full_name())))
+        .map_err(|e| one_line(&format!("request JSON for {}: {e}", input.full_name())))
 }
 
 /// The template with every `{field}` filled from `message`; the fields bound to the path. A
 /// template that cannot be filled is the rule's fault (`Descriptors`), a field it needs the
 /// message's (`Message`).
-fn fill_template(template: &str, message: &Value) -> Result<(String, Vec<String>), DynprotoError> {
-    let wildcard =
-        || DynprotoError::Descriptors("a wildcard outside a {variable} cannot be filled from the message".into());
+fn fill_template(template: &str, message: &Value) -> Result<(String, Vec<String>), TranscodeError> {
+    let wildcard = || TranscodeError::Rule("a wildcard outside a {variable} cannot be filled from the message".into());
     let mut out = String::new();
     let mut bound = Vec::new();
     let mut rest = template;
@@ -139,23 +128,23 @@ fn fill_template(template: &str, message: &Value) -> Result<(String, Vec<String>
         let end = rest[start..]
             .find('}')
             .map(|e| start + e)
-            .ok_or_else(|| DynprotoError::Descriptors("a '{' without its '}'".into()))?;
+            .ok_or_else(|| TranscodeError::Rule("a '{' without its '}'".into()))?;
         let variable = &rest[start + 1..end];
         let (field, pattern) = variable.split_once('=').unwrap_or((variable, "*"));
         let field = field.trim();
         let value = lookup(message, field)
-            .ok_or_else(|| DynprotoError::Message(format!("the path needs field '{field}': give it in -d")))?;
+            .ok_or_else(|| TranscodeError::Message(format!("the path needs field '{field}': give it in -d")))?;
         let text = match value {
             Value::String(s) => s.clone(),
             Value::Number(n) => n.to_string(),
             Value::Bool(b) => b.to_string(),
             _ => {
                 let why = format!("field '{field}' is not a single value: it cannot be a path segment");
-                return Err(DynprotoError::Message(why));
+                return Err(TranscodeError::Message(why));
             }
         };
         if text.is_empty() {
-            return Err(DynprotoError::Message(format!("the path needs field '{field}': it is empty")));
+            return Err(TranscodeError::Message(format!("the path needs field '{field}': it is empty")));
         }
         // A variable of one segment escapes '/'; one of several (`a/*`, `**`) keeps the slashes.
         let multi = pattern.contains('/') || pattern.contains("**");

@@ -1,5 +1,5 @@
 use super::*;
-use crate::{find_method, load_protos};
+use callbench_dynproto::{find_method, load_protos};
 
 const SHOP: &str = r#"
 syntax = "proto3";
@@ -27,7 +27,7 @@ message CreateBookRequest { int64 shelf = 1; Book book = 2; string request_id = 
 message Book { int64 id = 1; string title = 2; string author_name = 3; }
 "#;
 
-fn twin(method: &str, request: &str) -> Result<RestCall, DynprotoError> {
+fn twin(method: &str, request: &str) -> Result<RestCall, TranscodeError> {
     // A new folder per call (the tests run side by side), removed also when a test fails.
     let dir = callbench_primitives::scratch::ScratchDir::new("callbench-http-rule").unwrap();
     let file = dir.join("shop.proto");
@@ -76,11 +76,11 @@ fn body_star_sends_the_message_but_its_path_fields() {
 #[test]
 fn a_method_without_a_rule_or_a_path_field_is_one_line() {
     let e = twin("NoRule", "{}").unwrap_err();
-    assert!(matches!(e, DynprotoError::Method(_)), "{e:?}");
+    assert!(matches!(e, TranscodeError::Method(_)), "{e:?}");
     let e = e.to_string();
     assert!(e.contains("shop.v1.Shop.NoRule has no google.api.http rule") && !e.contains('\n'), "{e}");
     let e = twin("GetBook", "{}").unwrap_err();
-    assert!(matches!(e, DynprotoError::Message(_)), "{e:?}");
+    assert!(matches!(e, TranscodeError::Message(_)), "{e:?}");
     let e = e.to_string();
     assert!(e.contains("the path needs field 'name'") && !e.contains('\n'), "{e}");
     let e = twin("GetBook", r#"{"nope": 1}"#).unwrap_err().to_string();

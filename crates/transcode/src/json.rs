@@ -2,13 +2,14 @@
 //! and prints): camelCase or original field names in, camelCase out, 64-bit
 //! integers as strings, enums by name.
 
-use crate::DynprotoError;
+use crate::TranscodeError;
+use callbench_primitives::error_text::one_line;
 use prost::Message;
 use prost_reflect::{DynamicMessage, MethodDescriptor, ReflectMessage};
 
 /// The protobuf bytes (unframed) of the request `json` describes; an empty
 /// (or blank) string is the empty message. Unknown fields are errors.
-pub fn encode_request(method: &MethodDescriptor, json: &str) -> Result<Vec<u8>, DynprotoError> {
+pub fn encode_request(method: &MethodDescriptor, json: &str) -> Result<Vec<u8>, TranscodeError> {
     let input = method.input();
     let text = json.trim();
     if text.is_empty() {
@@ -17,18 +18,15 @@ pub fn encode_request(method: &MethodDescriptor, json: &str) -> Result<Vec<u8>, 
     let mut reader = serde_json::Deserializer::from_str(text);
     let message = DynamicMessage::deserialize(input.clone(), &mut reader)
         .and_then(|message| reader.end().map(|()| message))
-        .map_err(|e| {
-            DynprotoError::Message(crate::pool::one_line(&format!("request JSON for {}: {e}", input.full_name())))
-        })?;
+        .map_err(|e| TranscodeError::Message(one_line(&format!("request JSON for {}: {e}", input.full_name()))))?;
     Ok(message.encode_to_vec())
 }
 
 /// Decodes one (unframed) response message of `method`.
-pub fn decode_response(method: &MethodDescriptor, bytes: &[u8]) -> Result<DynamicMessage, DynprotoError> {
+pub fn decode_response(method: &MethodDescriptor, bytes: &[u8]) -> Result<DynamicMessage, TranscodeError> {
     let output = method.output();
-    DynamicMessage::decode(output.clone(), bytes).map_err(|e| {
-        DynprotoError::Message(crate::pool::one_line(&format!("response is not a valid {}: {e}", output.full_name())))
-    })
+    DynamicMessage::decode(output.clone(), bytes)
+        .map_err(|e| TranscodeError::Message(one_line(&format!("response is not a valid {}: {e}", output.full_name()))))
 }
 
 /// The message as compact proto3 JSON. Never fails: a message that cannot be
