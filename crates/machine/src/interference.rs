@@ -70,7 +70,7 @@ pub struct Snapshot {
     /// (voluntary, involuntary) context switches of the server's threads.
     switches: Option<(u64, u64)>,
     mhz: Option<f64>,
-    /// Every other process's CPU time, read at its own moment (see [`Snapshot::with_others_of`]).
+    /// Every other process's CPU time, read at its own moment (see [`Snapshot::with_others`]).
     others: Option<Arc<OtherProcesses>>,
 }
 
@@ -78,10 +78,15 @@ pub struct Snapshot {
 /// and every other process's. Reading every process takes about a millisecond: not for the edge
 /// of a window calls are measured in (see [`snapshot_without_others`]).
 pub fn snapshot(server_pids: &[i32]) -> Snapshot {
+    Snapshot { others: others_now(server_pids), ..snapshot_without_others(server_pids) }
+}
+
+/// Every process's CPU time but this one's and the server's (`server_pids`), read now: what a
+/// window judges other processes from when it opens (see [`Snapshot::with_others`]).
+pub fn others_now(server_pids: &[i32]) -> Option<Arc<OtherProcesses>> {
     let mut ours = vec![std::process::id() as i32];
     ours.extend_from_slice(server_pids);
-    let others = other_processes::read(&ours).map(Arc::new);
-    Snapshot { others, ..snapshot_without_others(server_pids) }
+    other_processes::read(&ours).map(Arc::new)
 }
 
 /// [`snapshot`] without the other processes: quick enough for the instant a measured window opens.
@@ -104,11 +109,11 @@ impl Snapshot {
         self.server
     }
 
-    /// This snapshot with the other processes as `earlier` read them: a window then judges other
-    /// processes from `earlier` on (before the run started) while the rest of its figures start
-    /// with the window.
-    pub fn with_others_of(self, earlier: Option<&Snapshot>) -> Snapshot {
-        Snapshot { others: earlier.and_then(|e| e.others.clone()), ..self }
+    /// This snapshot with the other processes as read earlier ([`others_now`]): a window then
+    /// judges other processes from then on (before the run started) while the rest of its figures
+    /// start with the window.
+    pub fn with_others(self, others: Option<Arc<OtherProcesses>>) -> Snapshot {
+        Snapshot { others, ..self }
     }
 }
 

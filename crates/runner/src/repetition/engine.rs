@@ -43,12 +43,12 @@ pub(crate) async fn run_with_pids(
         let (edges, pids, machine) = (edges.clone(), pids.clone(), sides.is_some());
         // Every other process is read before the engine's clock starts and after its last call, not at
         // an edge calls are due at: reading them all takes about a millisecond.
-        let before_run = machine.then(|| interference::snapshot(&pids));
+        let others_before_run = if machine { interference::others_now(&pids) } else { None };
         plan.load.edges = Some(EdgeHook(Arc::new(move |edge| {
             let reading = (!pids.is_empty()).then(|| process_group::read_cpu(&pids));
             let snapshot = machine.then(|| match edge {
                 Edge::RunStart | Edge::WindowStart => {
-                    interference::snapshot_without_others(&pids).with_others_of(before_run.as_ref())
+                    interference::snapshot_without_others(&pids).with_others(others_before_run.clone())
                 }
                 Edge::End => interference::snapshot(&pids),
             });
