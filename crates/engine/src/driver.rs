@@ -199,6 +199,10 @@ struct Shared<T, P> {
     connects_timed_out: AtomicU64,
     /// When a worker first saw the cancel (ns from the start; u64::MAX: not cancelled).
     cancel_seen: AtomicU64,
+    /// When the latest measured call ended (ns from the start; 0: none yet), kept only in a run
+    /// bounded by a count of calls: its window ends there, not when warm-up calls still in flight
+    /// then end.
+    last_measured_end: AtomicU64,
     /// The counters at the start of the measured window, once read (see [`Shared::window_starts`]).
     window: OnceLock<Mark>,
     /// The calls' timeout, one watch over all callers (`load.timeout`).
@@ -272,6 +276,7 @@ pub async fn run<T: Target, P: Pacer + 'static, S: Sink>(
         connected_by: AtomicU64::new(u64::MAX),
         connects_timed_out: AtomicU64::default(),
         cancel_seen: AtomicU64::new(u64::MAX),
+        last_measured_end: AtomicU64::new(0),
         window: OnceLock::new(),
         deadlines,
     });
@@ -325,6 +330,13 @@ pub async fn run<T: Target, P: Pacer + 'static, S: Sink>(
     let stopped = match shared.cancel_seen.load(Ordering::Relaxed) {
         u64::MAX => elapsed,
         seen => elapsed.min(Duration::from_nanos(seen)),
+    };
+    // Its count reached, a run ends with its last measured call: a warm-up call that outlived
+    // them (a connect waiting out SYN retries, a call held by the server) is not measured and
+    // would stretch the window over its wait.
+    let stopped = match shared.last_measured_end.load(Ordering::Relaxed) {
+        last if last > 0 && !cancelled && schedule.admission.count_reached() => stopped.min(Duration::from_nanos(last)),
+        _ => stopped,
     };
     let end = match planned {
         Some(planned) if cancelled || schedule.admission.count_reached() => planned.min(stopped),
@@ -416,6 +428,10 @@ async fn worker<T: Target, P: Pacer, S: Sink>(shared: Arc<Shared<T, P>>, slot: u
             (Reply::broken(ErrorKind::Timeout, ByteCounts::default()), None)
         });
         let end = shared.clock.now();
+        if shared.load.stop.calls.is_some() && !shared.load.stop.in_warmup(intended) {
+            let end_ns = u64::try_from(end.as_nanos()).unwrap_or(u64::MAX - 1);
+            shared.last_measured_end.fetch_max(end_ns, Ordering::Relaxed);
+        }
         if !reply.keep_connection || shared.load.new_connection_per_call {
             caller.conn = None;
         }

@@ -255,6 +255,22 @@ async fn calls_not_started_in_the_warm_up_are_not_counted() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_counted_run_ends_with_its_last_measured_call_not_a_warm_up_call_in_flight() {
+    // Two callers, 5 ms of warm-up, 3 measured calls. Call 0 (caller 0's first, in the warm-up)
+    // takes 10 s; caller 1 makes 1 ms calls, 3 after the warm-up (at 5, 6 and 7 ms).
+    let latency = |n| if n == 0 { Duration::from_secs(10) } else { MS(1) };
+    let load = Load::new(2, Stop::after_calls(3).with_warmup(MS(5)));
+    let (info, r) = drive(Fake::new(latency), Closed, load).await;
+    let measured: Vec<_> = r.iter().filter(|r| r.intended >= MS(5)).collect();
+    assert_eq!(measured.len(), 3, "{r:?}");
+    assert_eq!(info.elapsed, Duration::from_secs(10), "the run still waits for its calls");
+    assert_eq!(info.window, MS(3), "the window is the measured calls' span: {info:?}");
+    // Without a warm-up call outliving them, the window is still the whole run.
+    let (info, _) = drive(Fake::new(|_| MS(1)), Closed, Load::new(2, Stop::after_calls(4).with_warmup(MS(2)))).await;
+    assert_eq!((info.elapsed, info.window), (MS(4), MS(2)));
+}
+
+#[tokio::test(start_paused = true)]
 async fn a_closed_loop_duration_run_is_unchanged() {
     let (info, r) = drive(Fake::new(|_| MS(10)), Closed, Load::new(2, Stop::after(MS(100)))).await;
     assert_eq!((r.len(), info.not_started, info.elapsed), (20, 0, MS(100)));
