@@ -5,9 +5,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
-/// CPU time of a process group at one moment, two ways: the scheduler's nanoseconds per live
-/// thread (precise, but loses threads that exited) and /proc/PID/stat's ticks (includes exited
-/// threads, 10 ms resolution).
+/// CPU time of a process group at one moment, two ways: each process's CPU clock in nanoseconds
+/// (every thread's, those that ended included; where the clock cannot be read, the scheduler's
+/// nanoseconds of its live threads) and /proc/PID/stat's ticks (10 ms resolution, kept for
+/// processes that end between two readings).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CpuReading {
     pub at: Option<Instant>,
@@ -40,7 +41,9 @@ pub fn read_cpu(pids: &[i32]) -> CpuReading {
             let field = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
             reading.stat_ticks += field(11) + field(12);
         }
-        if let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) {
+        if let Some(ns) = process_clock_ns(pid) {
+            reading.sched_ns += ns;
+        } else if let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) {
             for task in tasks.flatten() {
                 let path = task.path().join("schedstat");
                 if let Some(ns) =
@@ -54,8 +57,25 @@ pub fn read_cpu(pids: &[i32]) -> CpuReading {
     reading
 }
 
-/// CPU time between two readings: the scheduler's nanoseconds, unless the tick count says more
-/// than two ticks' worth went missing (threads that ended in between).
+/// The CPU time process `pid` has had, all its threads' including those that ended, in
+/// nanoseconds: its process CPU clock (`clock_getcpuclockid`). A server that starts a thread per
+/// connection (Python's ThreadingHTTPServer) ends them within a window; summed per live thread
+/// from /proc, their time was lost and a window of a few hundred calls read no server CPU.
+fn process_clock_ns(pid: i32) -> Option<u64> {
+    let mut clock: libc::clockid_t = 0;
+    // SAFETY: clock_getcpuclockid writes the clock id it is given, clock_gettime the timespec.
+    if unsafe { libc::clock_getcpuclockid(pid, &mut clock) } != 0 {
+        return None;
+    }
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    if unsafe { libc::clock_gettime(clock, &mut t) } != 0 {
+        return None;
+    }
+    Some(t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64)
+}
+
+/// CPU time between two readings: the CPU clocks' nanoseconds, unless the tick count says more
+/// than two ticks' worth went missing (processes that ended in between).
 pub fn cpu_between(a: &CpuReading, b: &CpuReading) -> Duration {
     let tick_ns = 1_000_000_000 / ticks_per_second();
     let sched = b.sched_ns.saturating_sub(a.sched_ns);
@@ -159,6 +179,36 @@ mod tests {
         let cores = std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(1);
         assert!(used >= Duration::from_millis(50) && used <= wall * cores + Duration::from_millis(20), "{used:?} {x}");
         assert!(rss_kib(&[me]) > 0);
+    }
+
+    #[test]
+    fn a_thread_that_ended_between_two_readings_is_counted() {
+        use std::io::{BufRead, BufReader, Write};
+        // A process whose one extra thread uses 10 ms of its own CPU and ends, between the two
+        // readings: under two ticks, so /proc/PID/stat's ticks could not show it either.
+        let script = "import sys, threading, time\n\
+            def burn():\n    while time.thread_time() < 0.010: pass\n\
+            print('ready', flush=True); sys.stdin.readline()\n\
+            t = threading.Thread(target=burn); t.start(); t.join()\n\
+            print('done', flush=True); sys.stdin.readline()\n";
+        let mut child = std::process::Command::new("python3")
+            .args(["-c", script])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("python3 runs");
+        let pid = child.id() as i32;
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        assert_eq!(lines.next().unwrap().unwrap(), "ready");
+        let before = read_cpu(&[pid]);
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(stdin).unwrap();
+        assert_eq!(lines.next().unwrap().unwrap(), "done");
+        let after = read_cpu(&[pid]);
+        writeln!(stdin).unwrap();
+        child.wait().unwrap();
+        let used = cpu_between(&before, &after);
+        assert!(used >= Duration::from_millis(10) && used < Duration::from_secs(5), "{used:?}");
     }
 
     #[test]
