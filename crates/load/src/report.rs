@@ -9,6 +9,17 @@ use callbench_engine::Summary;
 use serde::Serialize;
 use std::time::Duration;
 
+/// An error kind as people read it: a gRPC status with its name (`grpc_5 (NOT_FOUND)`), any
+/// other kind as the results name it (`http_500`, `timeout`).
+pub fn error_text(kind: &str) -> String {
+    let name =
+        kind.strip_prefix("grpc_").and_then(|c| c.parse::<i64>().ok()).and_then(callbench_contract::grpc_status::name);
+    match name {
+        Some(name) => format!("{kind} ({name})"),
+        None => kind.to_string(),
+    }
+}
+
 /// The settings a run used, as a user would write them.
 #[derive(Debug, Clone, Serialize)]
 pub struct Settings {
@@ -179,5 +190,19 @@ fn io_why(spec: &LoadSpec, built: &Built) -> String {
         ("none", _) => String::new(),
         (_, "h3") => "epoll: quinn drives HTTP/3's UDP socket".into(),
         (io, _) => spec.io.why(io == "io_uring"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::error_text;
+
+    #[test]
+    fn a_grpc_status_reads_with_its_name() {
+        assert_eq!(error_text("grpc_5"), "grpc_5 (NOT_FOUND)");
+        assert_eq!(error_text("grpc_16"), "grpc_16 (UNAUTHENTICATED)");
+        assert_eq!(error_text("grpc_99"), "grpc_99");
+        assert_eq!(error_text("http_500"), "http_500");
+        assert_eq!(error_text("timeout"), "timeout");
     }
 }

@@ -186,7 +186,11 @@ fn prometheus_points(
 fn error_kinds(errors: &std::collections::BTreeMap<String, u64>) -> String {
     let mut kinds: Vec<(&String, &u64)> = errors.iter().collect();
     kinds.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-    kinds.iter().map(|(kind, n)| format!("{kind} ×{n}")).collect::<Vec<_>>().join(", ")
+    kinds
+        .iter()
+        .map(|(kind, n)| format!("{} ×{n}", callbench_load::report::error_text(kind)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Writes through a temporary file and a rename, so the file is never half-written.

@@ -218,7 +218,8 @@ fn cost_and_errors(out: &mut String, r: &LoadReport) {
     let s = &r.summary;
     let _ = writeln!(out, "Client CPU   {:.2} µs per call", s.client_cpu_us_per_call);
     if !s.errors.is_empty() {
-        let list: Vec<String> = s.errors.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        let list: Vec<String> =
+            s.errors.iter().map(|(k, n)| format!("{} {n}", callbench_load::report::error_text(k))).collect();
         let _ = writeln!(out, "Errors       {}", list.join(", "));
     }
     for seg in &r.segments {
