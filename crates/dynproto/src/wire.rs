@@ -5,6 +5,7 @@
 //! engine opened.
 
 use bytes::{Buf, Bytes, BytesMut};
+pub(crate) use callbench_engine::grpc::percent_decode;
 use callbench_engine::h2pool::{request_block, Answer, Connection, H2Error, HeaderList, Stream};
 
 /// The 5-byte gRPC message header: compressed flag, big-endian length.
@@ -186,29 +187,6 @@ pub(crate) fn take_message(buffer: &mut BytesMut, limit: usize) -> Result<Option
     Ok(Some(buffer.split_to(length).freeze()))
 }
 
-/// grpc-message is percent-encoded UTF-8 (gRPC HTTP/2 spec).
-pub(crate) fn percent_decode(raw: &[u8]) -> String {
-    let mut out = Vec::with_capacity(raw.len());
-    let mut i = 0;
-    while i < raw.len() {
-        let hex = raw
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (raw[i], hex) {
-            (b'%', Some(byte)) => {
-                out.push(byte);
-                i += 3;
-            }
-            (byte, _) => {
-                out.push(byte);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 fn transport(what: &str, error: H2Error) -> CallError {
     // What an HTTP/1.1 or TLS server's answer to an h2c preface does to the framing.
     let hint = match error {
@@ -247,12 +225,6 @@ mod tests {
         assert!(take_message(&mut huge, MAX_MESSAGE_BYTES).is_err());
         let mut compressed = BytesMut::from(&[1u8, 0, 0, 0, 0][..]);
         assert!(take_message(&mut compressed, MAX_MESSAGE_BYTES).is_err());
-    }
-
-    #[test]
-    fn grpc_message_is_percent_decoded() {
-        assert_eq!(percent_decode(b"no%20such%3A x%"), "no such: x%");
-        assert_eq!(percent_decode(b"%zz%e2%9c%93"), "%zz\u{2713}");
     }
 
     #[test]

@@ -114,6 +114,8 @@ pub struct RunInfo {
     pub client_cpu: Duration,
     /// Whether the run was cancelled before its end.
     pub cancelled: bool,
+    /// What the server said of the first call that failed with words ([`Target::first_failure`]).
+    pub first_failure: Option<String>,
 }
 
 /// How long after its planned end (`-z`, or the end of a rate shape) an open-loop run still starts
@@ -366,6 +368,7 @@ pub async fn run<T: Target, P: Pacer + 'static, S: Sink>(
         quic: end_mark.quic.zip(start_mark.quic).map(|(end, start)| end.since(start)),
         client_cpu: end_mark.cpu.saturating_sub(start_mark.cpu),
         cancelled,
+        first_failure: shared.target.first_failure(),
     };
     Ok((info, sink))
 }

@@ -7,6 +7,8 @@
 mod messages;
 
 use crate::call_data::{CallData, Prepared};
+/// grpc-message's decoding, for dynproto's own calls (reflection).
+pub use crate::grpc_rules::percent_decode;
 pub use crate::grpc_rules::Shape;
 use crate::grpc_rules::{self, Received};
 use crate::h2pool::{request_block, Answer, H2Error, H2Handle, H2Pool, RequestBlocks};
@@ -19,6 +21,7 @@ use crate::target::{Connected, Reply, Streamed, Target, WireTotals};
 use crate::EngineError;
 use bytes::Bytes;
 pub(crate) use messages::Messages;
+use std::sync::OnceLock;
 use std::time::Instant;
 
 /// How a streaming call's request messages go out.
@@ -76,6 +79,8 @@ pub struct Grpc {
     shape: Shape,
     pace: Pace,
     expect_messages: Option<u64>,
+    /// The first failed call's grpc-status and grpc-message (see [`Target::first_failure`]).
+    first_failure: OnceLock<(i32, String)>,
 }
 
 /// A call's request messages as they go out: each framed (prefix, compressed if asked), and all
@@ -155,6 +160,7 @@ impl Grpc {
             shape: call.shape,
             pace: call.pace,
             expect_messages: call.expect_messages,
+            first_failure: OnceLock::new(),
         })
     }
 
@@ -206,6 +212,11 @@ impl Grpc {
         };
         let trailers = answer.trailers.as_ref();
         if let Err(kind) = grpc_rules::verdict(self.shape, answer.status, &answer.headers, trailers, received) {
+            if let (ErrorKind::GrpcStatus(code), None) = (kind, self.first_failure.get()) {
+                if let Some(message) = grpc_rules::grpc_message(&answer.headers, trailers, received.any_data) {
+                    let _ = self.first_failure.set((code, shown(&message)));
+                }
+            }
             return Reply::error(kind, bytes);
         }
         if self.expect_messages.is_some_and(|n| n != messages.count) {
@@ -225,6 +236,18 @@ impl Grpc {
             }
         }
         Reply::ok(bytes)
+    }
+}
+
+/// The longest grpc-message kept (in characters): a server's words, not its payload.
+const MAX_SHOWN: usize = 200;
+
+/// A server's grpc-message as callbench prints it: one line, at most [`MAX_SHOWN`] characters.
+fn shown(message: &str) -> String {
+    let line = callbench_primitives::error_text::one_line(message);
+    match line.char_indices().nth(MAX_SHOWN) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line,
     }
 }
 
@@ -299,6 +322,10 @@ impl Target for Grpc {
     fn goaways(&self) -> u64 {
         self.pool.goaways()
     }
+
+    fn first_failure(&self) -> Option<String> {
+        self.first_failure.get().map(|(code, message)| format!("grpc_{code}: {message}"))
+    }
 }
 
 #[cfg(test)]
@@ -319,5 +346,13 @@ mod tests {
         assert!(!m.compressed);
         m.push(&frame(1, b"zz"), false);
         assert!(m.compressed && !m.broken);
+    }
+
+    #[test]
+    fn a_servers_words_are_shown_on_one_line_and_bounded() {
+        assert_eq!(shown("no such\nuser"), "no such user");
+        let long = "ü".repeat(MAX_SHOWN + 5);
+        assert_eq!(shown(&long), format!("{}…", "ü".repeat(MAX_SHOWN)));
+        assert_eq!(shown(&"x".repeat(MAX_SHOWN)), "x".repeat(MAX_SHOWN));
     }
 }

@@ -117,6 +117,40 @@ pub fn grpc_status(head: &HeaderList, trailers: Option<&HeaderList>, data_came: 
     std::str::from_utf8(value).ok()?.trim().parse().ok()
 }
 
+/// The grpc-message beside the grpc-status [`grpc_status`] reads (where it reads it), decoded;
+/// None when there is none or it is empty.
+pub fn grpc_message(head: &HeaderList, trailers: Option<&HeaderList>, data_came: bool) -> Option<String> {
+    let value = match trailers {
+        Some(trailers) => trailers.get("grpc-message")?,
+        None if !data_came => head.get("grpc-message")?,
+        None => return None,
+    };
+    Some(percent_decode(value)).filter(|m| !m.is_empty())
+}
+
+/// grpc-message is percent-encoded UTF-8 (gRPC HTTP/2 spec).
+pub fn percent_decode(raw: &[u8]) -> String {
+    let mut out = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        let hex = raw
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (raw[i], hex) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,5 +233,22 @@ mod tests {
         let nothing = Received { count: 0, any_data: false, whole: true, compressed: false };
         assert_eq!(verdict(Shape::ServerStreaming, 200, &trailers_only, None, nothing), Ok(()));
         assert_eq!(verdict(Shape::Unary, 200, &trailers_only, None, nothing), Err(ErrorKind::Protocol));
+    }
+
+    #[test]
+    fn grpc_message_is_percent_decoded() {
+        assert_eq!(percent_decode(b"no%20such%3A x%"), "no such: x%");
+        assert_eq!(percent_decode(b"%zz%e2%9c%93"), "%zz\u{2713}");
+    }
+
+    #[test]
+    fn the_message_is_read_where_the_status_is() {
+        let trailers = headers(&[("grpc-status", "5"), ("grpc-message", "no%20such%20user")]);
+        let head = headers(&[GRPC, ("grpc-message", "not this one")]);
+        assert_eq!(grpc_message(&head, Some(&trailers), true).as_deref(), Some("no such user"));
+        let trailers_only = headers(&[GRPC, ("grpc-status", "3"), ("grpc-message", "bad")]);
+        assert_eq!(grpc_message(&trailers_only, None, false).as_deref(), Some("bad"));
+        assert_eq!(grpc_message(&trailers_only, None, true), None);
+        assert_eq!(grpc_message(&headers(&[("grpc-status", "3"), ("grpc-message", "")]), None, false), None);
     }
 }

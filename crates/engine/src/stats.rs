@@ -173,6 +173,10 @@ pub struct Summary {
     pub connect_failures: ConnectFailures,
     /// Connections the server ended gracefully (HTTP/2 GOAWAY): not errors.
     pub goaways: u64,
+    /// What the server said of the first call that failed with words (`grpc_5: no such user`;
+    /// whole run, warm-up included); absent when none did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_failure: Option<String>,
     /// Calls sent again because the server had not processed them (above a GOAWAY's
     /// last-stream-id, or refused): each call is counted once, its latency from its first intended start.
     pub retries: u64,
@@ -279,6 +283,7 @@ impl Stats {
             throughput_per_s: if taken > 0.0 { self.ok as f64 / taken } else { 0.0 },
             planned_s: secs,
             goaways: run.goaways,
+            first_failure: run.first_failure.clone(),
             retries: run.retries,
             latency_us: percentiles(&self.latency_us),
             latency_uncorrected_us: percentiles(&self.latency_uncorrected_us),
@@ -397,6 +402,7 @@ mod tests {
             quic: None,
             client_cpu: MS(101),
             cancelled: false,
+            first_failure: None,
         }
     }
 

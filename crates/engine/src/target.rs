@@ -158,4 +158,10 @@ pub trait Target: Send + Sync + 'static {
     fn goaways(&self) -> u64 {
         0
     }
+
+    /// What the server said of the first call that failed with words (a gRPC status's
+    /// grpc-message: `grpc_5: no such user`), if one did.
+    fn first_failure(&self) -> Option<String> {
+        None
+    }
 }

@@ -78,6 +78,9 @@ impl<T: Target> Target for Shared<T> {
     fn goaways(&self) -> u64 {
         self.0.goaways()
     }
+    fn first_failure(&self) -> Option<String> {
+        self.0.first_failure()
+    }
     fn quic(&self) -> Option<QuicCounts> {
         self.0.quic()
     }

@@ -70,6 +70,7 @@ mod tests {
             quic: None,
             client_cpu: Duration::ZERO,
             cancelled: false,
+            first_failure: None,
         }
     }
 

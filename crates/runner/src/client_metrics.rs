@@ -98,6 +98,7 @@ mod tests {
             quic: None,
             client_cpu: Duration::from_millis(5),
             cancelled: false,
+            first_failure: None,
         };
         let summary = stats.summary(&info);
         let m = from_summary(&summary, &info, Duration::ZERO);

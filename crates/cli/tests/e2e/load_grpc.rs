@@ -112,9 +112,13 @@ fn an_invalid_request_counts_by_grpc_status() {
     let report = load_json(&["-n", "30", "-c", "3", "-d", r#"{"ntimes": 0, "board": [{"x": 1, "y": 1}]}"#, &target]);
     assert_eq!(common::ok(&report), 0, "{report:#}");
     assert_eq!(report["errors"], json!({"grpc_3": 30}), "INVALID_ARGUMENT: {report:#}");
+    // The server's own words for the first of them (its grpc-message).
+    let said = report["first_failure"].as_str().unwrap_or_default();
+    assert!(said.starts_with("grpc_3: ") && said.contains("ntimes"), "{report:#}");
     let report =
         load_json(&["-n", "30", "--workload", "auth", "--user-id", "20000", &format!("grpc://{}", tonic.addr)]);
     assert_eq!(report["errors"], json!({"grpc_5": 30}), "NOT_FOUND: {report:#}");
+    assert!(report["first_failure"].as_str().is_some_and(|f| f.starts_with("grpc_5: ")), "{report:#}");
 }
 
 /// A bidi-streaming method the server did not write for callbench (tonic's own reflection

@@ -133,7 +133,11 @@ pub async fn run(args: Args) -> anyhow::Result<i32> {
         // The report above still holds what happened (every failure counted by kind).
         let failed = match report.summary.calls.errors {
             0 => "no call was made".to_string(),
-            n => format!("every call failed: {n} ({})", error_kinds(&report.summary.errors)),
+            n => {
+                let said =
+                    report.summary.first_failure.as_deref().map_or(String::new(), |f| format!("; the first said {f}"));
+                format!("every call failed: {n} ({}{said})", error_kinds(&report.summary.errors))
+            }
         };
         eprintln!("callbench: error: no call succeeded: {failed}");
         return Ok(1);

@@ -220,7 +220,8 @@ fn cost_and_errors(out: &mut String, r: &LoadReport) {
     if !s.errors.is_empty() {
         let list: Vec<String> =
             s.errors.iter().map(|(k, n)| format!("{} {n}", callbench_load::report::error_text(k))).collect();
-        let _ = writeln!(out, "Errors       {}", list.join(", "));
+        let said = s.first_failure.as_deref().map_or(String::new(), |f| format!("; the first said {f}"));
+        let _ = writeln!(out, "Errors       {}{said}", list.join(", "));
     }
     for seg in &r.segments {
         let p = |f: fn(&Percentiles) -> u64| seg.latency_us.as_ref().map_or("-".into(), |l| micros(f(l) as f64));
