@@ -24,6 +24,7 @@ pub fn from_summary(s: &Summary, info: &RunInfo, warmup: Duration) -> RunMetrics
         connections_opened: s.connections_opened,
         goaways: s.goaways,
         retries: s.retries,
+        first_failure: s.first_failure.clone(),
         connect_p50_us: s.connect_us.as_ref().map(|c| c.p50 as f64),
         wire_sent_per_call: s.wire_bytes_per_call.sent,
         wire_received_per_call: s.wire_bytes_per_call.received,

@@ -20,7 +20,7 @@ use callbench_launcher::repo::Repo;
 use callbench_link::{Link, LinkSpec};
 use callbench_machine::interference::tail_disturbed;
 use callbench_results::analysis;
-use callbench_results::model::{Cell, CellStatus, Experiment, Reference, Results, SideCpus};
+use callbench_results::model::{Cell, CellStatus, Experiment, Reference, Results, RunMetrics, SideCpus};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -430,7 +430,7 @@ fn record_outcome(
         Ok(m) => {
             if m.metrics.calls_errors > 0 {
                 cell.status = CellStatus::Partial;
-                cell.error = Some(format!("failed calls: {:?}", m.metrics.errors));
+                cell.error = Some(failed_calls(&m.metrics));
             }
             cell.runs.push(m.metrics);
             Some((m.histogram, m.window))
@@ -441,6 +441,16 @@ fn record_outcome(
             None
         }
     }
+}
+
+/// A repetition's failed calls as its cell's error: by kind, and the server's words for the
+/// first (`failed calls: grpc_3 (INVALID_ARGUMENT) ×30; the first said grpc_3: ntimes must be in
+/// 1..1000`).
+fn failed_calls(m: &RunMetrics) -> String {
+    let kinds: Vec<String> =
+        m.errors.iter().map(|(kind, n)| format!("{} ×{n}", callbench_load::report::error_text(kind))).collect();
+    let said = m.first_failure.as_deref().map_or(String::new(), |f| format!("; the first said {f}"));
+    format!("failed calls: {}{said}", kinds.join(", "))
 }
 
 /// Round 0: every load cell against a server once before the measured rounds, for its warm-up's

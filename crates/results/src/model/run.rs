@@ -26,6 +26,10 @@ pub struct RunMetrics {
     /// last-stream-id, refused, or on a connection already closed).
     #[serde(default)]
     pub retries: u64,
+    /// What the server said of the first call that failed with words (a gRPC status's
+    /// grpc-message: `grpc_5: no such user`), warm-up included.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_failure: Option<String>,
     pub connect_p50_us: Option<f64>,
     pub wire_sent_per_call: f64,
     pub wire_received_per_call: f64,

@@ -106,3 +106,18 @@ async fn an_in_process_experiment_runs_its_rounds_into_results() {
     assert_eq!(written["cells"].as_array().map(Vec::len), Some(2));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn failed_calls_read_by_kind_with_the_servers_words_for_the_first() {
+    let m = RunMetrics {
+        errors: [("grpc_3".to_string(), 30), ("timeout".to_string(), 2)].into_iter().collect(),
+        first_failure: Some("grpc_3: ntimes must be in 1..1000".into()),
+        ..RunMetrics::default()
+    };
+    assert_eq!(
+        failed_calls(&m),
+        "failed calls: grpc_3 (INVALID_ARGUMENT) ×30, timeout ×2; the first said grpc_3: ntimes must be in 1..1000"
+    );
+    let http = RunMetrics { errors: [("http_500".to_string(), 1)].into_iter().collect(), ..RunMetrics::default() };
+    assert_eq!(failed_calls(&http), "failed calls: http_500 ×1");
+}
