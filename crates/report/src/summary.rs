@@ -7,6 +7,7 @@
 
 pub mod answer;
 mod findings;
+mod kept_slower;
 mod loss;
 mod machine_speed;
 
@@ -23,6 +24,7 @@ pub fn sentences(r: &Results) -> Vec<String> {
         out.extend(bottlenecks(r, exp));
         out.extend(machine_speed::sentence(r, exp));
         out.extend(round_trips(r, exp));
+        out.extend(kept_slower::sentences(r, exp));
     }
     out.extend(machine_speed::placements(r));
     out.extend(trust(r));

@@ -192,7 +192,7 @@ fn median(c: &Cell, metric: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use callbench_results::model::{Latency, LinkUse, NetworkRecord, OutsideCounts, QuicUse, RunMetrics, SuiteRecord};
+    use callbench_results::model::{Latency, LinkUse, NetworkRecord, OutsideCounts, QuicUse, RunMetrics};
 
     /// A cell of three equal runs across a 40 ms link losing `loss`, from the runs' own records.
     fn cell(server: &str, loss: f64, p99_us: f64, throughput: f64) -> Cell {
@@ -233,41 +233,15 @@ mod tests {
     }
 
     fn results(exp: &Experiment, cells: Vec<Cell>) -> Results {
-        Results {
-            schema: callbench_results::model::SCHEMA.into(),
-            complete: true,
-            interrupted: false,
-            suite: SuiteRecord {
-                name: "loss".into(),
-                description: String::new(),
-                file: "loss.toml".into(),
-                text: String::new(),
-                repetitions: 3,
-                interval_floor: 0.0,
-            },
-            environment: Default::default(),
-            servers: vec![],
-            experiments: vec![exp.clone()],
-            cells,
-            comparisons: vec![],
-            steadiness: None,
-            seeds: vec![],
-        }
+        crate::test_cell::results(3, vec![exp.clone()], cells)
     }
 
     #[test]
     fn the_server_that_held_up_comes_first_with_the_links_counts() {
         let exp = Experiment {
-            id: "fifty".into(),
             title: "Fifty in flight".into(),
-            description: String::new(),
-            seeds: vec![],
             sweep: Some("loss".into()),
-            headline: "latency_p99_us".into(),
-            references: vec![],
-            answer: None,
-            skipped: None,
-            cpus: None,
+            ..crate::test_cell::experiment("fifty", "latency_p99_us")
         };
         let cells = vec![
             cell("h2", 0.0, 42_000.0, 1200.0),

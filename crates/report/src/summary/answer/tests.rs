@@ -1,5 +1,5 @@
 use super::*;
-use callbench_results::model::{Estimate, Latency, RunMetrics, SuiteRecord, SCHEMA};
+use callbench_results::model::{Estimate, Latency, RunMetrics};
 
 fn cell(experiment: &str, server: &str, transport: &str, p50s: &[f64]) -> Cell {
     let runs = p50s
@@ -21,41 +21,11 @@ fn cell(experiment: &str, server: &str, transport: &str, p50s: &[f64]) -> Cell {
 }
 
 fn experiment(id: &str, answer: &str) -> Experiment {
-    Experiment {
-        id: id.into(),
-        title: id.into(),
-        description: String::new(),
-        seeds: vec![],
-        sweep: None,
-        headline: "latency_p50_us".into(),
-        references: vec![],
-        answer: Some(answer.into()),
-        skipped: None,
-        cpus: None,
-    }
+    Experiment { answer: Some(answer.into()), ..crate::test_cell::experiment(id, "latency_p50_us") }
 }
 
 fn results(experiments: Vec<Experiment>, cells: Vec<Cell>) -> Results {
-    let mut r = Results {
-        schema: SCHEMA.into(),
-        complete: true,
-        interrupted: false,
-        suite: SuiteRecord {
-            name: "t".into(),
-            description: String::new(),
-            file: "t.toml".into(),
-            text: String::new(),
-            repetitions: 5,
-            interval_floor: 0.0,
-        },
-        environment: Default::default(),
-        servers: vec![],
-        experiments,
-        cells,
-        comparisons: vec![],
-        steadiness: None,
-        seeds: vec![],
-    };
+    let mut r = crate::test_cell::results(5, experiments, cells);
     let ids: Vec<String> = r.experiments.iter().map(|e| e.id.clone()).collect();
     for id in ids {
         let found = callbench_results::analysis::compare_experiment(&r, &id);
