@@ -1,8 +1,8 @@
 //! A kept connection slower than a new one: reusing a connection saves its handshakes, so a call
 //! on a kept connection that takes tens of milliseconds while one on a fresh connection takes far
-//! less is the server's doing, most often Nagle's algorithm meeting the client's delayed
-//! acknowledgement. Found by hand against Python's ThreadingHTTPServer: 44–49 ms a kept call,
-//! 195 µs a new connection's (bench/results/stock-server-probes-2026-12-08.md).
+//! less has its answer held back, most often by Nagle's algorithm on the server meeting the
+//! client's delayed acknowledgement. Found by hand against Python's ThreadingHTTPServer
+//! (bench/results/stock-server-probes-*.md).
 
 use crate::names;
 use crate::round_trips::{closed_by_server, is_cold};
@@ -28,10 +28,10 @@ pub fn sentences(r: &Results, exp: &Experiment) -> Vec<String> {
         if kept_us >= SLOW_KEPT_US && kept_us >= TIMES_SLOWER * new_us {
             out.push(format!(
                 "{}: a call on a kept connection took {}, with a new connection per call {}: reusing a connection \
-                 saves its handshakes, so the server holds its kept connections' answers back. The likely cause: it \
-                 writes an answer in two sends with Nagle's algorithm on, and the second waits for the client's \
-                 delayed acknowledgement of the first (40 ms on Linux; a new connection acknowledges at once); \
-                 TCP_NODELAY on the server's sockets removes the wait.",
+                 saves its handshakes, so the answers on a kept connection are held back. The likely cause: the \
+                 server writes an answer in two sends with Nagle's algorithm on, and the second waits for the \
+                 client's delayed acknowledgement of the first (up to 40 ms on Linux; a new connection's first \
+                 segments are acknowledged at once); TCP_NODELAY on the server's sockets removes the wait.",
                 names::series(r, kept),
                 format::duration_us(kept_us),
                 format::duration_us(new_us)
