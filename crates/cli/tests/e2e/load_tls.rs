@@ -1,8 +1,10 @@
 //! End-to-end: `callbench load` over TLS against the reference servers' `--tls` (a self-signed
-//! certificate): `-k` accepts it, without `-k` it is a one-line refusal; TLS costs wire bytes.
+//! certificate): `-k` accepts it, without `-k` it is a one-line refusal; TLS costs wire bytes. A
+//! stock nginx's self-signed certificate as `openssl req -x509` makes it, given in `--cacert`.
 
 use crate::common;
 
+use common::nginx::{Nginx, Options};
 use common::{assert_all_ok, load_fails, load_json, num, start};
 
 /// TLS records and the handshake add bytes on the wire, both ways; the payload is the same.
@@ -81,4 +83,28 @@ fn a_self_signed_certificate_is_refused_without_k() {
         assert!(run.elapsed.as_secs() < 5, "{}", run.all());
         assert!(run.stdout.is_empty(), "no report for a run that never started:\n{}", run.all());
     }
+}
+
+/// `openssl req -x509` makes a CA certificate (CA:TRUE) whose only name is its CN, which the web
+/// PKI refuses as a server's own: given in `--cacert`, callbench trusts the server presenting it,
+/// as curl does; another self-signed certificate there is still refused.
+#[test]
+fn a_self_signed_certificate_given_in_cacert_is_trusted_for_its_server() {
+    let nginx = Nginx::start(&Options { tls: true, ..Options::default() });
+    let target = format!("https://127.0.0.1:{}/ok", nginx.h2s.expect("the TLS port"));
+    let own = nginx.dir.str("cert.pem");
+    for http2 in [false, true] {
+        let mut args = vec!["-n", "20", "--cacert", &own];
+        args.extend(http2.then_some("--http2"));
+        args.push(&target);
+        assert_all_ok(&load_json(&args), 20);
+    }
+    let other = nginx.dir.str("other.pem");
+    let made = std::process::Command::new("openssl")
+        .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost"])
+        .args(["-keyout", &nginx.dir.str("other.key"), "-out", &other])
+        .output()
+        .expect("run openssl");
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    load_fails(&["-n", "5", "--cacert", &other, &target], "certificate");
 }

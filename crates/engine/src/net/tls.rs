@@ -1,8 +1,12 @@
 //! TLS client settings (rustls, ring): web PKI roots plus any `--cacert`, or no verification at all
 //! with `--insecure` (self-signed reference servers). The handshake's signatures are still checked.
+//! A server that presents a certificate given in `--cacert` itself is trusted, as curl trusts it:
+//! `openssl req -x509` makes a CA certificate (CA:TRUE), often without a subjectAltName, which the
+//! web PKI refuses as a server's own.
 
 use crate::EngineError;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::client::WebPkiServerVerifier;
 use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvider};
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
@@ -73,12 +77,22 @@ fn config(options: &TlsOptions, alpn: &[&[u8]]) -> Result<Arc<ClientConfig>, Str
         builder.dangerous().with_custom_certificate_verifier(Arc::new(AnyCertificate::new(provider)))
     } else {
         let mut roots = RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
-        if let Some(file) = &options.ca_file {
-            for cert in read_pem_certs(file)? {
-                roots.add(cert).map_err(|e| format!("{}: not a usable CA certificate: {e}", file.display()))?;
-            }
+        let given = match &options.ca_file {
+            Some(file) => read_pem_certs(file)?,
+            None => vec![],
+        };
+        for cert in &given {
+            roots.add(cert.clone()).map_err(|e| {
+                format!(
+                    "{}: not a usable CA certificate: {e}",
+                    options.ca_file.as_deref().unwrap_or(Path::new("")).display()
+                )
+            })?;
         }
-        builder.with_root_certificates(roots)
+        let webpki = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
+            .build()
+            .map_err(|e| format!("TLS set-up failed: {e}"))?;
+        builder.dangerous().with_custom_certificate_verifier(Arc::new(WebPkiOrGiven { webpki, given }))
     };
     let mut config = match &options.client_cert {
         None => verified.with_no_client_auth(),
@@ -108,6 +122,63 @@ fn read_pem_certs(file: &Path) -> Result<Vec<CertificateDer<'static>>, String> {
         return Err(format!("{}: no certificate found", file.display()));
     }
     Ok(certs)
+}
+
+/// The web PKI's verdict, except that a server presenting one of the `--cacert` certificates
+/// itself is trusted for it (its key is still proven by the handshake's signatures), unless the
+/// web PKI found it expired or not yet valid.
+#[derive(Debug)]
+struct WebPkiOrGiven {
+    webpki: Arc<WebPkiServerVerifier>,
+    given: Vec<CertificateDer<'static>>,
+}
+
+impl ServerCertVerifier for WebPkiOrGiven {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        use rustls::CertificateError::{Expired, ExpiredContext, NotValidYet, NotValidYetContext};
+        let verdict = self.webpki.verify_server_cert(end_entity, intermediates, server_name, ocsp, now);
+        let dated = matches!(
+            &verdict,
+            Err(rustls::Error::InvalidCertificate(
+                Expired | ExpiredContext { .. } | NotValidYet | NotValidYetContext { .. }
+            ))
+        );
+        match verdict {
+            Err(_) if !dated && self.given.iter().any(|g| g.as_ref() == end_entity.as_ref()) => {
+                Ok(ServerCertVerified::assertion())
+            }
+            verdict => verdict,
+        }
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.webpki.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.webpki.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.webpki.supported_verify_schemes()
+    }
 }
 
 /// Trusts any certificate, but checks that the server holds its key (the handshake's signatures).
