@@ -78,17 +78,17 @@ fn config(options: &TlsOptions, alpn: &[&[u8]]) -> Result<Arc<ClientConfig>, Str
     } else {
         let mut roots = RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
         let given = match &options.ca_file {
-            Some(file) => read_pem_certs(file)?,
+            Some(file) => {
+                let certs = read_pem_certs(file)?;
+                for cert in &certs {
+                    roots
+                        .add(cert.clone())
+                        .map_err(|e| format!("{}: not a usable CA certificate: {e}", file.display()))?;
+                }
+                certs
+            }
             None => vec![],
         };
-        for cert in &given {
-            roots.add(cert.clone()).map_err(|e| {
-                format!(
-                    "{}: not a usable CA certificate: {e}",
-                    options.ca_file.as_deref().unwrap_or(Path::new("")).display()
-                )
-            })?;
-        }
         let webpki = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
             .build()
             .map_err(|e| format!("TLS set-up failed: {e}"))?;
