@@ -20,6 +20,16 @@ pub fn error_text(kind: &str) -> String {
     }
 }
 
+/// Failed calls by kind, most first, and what the server said of the first:
+/// `grpc_3 (INVALID_ARGUMENT) ×30, timeout ×2; the first said grpc_3: ntimes must be in 1..1000`.
+pub fn failures_text(errors: &std::collections::BTreeMap<String, u64>, first_failure: Option<&str>) -> String {
+    let mut kinds: Vec<(&String, &u64)> = errors.iter().collect();
+    kinds.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let list: Vec<String> = kinds.iter().map(|(kind, n)| format!("{} ×{n}", error_text(kind))).collect();
+    let said = first_failure.map_or(String::new(), |f| format!("; the first said {f}"));
+    format!("{}{said}", list.join(", "))
+}
+
 /// The settings a run used, as a user would write them.
 #[derive(Debug, Clone, Serialize)]
 pub struct Settings {

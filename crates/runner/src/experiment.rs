@@ -443,14 +443,9 @@ fn record_outcome(
     }
 }
 
-/// A repetition's failed calls as its cell's error: by kind, and the server's words for the
-/// first (`failed calls: grpc_3 (INVALID_ARGUMENT) ×30; the first said grpc_3: ntimes must be in
-/// 1..1000`).
+/// A repetition's failed calls as its cell's error (see `callbench_load::report::failures_text`).
 fn failed_calls(m: &RunMetrics) -> String {
-    let kinds: Vec<String> =
-        m.errors.iter().map(|(kind, n)| format!("{} ×{n}", callbench_load::report::error_text(kind))).collect();
-    let said = m.first_failure.as_deref().map_or(String::new(), |f| format!("; the first said {f}"));
-    format!("failed calls: {}{said}", kinds.join(", "))
+    format!("failed calls: {}", callbench_load::report::failures_text(&m.errors, m.first_failure.as_deref()))
 }
 
 /// Round 0: every load cell against a server once before the measured rounds, for its warm-up's

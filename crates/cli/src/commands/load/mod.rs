@@ -134,9 +134,11 @@ pub async fn run(args: Args) -> anyhow::Result<i32> {
         let failed = match report.summary.calls.errors {
             0 => "no call was made".to_string(),
             n => {
-                let said =
-                    report.summary.first_failure.as_deref().map_or(String::new(), |f| format!("; the first said {f}"));
-                format!("every call failed: {n} ({}{said})", error_kinds(&report.summary.errors))
+                let s = &report.summary;
+                format!(
+                    "every call failed: {n} ({})",
+                    callbench_load::report::failures_text(&s.errors, s.first_failure.as_deref())
+                )
             }
         };
         eprintln!("callbench: error: no call succeeded: {failed}");
@@ -184,17 +186,6 @@ fn prometheus_points(
         server_cpu_us_per_call: None,
     };
     callbench_export::series::points(&labels, &figures)
-}
-
-/// Failed calls by kind, most first: `http_404 ×20, timeout ×2`.
-fn error_kinds(errors: &std::collections::BTreeMap<String, u64>) -> String {
-    let mut kinds: Vec<(&String, &u64)> = errors.iter().collect();
-    kinds.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-    kinds
-        .iter()
-        .map(|(kind, n)| format!("{} ×{n}", callbench_load::report::error_text(kind)))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// Writes through a temporary file and a rename, so the file is never half-written.
